@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# Builds (or finds in the cache) every binary the local test environment needs.
+# Cached under ${ETCD_GITOPS_CACHE:-$HOME/.cache/etcd-gitops}/<component>-<version>/; rebuilt only when missing.
+# Usage: build.sh [all|kubernetes|etcd35|etcd36|etcd34|minio|lua]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../versions.env
+source "$here/../versions.env"
+cache=${ETCD_GITOPS_CACHE:-$HOME/.cache/etcd-gitops}
+mkdir -p "$cache"
+export GOFLAGS=-mod=mod GOTOOLCHAIN=local CGO_ENABLED=0
+
+log() { echo "[build $(date +%H:%M:%S)] $*" >&2; }
+
+# Writes a wrapper go.mod that requires $1@$2 and replaces every "./staging" or relative replace
+# in that module's own go.mod with the published tag $3 of each replaced module.
+wrapper_module() {
+  local dir=$1 mod=$2 ver=$3 staging_ver=$4
+  mkdir -p "$dir"
+  local gomod
+  gomod=$(cd "$dir" && go mod download -json "$mod@$ver" | sed -n 's/.*"GoMod": "\(.*\)".*/\1/p')
+  {
+    echo "module etcdgitops.local/build"
+    echo
+    echo "go $(go env GOVERSION | sed 's/^go//; s/\.[0-9]*$//')"
+    echo
+    echo "require $mod $ver"
+    echo
+    # "k8s.io/api => ./staging/src/k8s.io/api" becomes "k8s.io/api => k8s.io/api v0.X.Y"
+    grep -E '^\s*[^ ]+ => \./' "$gomod" | awk -v v="$staging_ver" '{print "replace " $1 " => " $1 " " v}'
+  } >"$dir/go.mod"
+}
+
+build_kubernetes() {
+  local out="$cache/kubernetes-$KUBERNETES_VERSION"
+  [ -x "$out/kube-apiserver" ] && [ -x "$out/kube-controller-manager" ] && [ -x "$out/kube-scheduler" ] && [ -x "$out/kubectl" ] && return 0
+  log "building Kubernetes $KUBERNETES_VERSION (several minutes on 2 cores the first time)"
+  local work="$cache/src/kubernetes-$KUBERNETES_VERSION"
+  local staging="v0.${KUBERNETES_VERSION#v1.}"
+  wrapper_module "$work" k8s.io/kubernetes "$KUBERNETES_VERSION" "$staging"
+  cat >"$work/tools.go" <<'GO'
+//go:build tools
+
+package build
+
+import (
+	_ "k8s.io/kubernetes/cmd/kube-apiserver"
+	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
+	_ "k8s.io/kubernetes/cmd/kube-scheduler"
+	_ "k8s.io/kubernetes/cmd/kubectl"
+)
+GO
+  local ldflags="-s -w -X k8s.io/component-base/version.gitVersion=$KUBERNETES_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$(echo "$KUBERNETES_VERSION" | cut -d. -f2) -X k8s.io/component-base/version.gitTreeState=clean -X k8s.io/client-go/pkg/version.gitVersion=$KUBERNETES_VERSION"
+  (cd "$work" && go mod tidy -e >/dev/null 2>&1 || true)
+  mkdir -p "$out.tmp"
+  for cmd in kube-apiserver kube-controller-manager kube-scheduler kubectl; do
+    (cd "$work" && go build -tags tools -trimpath -ldflags "$ldflags" -o "$out.tmp/$cmd" "k8s.io/kubernetes/cmd/$cmd")
+    log "built $cmd"
+  done
+  rm -rf "$out" && mv "$out.tmp" "$out"
+}
+
+build_etcd() {
+  local ver=$1 out="$cache/etcd-$1"
+  [ -x "$out/etcd" ] && [ -x "$out/etcdctl" ] && [ -x "$out/etcdutl" ] && return 0
+  log "building etcd $ver"
+  local work="$cache/src/etcd-$ver"
+  mkdir -p "$work"
+  {
+    echo "module etcdgitops.local/build"
+    echo
+    echo "go $(go env GOVERSION | sed 's/^go//; s/\.[0-9]*$//')"
+    echo
+    echo "require ("
+    echo "  go.etcd.io/etcd/v3 $ver"
+    echo "  go.etcd.io/etcd/server/v3 $ver"
+    echo "  go.etcd.io/etcd/etcdctl/v3 $ver"
+    echo "  go.etcd.io/etcd/etcdutl/v3 $ver"
+    echo ")"
+  } >"$work/go.mod"
+  cat >"$work/tools.go" <<'GO'
+//go:build tools
+
+package build
+
+import (
+	_ "go.etcd.io/etcd/etcdctl/v3"
+	_ "go.etcd.io/etcd/etcdutl/v3"
+	_ "go.etcd.io/etcd/server/v3"
+)
+GO
+  (cd "$work" && go mod tidy -e >/dev/null 2>&1 || true)
+  mkdir -p "$out.tmp"
+  (cd "$work" && go build -tags tools -trimpath -ldflags "-s -w" -o "$out.tmp/etcd" go.etcd.io/etcd/server/v3)
+  (cd "$work" && go build -tags tools -trimpath -ldflags "-s -w" -o "$out.tmp/etcdctl" go.etcd.io/etcd/etcdctl/v3)
+  (cd "$work" && go build -tags tools -trimpath -ldflags "-s -w" -o "$out.tmp/etcdutl" go.etcd.io/etcd/etcdutl/v3)
+  rm -rf "$out" && mv "$out.tmp" "$out"
+  log "built etcd $ver"
+}
+
+build_minio() {
+  local out="$cache/minio-$MINIO_VERSION"
+  [ -x "$out/minio" ] && return 0
+  log "building MinIO $MINIO_VERSION"
+  mkdir -p "$out.tmp"
+  GOBIN="$out.tmp" GOFLAGS= go install -trimpath -ldflags "-s -w" "github.com/minio/minio@$MINIO_VERSION"
+  rm -rf "$out" && mv "$out.tmp" "$out"
+}
+
+apt_install() {
+  local missing=()
+  for pkg in "$@"; do dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg"); done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  log "apt-get install ${missing[*]}"
+  if [ "$(id -u)" = 0 ]; then s=; else s=sudo; fi
+  $s apt-get update -qq && DEBIAN_FRONTEND=noninteractive $s apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+build_etcd34() {
+  apt_install etcd-server etcd-client
+  local out="$cache/etcd-v$ETCD34_DEBIAN"
+  mkdir -p "$out"
+  # Debian's etcd 3.4 ships etcd and etcdctl; etcdctl 3.4 also does "snapshot restore".
+  ln -sf /usr/bin/etcd "$out/etcd"
+  ln -sf /usr/bin/etcdctl "$out/etcdctl"
+  # Debian starts a system etcd on install; the test environment never uses it.
+  (systemctl stop etcd 2>/dev/null || service etcd stop 2>/dev/null || pkill -x etcd -u etcd 2>/dev/null || true) >/dev/null 2>&1
+}
+
+case "${1:-all}" in
+  kubernetes) build_kubernetes ;;
+  etcd35) build_etcd "$ETCD35_VERSION" ;;
+  etcd36) build_etcd "$ETCD36_VERSION" ;;
+  etcd34) build_etcd34 ;;
+  minio) build_minio ;;
+  lua) apt_install lua5.1 ;;
+  all)
+    build_etcd34
+    apt_install lua5.1 iproute2
+    build_etcd "$ETCD36_VERSION"
+    build_etcd "$ETCD35_VERSION"
+    build_kubernetes
+    build_minio
+    ;;
+  *) echo "usage: $0 [all|kubernetes|etcd35|etcd36|etcd34|minio|lua]" >&2; exit 2 ;;
+esac
