@@ -1,0 +1,69 @@
+// Where the locally built test binaries live. Versions come from test/env/versions.env, the one place
+// they are pinned; test/env/bin-build/build.sh builds whatever is missing into the same directories.
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Repository root, found from this file whether it runs from `test/env` or `build/test/env`. */
+export const repoRoot = findRepoRoot(dirname(fileURLToPath(import.meta.url)));
+
+function findRepoRoot(start: string): string {
+  let dir = start;
+  while (!existsSync(join(dir, 'package.json')) || !existsSync(join(dir, 'test', 'env', 'versions.env'))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error(`no repository root above ${start}`);
+    dir = parent;
+  }
+  return dir;
+}
+
+/** The pinned versions, parsed from `test/env/versions.env`. */
+export const versions: Readonly<Record<string, string>> = Object.fromEntries(
+  readFileSync(join(repoRoot, 'test', 'env', 'versions.env'), 'utf8')
+    .split('\n')
+    .filter((line) => /^[A-Z0-9_]+=/.test(line))
+    .map((line) => line.split('=', 2) as [string, string]),
+);
+
+/** Cache directory for built binaries: `$ETCD_GITOPS_CACHE` or `~/.cache/etcd-gitops`. */
+export const cacheDir = process.env.ETCD_GITOPS_CACHE ?? join(homedir(), '.cache', 'etcd-gitops');
+
+function pinned(name: string): string {
+  const value = versions[name];
+  if (!value) throw new Error(`test/env/versions.env has no ${name}`);
+  return value;
+}
+
+function binary(dir: string, name: string): string {
+  const path = join(cacheDir, dir, name);
+  if (!existsSync(path)) {
+    throw new Error(`${path} is missing: run 'bash test/env/bin-build/build.sh all' (npm test does it first)`);
+  }
+  return path;
+}
+
+export const kubernetesVersion = pinned('KUBERNETES_VERSION');
+
+/** kube-apiserver, kube-controller-manager, kube-scheduler or kubectl of the pinned Kubernetes. */
+export function kubernetesBinary(
+  name: 'kube-apiserver' | 'kube-controller-manager' | 'kube-scheduler' | 'kubectl',
+): string {
+  return binary(`kubernetes-${kubernetesVersion}`, name);
+}
+
+/** The etcd versions the tests run, oldest first, as `X.Y.Z`. */
+export const etcdVersions = {
+  '3.4': pinned('ETCD34_DEBIAN'),
+  '3.5': pinned('ETCD35_VERSION').replace(/^v/, ''),
+  '3.6': pinned('ETCD36_VERSION').replace(/^v/, ''),
+} as const;
+
+/** `etcd`, `etcdctl` or `etcdutl` of an etcd version `X.Y.Z` (3.4 has no etcdutl: its etcdctl restores). */
+export function etcdBinary(version: string, name: 'etcd' | 'etcdctl' | 'etcdutl'): string {
+  return binary(`etcd-v${version.replace(/^v/, '')}`, name);
+}
+
+export function minioBinary(): string {
+  return binary(`minio-${pinned('MINIO_VERSION')}`, 'minio');
+}
