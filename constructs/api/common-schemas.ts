@@ -1,0 +1,106 @@
+// Schema pieces shared by both kinds: quantities, S3 locations, metav1.Condition.
+import type { JsonSchema } from './json-schema.js';
+
+/** Kubernetes resource quantity grammar (as in the Kubernetes OpenAPI). */
+export const QUANTITY_PATTERN =
+  '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$';
+
+/** A quantity written as an integer or a string such as `500m` or `1Gi` (like `resources.requests.cpu`). */
+export const quantitySchema: JsonSchema = {
+  anyOf: [{ type: 'integer' }, { type: 'string' }],
+  pattern: QUANTITY_PATTERN,
+  'x-kubernetes-int-or-string': true,
+};
+
+const stringMap = (description: string): JsonSchema => ({
+  type: 'object',
+  description,
+  additionalProperties: { type: 'string' },
+});
+
+export { stringMap };
+
+/** `S3Location`: where a backup lives in S3-compatible object storage. */
+export const s3LocationSchema: JsonSchema = {
+  type: 'object',
+  description:
+    'A backup in S3-compatible object storage: a bucket and either an exact key or the newest object under a prefix.',
+  required: ['bucket', 'credentialsSecretName'],
+  properties: {
+    bucket: {
+      type: 'string',
+      description: 'Bucket name (3-63 characters: lowercase letters, digits, dots and hyphens).',
+      minLength: 3,
+      maxLength: 63,
+      pattern: '^[a-z0-9][a-z0-9.-]*[a-z0-9]$',
+    },
+    key: { type: 'string', description: 'Exact object key of the backup.', minLength: 1, maxLength: 1024 },
+    latestUnderPrefix: {
+      type: 'string',
+      description: 'Use the newest backup whose key starts with this prefix.',
+      maxLength: 1024,
+    },
+    endpoint: {
+      type: 'string',
+      description: 'S3 endpoint URL, e.g. http://minio.storage.svc:9000.',
+      maxLength: 2048,
+      pattern: '^https?://',
+    },
+    region: { type: 'string', description: 'S3 region.', default: 'us-east-1', maxLength: 64 },
+    forcePathStyle: {
+      type: 'boolean',
+      description:
+        'Address the bucket as a path (http://host/bucket/key), as MinIO and most S3-compatible stores need.',
+      default: false,
+    },
+    credentialsSecretName: {
+      type: 'string',
+      description:
+        'Secret in the same namespace with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and optionally AWS_SESSION_TOKEN).',
+      minLength: 1,
+      maxLength: 253,
+    },
+  },
+  'x-kubernetes-validations': [
+    {
+      rule: 'has(self.key) != has(self.latestUnderPrefix)',
+      message: 'set exactly one of key (one backup) or latestUnderPrefix (the newest backup under a prefix)',
+    },
+  ],
+};
+
+/** `metav1.Condition`, as kubebuilder renders it. */
+export const conditionSchema: JsonSchema = {
+  type: 'object',
+  description: 'A metav1.Condition.',
+  required: ['type', 'status', 'lastTransitionTime', 'reason', 'message'],
+  properties: {
+    type: {
+      type: 'string',
+      description:
+        'Condition type: Ready, Available, Progressing, Degraded (plus Reconciling and Stalled for kstatus).',
+      maxLength: 316,
+      pattern:
+        '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$',
+    },
+    status: { type: 'string', enum: ['True', 'False', 'Unknown'] },
+    observedGeneration: { type: 'integer', format: 'int64', minimum: 0 },
+    lastTransitionTime: { type: 'string', format: 'date-time' },
+    reason: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 1024,
+      pattern: '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$',
+    },
+    message: { type: 'string', maxLength: 32768 },
+  },
+};
+
+export const conditionsSchema: JsonSchema = {
+  type: 'array',
+  description: 'metav1.Conditions, one per type.',
+  items: conditionSchema,
+  maxItems: 16,
+  'x-kubernetes-list-type': 'map',
+  'x-kubernetes-list-map-keys': ['type'],
+};

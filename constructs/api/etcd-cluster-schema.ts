@@ -1,0 +1,255 @@
+// The EtcdCluster v1alpha1 schema: the single source of truth for its CRD and its TypeScript types.
+import {
+  conditionsSchema,
+  QUANTITY_PATTERN,
+  quantitySchema,
+  s3LocationSchema,
+  stringMap,
+} from './common-schemas.js';
+import { MAX_CLUSTER_NAME_LENGTH } from './group.js';
+import type { JsonSchema } from './json-schema.js';
+
+/** `X.Y.Z`, written with character classes so it needs no escaping in CEL or YAML. */
+export const ETCD_VERSION_PATTERN = '^[0-9]+[.][0-9]+[.][0-9]+$';
+
+const part = (v: string, i: number) => `int(${v}.split('.')[${i}])`;
+const notLower = (a: string, b: string) =>
+  `${part(a, 0)} > ${part(b, 0)} || (${part(a, 0)} == ${part(b, 0)} && (${part(a, 1)} > ${part(b, 1)} || ` +
+  `(${part(a, 1)} == ${part(b, 1)} && ${part(a, 2)} >= ${part(b, 2)})))`;
+
+const versionSchema: JsonSchema = {
+  type: 'string',
+  description: 'etcd version as X.Y.Z (3.4.0 or newer). It can go up, never down.',
+  maxLength: 32,
+  'x-kubernetes-validations': [
+    {
+      rule: `self.matches('${ETCD_VERSION_PATTERN}')`,
+      message: "version must be an etcd release written X.Y.Z, e.g. 3.6.16 (no 'v' prefix)",
+    },
+    {
+      rule: `!self.matches('${ETCD_VERSION_PATTERN}') || ${part('self', 0)} > 3 || (${part('self', 0)} == 3 && ${part('self', 1)} >= 4)`,
+      message: 'version must be 3.4.0 or newer: members join as learners, which etcd supports from 3.4',
+    },
+    {
+      rule: `!self.matches('${ETCD_VERSION_PATTERN}') || !oldSelf.matches('${ETCD_VERSION_PATTERN}') || ${notLower('self', 'oldSelf')}`,
+      message:
+        'version cannot go down: etcd does not support downgrades; restore a backup into a new cluster instead',
+      messageExpression:
+        "'version cannot go down from ' + oldSelf + ' to ' + self + ': etcd does not support downgrades; restore a backup into a new cluster instead'",
+    },
+  ],
+};
+
+export const storageSchema: JsonSchema = {
+  type: 'object',
+  description: 'Member data volumes: one PersistentVolumeClaim per member unless ephemeral.',
+  default: {},
+  properties: {
+    size: {
+      type: 'string',
+      description: 'PVC request for each member, as a Kubernetes quantity.',
+      default: '1Gi',
+      maxLength: 64,
+      pattern: QUANTITY_PATTERN,
+    },
+    storageClassName: {
+      type: 'string',
+      description: 'StorageClass of the member PVCs. Immutable.',
+      maxLength: 253,
+    },
+    ephemeral: {
+      type: 'boolean',
+      description: 'Explicit opt-in to emptyDir volumes: a member loses its data with its Pod. Immutable.',
+      default: false,
+    },
+  },
+  'x-kubernetes-validations': [
+    {
+      rule:
+        'has(self.storageClassName) == has(oldSelf.storageClassName) && ' +
+        '(!has(self.storageClassName) || self.storageClassName == oldSelf.storageClassName)',
+      message: 'storage.storageClassName is immutable: existing member volumes cannot move to another class',
+    },
+    {
+      rule: 'self.ephemeral == oldSelf.ephemeral',
+      message: 'storage.ephemeral is immutable: switching between PVCs and emptyDir would lose member data',
+    },
+  ],
+};
+
+export const tolerationSchema: JsonSchema = {
+  type: 'object',
+  properties: {
+    key: { type: 'string' },
+    operator: { type: 'string', enum: ['Exists', 'Equal'] },
+    value: { type: 'string' },
+    effect: { type: 'string', enum: ['NoSchedule', 'PreferNoSchedule', 'NoExecute'] },
+    tolerationSeconds: { type: 'integer', format: 'int64' },
+  },
+};
+
+const passThrough = (description: string): JsonSchema => ({
+  type: 'object',
+  description: `${description} Passed unchanged to member Pods, where the API server validates it.`,
+  'x-kubernetes-preserve-unknown-fields': true,
+});
+
+export const podTemplateSchema: JsonSchema = {
+  type: 'object',
+  description: 'Overrides merged into every member Pod.',
+  properties: {
+    labels: stringMap('Extra Pod labels (the app.kubernetes.io/* labels of the operator win).'),
+    annotations: stringMap('Extra Pod annotations.'),
+    affinity: passThrough('core/v1 Affinity.'),
+    tolerations: { type: 'array', description: 'core/v1 Tolerations.', items: tolerationSchema },
+    nodeSelector: stringMap('core/v1 nodeSelector.'),
+    priorityClassName: { type: 'string', description: 'PriorityClass of member Pods.', maxLength: 253 },
+    topologySpreadConstraints: {
+      type: 'array',
+      description: 'core/v1 TopologySpreadConstraints.',
+      items: passThrough('core/v1 TopologySpreadConstraint.'),
+    },
+  },
+};
+
+export const resourcesSchema: JsonSchema = {
+  type: 'object',
+  description: 'Compute resources of the etcd container in each member Pod.',
+  default: { requests: { cpu: '100m', memory: '256Mi' } },
+  properties: {
+    requests: { type: 'object', additionalProperties: quantitySchema },
+    limits: { type: 'object', additionalProperties: quantitySchema },
+  },
+};
+
+const retentionValue: JsonSchema = { type: 'string', enum: ['Retain', 'Delete'], default: 'Retain' };
+
+export const pvcRetentionSchema: JsonSchema = {
+  type: 'object',
+  description: 'What happens to member PVCs when the cluster is deleted or scaled in.',
+  default: {},
+  properties: { whenDeleted: retentionValue, whenScaled: retentionValue },
+};
+
+export const bootstrapSchema: JsonSchema = {
+  type: 'object',
+  description: 'Seed a new cluster from a backup. Immutable.',
+  properties: { backup: s3LocationSchema },
+  required: ['backup'],
+};
+
+export const clusterSpecSchema: JsonSchema = {
+  type: 'object',
+  description: 'Desired state, owned by Git.',
+  required: ['version'],
+  properties: {
+    size: {
+      type: 'integer',
+      description: 'Number of voting members (1-9). Odd unless allowEvenSize.',
+      default: 3,
+      minimum: 1,
+      maximum: 9,
+    },
+    allowEvenSize: {
+      type: 'boolean',
+      description: 'Allow an even size, which tolerates no more member failures than the odd size below it.',
+      default: false,
+    },
+    version: versionSchema,
+    image: {
+      type: 'string',
+      description: 'etcd image. Default gcr.io/etcd-development/etcd:v<version>.',
+      maxLength: 512,
+    },
+    storage: storageSchema,
+    resources: resourcesSchema,
+    podTemplate: podTemplateSchema,
+    bootstrap: bootstrapSchema,
+    persistentVolumeClaimRetentionPolicy: pvcRetentionSchema,
+    paused: {
+      type: 'boolean',
+      description: 'When true the controller changes nothing and only reports status.',
+      default: false,
+    },
+  },
+  'x-kubernetes-validations': [
+    {
+      rule: 'self.size % 2 == 1 || (has(self.allowEvenSize) && self.allowEvenSize)',
+      message:
+        'size must be odd (1, 3, 5, 7 or 9) so the cluster keeps quorum through a member failure; set allowEvenSize: true to allow an even size',
+      messageExpression:
+        "'size must be odd (1, 3, 5, 7 or 9) so the cluster keeps quorum through a member failure, got ' + string(self.size) + '; set allowEvenSize: true to allow an even size'",
+      fieldPath: '.size',
+    },
+    {
+      rule: 'has(self.bootstrap) == has(oldSelf.bootstrap) && (!has(self.bootstrap) || self.bootstrap == oldSelf.bootstrap)',
+      message:
+        'bootstrap is immutable: it only seeds a new cluster; to restore an existing cluster create an EtcdRestore',
+      fieldPath: '.bootstrap',
+    },
+  ],
+};
+
+export const memberSchema: JsonSchema = {
+  type: 'object',
+  required: ['name'],
+  properties: {
+    name: { type: 'string', description: 'Member name, also its Pod name.' },
+    id: { type: 'string', description: 'etcd member id in hex.' },
+    peerURL: { type: 'string' },
+    clientURL: { type: 'string' },
+    learner: { type: 'boolean' },
+    ready: { type: 'boolean' },
+    version: { type: 'string', description: 'etcd server version the member reports.' },
+  },
+};
+
+export const clusterStatusSchema: JsonSchema = {
+  type: 'object',
+  description: 'Observed state, owned by the controller.',
+  properties: {
+    observedGeneration: {
+      type: 'integer',
+      format: 'int64',
+      description: 'metadata.generation last acted on.',
+    },
+    conditions: conditionsSchema,
+    members: {
+      type: 'array',
+      items: memberSchema,
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['name'],
+    },
+    replicas: { type: 'integer', description: 'Members in etcd (scale subresource statusReplicasPath).' },
+    readyMembers: { type: 'integer', description: 'Members that are started and healthy.' },
+    selector: { type: 'string', description: 'Label selector of member Pods (scale subresource).' },
+    currentVersion: { type: 'string', description: 'Lowest etcd version among members.' },
+    clusterID: { type: 'string', description: 'etcd cluster id in hex.' },
+    phase: { type: 'string', description: 'One word for printer columns, e.g. Creating, Running, Scaling.' },
+  },
+};
+
+/** openAPIV3Schema of EtcdCluster v1alpha1. */
+export const etcdClusterSchema: JsonSchema = {
+  type: 'object',
+  description: 'An etcd cluster whose members the etcd-gitops controller manages.',
+  required: ['spec'],
+  properties: {
+    apiVersion: { type: 'string' },
+    kind: { type: 'string' },
+    metadata: { type: 'object' },
+    spec: clusterSpecSchema,
+    status: clusterStatusSchema,
+  },
+  'x-kubernetes-validations': [
+    {
+      rule: `self.metadata.name.size() <= ${MAX_CLUSTER_NAME_LENGTH}`,
+      message: `EtcdCluster names are at most ${MAX_CLUSTER_NAME_LENGTH} characters so that member, Service and CronJob names derived from them stay valid`,
+    },
+    {
+      rule: "self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",
+      message:
+        'EtcdCluster names must start with a lowercase letter and contain only lowercase letters, digits and hyphens (a DNS-1035 label), because Service names derive from them',
+    },
+  ],
+};

@@ -1,0 +1,71 @@
+// The EtcdRestore v1alpha1 schema: the single source of truth for its CRD and its TypeScript types.
+import { conditionsSchema, s3LocationSchema } from './common-schemas.js';
+import type { JsonSchema } from './json-schema.js';
+
+/** Phases of an EtcdRestore, in order; `Failed` can follow any of the first three. */
+export const RESTORE_PHASES = ['Pending', 'Verifying', 'Restoring', 'Completed', 'Failed'] as const;
+
+export const restoreSpecSchema: JsonSchema = {
+  type: 'object',
+  description: 'Which cluster to restore from which backup.',
+  required: ['clusterName', 'backup'],
+  properties: {
+    clusterName: {
+      type: 'string',
+      description: 'Name of the EtcdCluster in the same namespace. Immutable.',
+      minLength: 1,
+      maxLength: 63,
+    },
+    backup: s3LocationSchema,
+    allowHealthyCluster: {
+      type: 'boolean',
+      description: 'Restore even when the cluster is healthy (its current data is replaced).',
+      default: false,
+    },
+  },
+  'x-kubernetes-validations': [
+    {
+      rule: 'self.clusterName == oldSelf.clusterName',
+      message: 'clusterName is immutable: create a new EtcdRestore to restore another cluster',
+      fieldPath: '.clusterName',
+    },
+    {
+      rule: 'self.backup == oldSelf.backup',
+      message: 'backup is immutable: create a new EtcdRestore to restore from another backup',
+      fieldPath: '.backup',
+    },
+  ],
+};
+
+export const restoreStatusSchema: JsonSchema = {
+  type: 'object',
+  description: 'Observed state, owned by the controller.',
+  properties: {
+    observedGeneration: {
+      type: 'integer',
+      format: 'int64',
+      description: 'metadata.generation last acted on.',
+    },
+    phase: { type: 'string', enum: [...RESTORE_PHASES], description: 'Where the restore is.' },
+    conditions: conditionsSchema,
+    backupKey: { type: 'string', description: 'Object key of the backup being restored.' },
+    revision: { type: 'integer', format: 'int64', description: 'etcd revision of the restored snapshot.' },
+    startedAt: { type: 'string', format: 'date-time' },
+    completedAt: { type: 'string', format: 'date-time' },
+    message: { type: 'string', description: 'Human-readable detail of the phase.' },
+  },
+};
+
+/** openAPIV3Schema of EtcdRestore v1alpha1. */
+export const etcdRestoreSchema: JsonSchema = {
+  type: 'object',
+  description: 'A restore of an EtcdCluster from a backup, without deleting the EtcdCluster object.',
+  required: ['spec'],
+  properties: {
+    apiVersion: { type: 'string' },
+    kind: { type: 'string' },
+    metadata: { type: 'object' },
+    spec: restoreSpecSchema,
+    status: restoreStatusSchema,
+  },
+};

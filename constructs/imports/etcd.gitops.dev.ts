@@ -1,0 +1,245 @@
+// Generated from constructs/api/*-schema.ts by `npm run gen:api`. Do not edit by hand.
+// A unit test (test/unit/constructs/api-types.test.ts) fails when this file is stale.
+
+/** Desired state, owned by Git. */
+export interface EtcdClusterSpec {
+  /**
+   * Number of voting members (1-9). Odd unless allowEvenSize.
+   * @default 3
+   */
+  size?: number;
+  /**
+   * Allow an even size, which tolerates no more member failures than the odd size below it.
+   * @default false
+   */
+  allowEvenSize?: boolean;
+  /** etcd version as X.Y.Z (3.4.0 or newer). It can go up, never down. */
+  version: string;
+  /** etcd image. Default gcr.io/etcd-development/etcd:v<version>. */
+  image?: string;
+  /**
+   * Member data volumes: one PersistentVolumeClaim per member unless ephemeral.
+   * @default {}
+   */
+  storage?: EtcdClusterStorage;
+  /**
+   * Compute resources of the etcd container in each member Pod.
+   * @default {"requests":{"cpu":"100m","memory":"256Mi"}}
+   */
+  resources?: EtcdClusterResources;
+  /** Overrides merged into every member Pod. */
+  podTemplate?: EtcdClusterPodTemplate;
+  /** Seed a new cluster from a backup. Immutable. */
+  bootstrap?: EtcdClusterBootstrap;
+  /**
+   * What happens to member PVCs when the cluster is deleted or scaled in.
+   * @default {}
+   */
+  persistentVolumeClaimRetentionPolicy?: PersistentVolumeClaimRetentionPolicy;
+  /**
+   * When true the controller changes nothing and only reports status.
+   * @default false
+   */
+  paused?: boolean;
+}
+
+/**
+ * Member data volumes: one PersistentVolumeClaim per member unless ephemeral.
+ * @default {}
+ */
+export interface EtcdClusterStorage {
+  /**
+   * PVC request for each member, as a Kubernetes quantity.
+   * @default "1Gi"
+   */
+  size?: string;
+  /** StorageClass of the member PVCs. Immutable. */
+  storageClassName?: string;
+  /**
+   * Explicit opt-in to emptyDir volumes: a member loses its data with its Pod. Immutable.
+   * @default false
+   */
+  ephemeral?: boolean;
+}
+
+/**
+ * Compute resources of the etcd container in each member Pod.
+ * @default {"requests":{"cpu":"100m","memory":"256Mi"}}
+ */
+export interface EtcdClusterResources {
+  requests?: Record<string, number | string>;
+  limits?: Record<string, number | string>;
+}
+
+/** Overrides merged into every member Pod. */
+export interface EtcdClusterPodTemplate {
+  /** Extra Pod labels (the app.kubernetes.io/* labels of the operator win). */
+  labels?: Record<string, string>;
+  /** Extra Pod annotations. */
+  annotations?: Record<string, string>;
+  /** core/v1 Affinity. Passed unchanged to member Pods, where the API server validates it. */
+  affinity?: Record<string, unknown>;
+  /** core/v1 Tolerations. */
+  tolerations?: Array<Toleration>;
+  /** core/v1 nodeSelector. */
+  nodeSelector?: Record<string, string>;
+  /** PriorityClass of member Pods. */
+  priorityClassName?: string;
+  /** core/v1 TopologySpreadConstraints. */
+  topologySpreadConstraints?: Array<Record<string, unknown>>;
+}
+
+export interface Toleration {
+  key?: string;
+  operator?: 'Exists' | 'Equal';
+  value?: string;
+  effect?: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
+  tolerationSeconds?: number;
+}
+
+/** Seed a new cluster from a backup. Immutable. */
+export interface EtcdClusterBootstrap {
+  /** A backup in S3-compatible object storage: a bucket and either an exact key or the newest object under a prefix. */
+  backup: S3Location;
+}
+
+/**
+ * What happens to member PVCs when the cluster is deleted or scaled in.
+ * @default {}
+ */
+export interface PersistentVolumeClaimRetentionPolicy {
+  /** @default "Retain" */
+  whenDeleted?: 'Retain' | 'Delete';
+  /** @default "Retain" */
+  whenScaled?: 'Retain' | 'Delete';
+}
+
+/** Observed state, owned by the controller. */
+export interface EtcdClusterStatus {
+  /** metadata.generation last acted on. */
+  observedGeneration?: number;
+  /** metav1.Conditions, one per type. */
+  conditions?: Array<Condition>;
+  members?: Array<EtcdMemberStatus>;
+  /** Members in etcd (scale subresource statusReplicasPath). */
+  replicas?: number;
+  /** Members that are started and healthy. */
+  readyMembers?: number;
+  /** Label selector of member Pods (scale subresource). */
+  selector?: string;
+  /** Lowest etcd version among members. */
+  currentVersion?: string;
+  /** etcd cluster id in hex. */
+  clusterID?: string;
+  /** One word for printer columns, e.g. Creating, Running, Scaling. */
+  phase?: string;
+}
+
+export interface EtcdMemberStatus {
+  /** Member name, also its Pod name. */
+  name: string;
+  /** etcd member id in hex. */
+  id?: string;
+  peerURL?: string;
+  clientURL?: string;
+  learner?: boolean;
+  ready?: boolean;
+  /** etcd server version the member reports. */
+  version?: string;
+}
+
+/** Which cluster to restore from which backup. */
+export interface EtcdRestoreSpec {
+  /** Name of the EtcdCluster in the same namespace. Immutable. */
+  clusterName: string;
+  /** A backup in S3-compatible object storage: a bucket and either an exact key or the newest object under a prefix. */
+  backup: S3Location;
+  /**
+   * Restore even when the cluster is healthy (its current data is replaced).
+   * @default false
+   */
+  allowHealthyCluster?: boolean;
+}
+
+/** Observed state, owned by the controller. */
+export interface EtcdRestoreStatus {
+  /** metadata.generation last acted on. */
+  observedGeneration?: number;
+  /** Where the restore is. */
+  phase?: 'Pending' | 'Verifying' | 'Restoring' | 'Completed' | 'Failed';
+  /** metav1.Conditions, one per type. */
+  conditions?: Array<Condition>;
+  /** Object key of the backup being restored. */
+  backupKey?: string;
+  /** etcd revision of the restored snapshot. */
+  revision?: number;
+  startedAt?: string;
+  completedAt?: string;
+  /** Human-readable detail of the phase. */
+  message?: string;
+}
+
+/** A backup in S3-compatible object storage: a bucket and either an exact key or the newest object under a prefix. */
+export interface S3Location {
+  /** Bucket name (3-63 characters: lowercase letters, digits, dots and hyphens). */
+  bucket: string;
+  /** Exact object key of the backup. */
+  key?: string;
+  /** Use the newest backup whose key starts with this prefix. */
+  latestUnderPrefix?: string;
+  /** S3 endpoint URL, e.g. http://minio.storage.svc:9000. */
+  endpoint?: string;
+  /**
+   * S3 region.
+   * @default "us-east-1"
+   */
+  region?: string;
+  /**
+   * Address the bucket as a path (http://host/bucket/key), as MinIO and most S3-compatible stores need.
+   * @default false
+   */
+  forcePathStyle?: boolean;
+  /** Secret in the same namespace with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and optionally AWS_SESSION_TOKEN). */
+  credentialsSecretName: string;
+}
+
+/** A metav1.Condition. */
+export interface Condition {
+  /** Condition type: Ready, Available, Progressing, Degraded (plus Reconciling and Stalled for kstatus). */
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  observedGeneration?: number;
+  lastTransitionTime: string;
+  reason: string;
+  message: string;
+}
+
+/** The metadata fields our code reads; the API server may return more. */
+export interface ObjectMeta {
+  name?: string;
+  namespace?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  generation?: number;
+  uid?: string;
+  resourceVersion?: string;
+  [key: string]: unknown;
+}
+
+/** A whole EtcdCluster object. */
+export interface EtcdClusterManifest {
+  apiVersion: 'etcd.gitops.dev/v1alpha1';
+  kind: 'EtcdCluster';
+  metadata: ObjectMeta;
+  spec: EtcdClusterSpec;
+  status?: EtcdClusterStatus;
+}
+
+/** A whole EtcdRestore object. */
+export interface EtcdRestoreManifest {
+  apiVersion: 'etcd.gitops.dev/v1alpha1';
+  kind: 'EtcdRestore';
+  metadata: ObjectMeta;
+  spec: EtcdRestoreSpec;
+  status?: EtcdRestoreStatus;
+}

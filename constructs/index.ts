@@ -1,0 +1,2 @@
+export * from './api/index.js';
+export type * from './imports/etcd.gitops.dev.js';

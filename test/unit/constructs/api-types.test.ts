@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { etcdClusterCrd, etcdRestoreCrd } from '../../../constructs/api/crds.js';
+import type { JsonSchema } from '../../../constructs/api/json-schema.js';
+import { renderApiTypes } from '../../../constructs/api/typegen.js';
+import { repoRoot } from '../../env/binaries.js';
+
+/** Paths of schema nodes that are not structural (no type, and not int-or-string or preserve-unknown). */
+function untyped(schema: JsonSchema, path: string): string[] {
+  const ok =
+    schema.type || schema['x-kubernetes-int-or-string'] || schema['x-kubernetes-preserve-unknown-fields'];
+  const here = ok ? [] : [path];
+  const props = Object.entries(schema.properties ?? {}).flatMap(([k, v]) => untyped(v, `${path}.${k}`));
+  const items = schema.items ? untyped(schema.items, `${path}[]`) : [];
+  const extra = schema.additionalProperties ? untyped(schema.additionalProperties, `${path}{}`) : [];
+  return [...here, ...props, ...items, ...extra];
+}
+
+function openApiSchema(crd: ReturnType<typeof etcdClusterCrd>): JsonSchema {
+  const versions = crd.spec.versions as Array<{ schema: { openAPIV3Schema: JsonSchema } }>;
+  return versions[0]!.schema.openAPIV3Schema;
+}
+
+describe('API source of truth (constructs/api)', () => {
+  it('GIVEN the schemas WHEN types are rendered THEN constructs/imports/etcd.gitops.dev.ts is current', () => {
+    const committed = readFileSync(join(repoRoot, 'constructs', 'imports', 'etcd.gitops.dev.ts'), 'utf8');
+    assert.equal(committed, renderApiTypes(), 'stale generated types: run `npm run gen:api` and commit');
+  });
+
+  for (const crd of [etcdClusterCrd(), etcdRestoreCrd()]) {
+    it(`GIVEN the ${crd.metadata.name} CRD WHEN its schema is walked THEN every node is structural`, () => {
+      assert.deepEqual(untyped(openApiSchema(crd), ''), []);
+    });
+  }
+
+  it('GIVEN the EtcdCluster CRD THEN it has status and scale subresources bound to size and replicas', () => {
+    const version = (etcdClusterCrd().spec.versions as Array<Record<string, unknown>>)[0]!;
+    assert.deepEqual(version.subresources, {
+      status: {},
+      scale: {
+        specReplicasPath: '.spec.size',
+        statusReplicasPath: '.status.replicas',
+        labelSelectorPath: '.status.selector',
+      },
+    });
+  });
+
+  it('GIVEN the EtcdCluster schema THEN size defaults to 3 within 1..9 and version is required', () => {
+    const spec = openApiSchema(etcdClusterCrd()).properties!.spec!;
+    assert.deepEqual(spec.required, ['version']);
+    const size = spec.properties!.size!;
+    assert.deepEqual([size.default, size.minimum, size.maximum], [3, 1, 9]);
+    assert.equal(spec.properties!.storage!.properties!.size!.default, '1Gi');
+  });
+
+  it('GIVEN both CRDs THEN every CEL rule carries a message a user can read', () => {
+    const rules: Array<{ rule: string; message: string }> = [];
+    const walk = (s: JsonSchema): void => {
+      rules.push(...(s['x-kubernetes-validations'] ?? []));
+      for (const child of Object.values(s.properties ?? {})) walk(child);
+      if (s.items) walk(s.items);
+    };
+    walk(openApiSchema(etcdClusterCrd()));
+    walk(openApiSchema(etcdRestoreCrd()));
+    assert.ok(rules.length >= 10, `expected the rules of both kinds, got ${rules.length}`);
+    for (const { rule, message } of rules) assert.match(message, /^[a-zA-Z].{20,}/, `rule ${rule}`);
+  });
+});
