@@ -204,6 +204,18 @@ export const memberSchema: JsonSchema = {
   },
 };
 
+export const restoreLockSchema: JsonSchema = {
+  type: 'object',
+  description: 'Set while an EtcdRestore holds this cluster (docs/design/restore.md); the lock is its name.',
+  required: ['name', 'uid', 'phase'],
+  properties: {
+    name: { type: 'string', description: 'Name of the EtcdRestore holding the lock.' },
+    uid: { type: 'string', description: 'uid of that EtcdRestore.' },
+    token: { type: 'string', description: 'Fresh --initial-cluster-token of the restored cluster.' },
+    phase: { type: 'string', enum: ['Restoring', 'Growing'] },
+  },
+};
+
 export const clusterStatusSchema: JsonSchema = {
   type: 'object',
   description: 'Observed state, owned by the controller.',
@@ -226,6 +238,7 @@ export const clusterStatusSchema: JsonSchema = {
     currentVersion: { type: 'string', description: 'Lowest etcd version among members.' },
     clusterID: { type: 'string', description: 'etcd cluster id in hex.' },
     phase: { type: 'string', description: 'One word for printer columns, e.g. Creating, Running, Scaling.' },
+    restore: restoreLockSchema,
   },
 };
 

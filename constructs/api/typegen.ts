@@ -9,6 +9,7 @@ import {
   podTemplateSchema,
   pvcRetentionSchema,
   resourcesSchema,
+  restoreLockSchema,
   storageSchema,
   tolerationSchema,
 } from './etcd-cluster-schema.js';
@@ -27,6 +28,7 @@ export const NAMED_SCHEMAS: ReadonlyArray<readonly [string, JsonSchema]> = [
   ['PersistentVolumeClaimRetentionPolicy', pvcRetentionSchema],
   ['EtcdClusterStatus', clusterStatusSchema],
   ['EtcdMemberStatus', memberSchema],
+  ['EtcdClusterRestoreLock', restoreLockSchema],
   ['EtcdRestoreSpec', restoreSpecSchema],
   ['EtcdRestoreStatus', restoreStatusSchema],
   ['S3Location', s3LocationSchema],

@@ -133,6 +133,8 @@ export interface EtcdClusterStatus {
   clusterID?: string;
   /** One word for printer columns, e.g. Creating, Running, Scaling. */
   phase?: string;
+  /** Set while an EtcdRestore holds this cluster (docs/design/restore.md); the lock is its name. */
+  restore?: EtcdClusterRestoreLock;
 }
 
 export interface EtcdMemberStatus {
@@ -146,6 +148,17 @@ export interface EtcdMemberStatus {
   ready?: boolean;
   /** etcd server version the member reports. */
   version?: string;
+}
+
+/** Set while an EtcdRestore holds this cluster (docs/design/restore.md); the lock is its name. */
+export interface EtcdClusterRestoreLock {
+  /** Name of the EtcdRestore holding the lock. */
+  name: string;
+  /** uid of that EtcdRestore. */
+  uid: string;
+  /** Fresh --initial-cluster-token of the restored cluster. */
+  token?: string;
+  phase: 'Restoring' | 'Growing';
 }
 
 /** Which cluster to restore from which backup. */
