@@ -38,7 +38,9 @@ function pinned(name: string): string {
 function binary(dir: string, name: string): string {
   const path = join(cacheDir, dir, name);
   if (!existsSync(path)) {
-    throw new Error(`${path} is missing: run 'bash test/env/bin-build/build.sh all' (npm test does it first)`);
+    throw new Error(
+      `${path} is missing: run 'bash test/env/bin-build/build.sh all' (npm test does it first)`,
+    );
   }
   return path;
 }

@@ -1,0 +1,124 @@
+// Last-resort cleanup for everything the test environment starts: runs on normal exit, on
+// SIGINT/SIGTERM/SIGHUP, and (through a detached reaper) even when this process is SIGKILLed.
+import { spawn } from 'node:child_process';
+import { appendFileSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+
+export interface Cleanup {
+  /** Best-effort synchronous teardown (SIGKILL process groups, remove directories); runs on 'exit'. */
+  sync(): void;
+  /** Graceful teardown, awaited (bounded) when a signal arrives. */
+  graceful?(): Promise<void>;
+}
+
+const registry = new Set<Cleanup>();
+let installed = false;
+const signalExitCodes = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
+const gracefulDeadlineMs = 20_000;
+
+/** Registers a cleanup that runs if this process exits before `unregister()` is called. */
+export function onProcessExit(cleanup: Cleanup): () => void {
+  install();
+  registry.add(cleanup);
+  return () => registry.delete(cleanup);
+}
+
+function runSync(): void {
+  for (const cleanup of registry) {
+    try {
+      cleanup.sync();
+    } catch {
+      // Exit path: keep cleaning the rest.
+    }
+  }
+  registry.clear();
+}
+
+function install(): void {
+  if (installed) return;
+  installed = true;
+  process.on('exit', runSync);
+  for (const [signal, code] of Object.entries(signalExitCodes)) {
+    process.once(signal, () => {
+      const graceful = [...registry].map((cleanup) => cleanup.graceful?.().catch(() => undefined));
+      const deadline = new Promise((resolve) => setTimeout(resolve, gracefulDeadlineMs).unref());
+      void Promise.race([Promise.all(graceful), deadline]).finally(() => process.exit(code));
+    });
+  }
+}
+
+/** Kills a whole process group, ignoring "no such process". */
+export function killGroup(pgid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Live (non-zombie) processes whose process group is `pgid`, read from /proc. */
+export function groupMembers(pgid: number): number[] {
+  const members: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // exited meanwhile
+    }
+    // "pid (comm) state ppid pgrp ...": comm may contain spaces and parentheses.
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(pgrp) === pgid && state !== 'Z' && state !== 'X') members.push(Number(entry));
+  }
+  return members;
+}
+
+/** Whether any live process of group `pgid` remains (zombies do not count). */
+export function groupAlive(pgid: number): boolean {
+  return groupMembers(pgid).length > 0;
+}
+
+const reaperScript = `
+parent=$1; dir=$2
+while kill -0 "$parent" 2>/dev/null; do sleep 1; done
+if [ -f "$dir/.pgids" ]; then
+  while read -r g; do kill -KILL -- "-$g" 2>/dev/null; done < "$dir/.pgids"
+fi
+rm -rf -- "$dir"
+`;
+
+/**
+ * A detached shell that waits for this process to die (even by SIGKILL), then kills every process
+ * group recorded with `record()` and removes `dir`. `stop()` dismisses it after a normal teardown.
+ */
+export interface Reaper {
+  record(pgid: number): void;
+  stop(): void;
+}
+
+export function startReaper(dir: string): Reaper {
+  const child = spawn('bash', ['-c', reaperScript, 'etcd-gitops-reaper', String(process.pid), dir], {
+    detached: true,
+    stdio: 'ignore',
+  });
+  child.unref();
+  const pgid = child.pid;
+  return {
+    record(group) {
+      appendFileSync(`${dir}/.pgids`, `${group}\n`);
+    },
+    stop() {
+      if (pgid) killGroup(pgid, 'SIGKILL');
+    },
+  };
+}
+
+/** Removes a directory tree, ignoring errors (used on exit paths). */
+export function removeDir(dir: string): void {
+  try {
+    rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+  } catch {
+    // Exit path.
+  }
+}

@@ -1,0 +1,176 @@
+// A real Kubernetes control plane on loopback: etcd, kube-apiserver, kube-controller-manager and
+// kube-scheduler of the pinned version, each in its own process group, all state in one directory.
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { kubernetesBinary } from './binaries.js';
+import { generatePki, type Pki } from './certs.js';
+import { onProcessExit, removeDir, startReaper } from './cleanup.js';
+import { apiServerFlags, controllerManagerFlags, schedulerFlags } from './component-flags.js';
+import { startEtcdServer } from './etcd-server.js';
+import { httpGet } from './http-get.js';
+import { writeKubeconfig } from './kubeconfig.js';
+import { defaultLogger, type Logger } from './log.js';
+import { freePorts } from './ports.js';
+import { type ManagedProcess, startProcess } from './process-group.js';
+import { waitFor } from './wait.js';
+
+export interface ControlPlaneOptions {
+  /** Directory for all state; created if missing and removed by `stop()`. @default a new directory under os.tmpdir() */
+  dir?: string;
+  /** @default pino on stderr at $ENV_LOG_LEVEL or `warn` */
+  log?: Logger;
+  /**
+   * Wait until the controller-manager has created the `default` ServiceAccount and the
+   * `kube-root-ca.crt` ConfigMap in namespace `default`, so Pods can be created right away.
+   * @default true
+   */
+  waitForControllers?: boolean;
+}
+
+export interface ControlPlane {
+  /** The directory holding certificates, data and one `<component>.log` per process. */
+  readonly dir: string;
+  /** Admin kubeconfig (user `kubernetes-admin`, group `system:masters`). */
+  readonly kubeconfigPath: string;
+  readonly kubeConfig: KubeConfig;
+  /** `https://127.0.0.1:<port>` */
+  readonly server: string;
+  readonly pki: Pki;
+  /** etcd, kube-apiserver, kube-controller-manager, kube-scheduler (each pid is also its process group id). */
+  readonly processes: readonly ManagedProcess[];
+  /** Stops every process group and removes `dir`; idempotent. */
+  stop(): Promise<void>;
+}
+
+const phaseTimeoutMs = 60_000;
+
+export async function startControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
+  const log = options.log ?? defaultLogger();
+  const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'etcd-gitops-cp-')));
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const processes: ManagedProcess[] = [];
+  const reaper = startReaper(dir);
+  const track = (started: ManagedProcess) => {
+    processes.push(started);
+    reaper.record(started.pid);
+    return started;
+  };
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      const [etcd, apiServer, ...controllers] = processes;
+      await Promise.all(controllers.map((p) => p.stop()));
+      await apiServer?.stop();
+      await etcd?.stop();
+      reaper.stop();
+      await rm(dir, { recursive: true, force: true, maxRetries: 3 });
+      unregister();
+      log.info({ dir }, 'Stopped control plane');
+    })();
+    return stopping;
+  };
+  const unregister = onProcessExit({
+    sync: () => {
+      for (const p of processes) p.killNow();
+      reaper.stop();
+      removeDir(dir);
+    },
+    graceful: stop,
+  });
+
+  try {
+    const started = Date.now();
+    const pki = await generatePki(dir);
+    const etcd = await startEtcdServer(dir, log, track);
+    const [apiPort, controllerManagerPort, schedulerPort] = await freePorts(3);
+    const server = `https://127.0.0.1:${apiPort}`;
+    const apiServer = track(
+      startProcess({
+        name: 'kube-apiserver',
+        command: kubernetesBinary('kube-apiserver'),
+        args: apiServerFlags({ dir, pki, etcdURL: etcd.clientURL, port: apiPort }),
+        logPath: join(dir, 'kube-apiserver.log'),
+      }),
+    );
+    const adminTls = { ca: pki.caCert, cert: pki.adminCert, key: pki.adminKey };
+    await waitFor(async () => (await httpGet(`${server}/readyz`, adminTls)).status === 200, {
+      what: `kube-apiserver ${server}/readyz`,
+      timeoutMs: phaseTimeoutMs,
+      abortIf: apiServer.exitStatus,
+    });
+    const kubeconfigPath = join(dir, 'kubeconfig');
+    const kubeConfig = await writeKubeconfig({
+      path: kubeconfigPath,
+      server,
+      caCert: pki.caCert,
+      clientCert: pki.adminCert,
+      clientKey: pki.adminKey,
+    });
+    const controllers = [
+      track(
+        startProcess({
+          name: 'kube-controller-manager',
+          command: kubernetesBinary('kube-controller-manager'),
+          args: controllerManagerFlags({ dir, pki, kubeconfig: kubeconfigPath, port: controllerManagerPort }),
+          logPath: join(dir, 'kube-controller-manager.log'),
+        }),
+      ),
+      track(
+        startProcess({
+          name: 'kube-scheduler',
+          command: kubernetesBinary('kube-scheduler'),
+          args: schedulerFlags({ dir, kubeconfig: kubeconfigPath, port: schedulerPort }),
+          logPath: join(dir, 'kube-scheduler.log'),
+        }),
+      ),
+    ];
+    await Promise.all(
+      controllers.map((component, i) =>
+        waitFor(
+          async () =>
+            (await httpGet(`https://127.0.0.1:${[controllerManagerPort, schedulerPort][i]}/healthz`))
+              .status === 200,
+          {
+            what: `${component.name} /healthz`,
+            timeoutMs: phaseTimeoutMs,
+            abortIf: component.exitStatus,
+          },
+        ),
+      ),
+    );
+    if (options.waitForControllers ?? true) await waitForDefaultNamespaceReady(kubeConfig, controllers[0]!);
+    log.info({ server, kubeconfigPath, dir, ms: Date.now() - started }, 'Started control plane');
+    return { dir, kubeconfigPath, kubeConfig, server, pki, processes, stop };
+  } catch (error) {
+    const tails = processes
+      .map(
+        (p) =>
+          `--- ${p.name} (${p.exitStatus() ?? 'running'}), last lines of ${p.logPath}:\n${p.logTail(25)}`,
+      )
+      .join('\n');
+    await stop();
+    throw new Error(`control plane failed to start: ${(error as Error).message}\n${tails}`, { cause: error });
+  }
+}
+
+/** Namespace `default` can take Pods once it has its ServiceAccount and root CA ConfigMap. */
+async function waitForDefaultNamespaceReady(
+  kubeConfig: KubeConfig,
+  controllerManager: ManagedProcess,
+): Promise<void> {
+  const core = kubeConfig.makeApiClient(CoreV1Api);
+  await waitFor(
+    async () => {
+      await core.readNamespacedServiceAccount({ name: 'default', namespace: 'default' });
+      await core.readNamespacedConfigMap({ name: 'kube-root-ca.crt', namespace: 'default' });
+      return true;
+    },
+    {
+      what: 'ServiceAccount default and ConfigMap kube-root-ca.crt in namespace default',
+      timeoutMs: phaseTimeoutMs,
+      abortIf: controllerManager.exitStatus,
+    },
+  );
+}
