@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Metrics } from '../../../controller/runtime/metrics.js';
+
+const cluster = { namespace: 'db', name: 'main' };
+
+describe('Metrics', () => {
+  it('exposes the process metrics and every controller metric by name', async () => {
+    // GIVEN metrics with a reconcile of each outcome and a membership change
+    const metrics = new Metrics();
+    const observer = metrics.observer('etcdcluster');
+    observer.reconciled(cluster, 'success', 0.02);
+    observer.reconciled(cluster, 'error', 0.5);
+    metrics.membershipChange(cluster, 'add-learner');
+    metrics.membersReady(cluster, 2);
+    metrics.quorumLost(cluster, true);
+    metrics.setLeader(true);
+    // WHEN exposed
+    const { body, contentType } = await metrics.expose();
+    // THEN the text format carries each series
+    assert.match(contentType, /^text\/plain/);
+    assert.match(body, /^process_resident_memory_bytes \d+/m);
+    assert.match(
+      body,
+      /^etcd_gitops_reconcile_duration_seconds_count\{controller="etcdcluster",result="error"\} 1$/m,
+    );
+    assert.match(body, /^etcd_gitops_reconcile_errors_total\{controller="etcdcluster"\} 1$/m);
+    assert.match(
+      body,
+      /^etcd_gitops_membership_changes_total\{namespace="db",cluster="main",action="add-learner"\} 1$/m,
+    );
+    assert.match(body, /^etcd_gitops_members_ready\{namespace="db",cluster="main"\} 2$/m);
+    assert.match(body, /^etcd_gitops_quorum_lost\{namespace="db",cluster="main"\} 1$/m);
+    assert.match(body, /^etcd_gitops_leader 1$/m);
+  });
+
+  it('forgets every series of a deleted cluster and keeps the others', async () => {
+    // GIVEN two clusters with series
+    const metrics = new Metrics({ processMetrics: false });
+    const other = { namespace: 'db', name: 'other' };
+    for (const c of [cluster, other]) {
+      metrics.membershipChange(c, 'seed');
+      metrics.membershipChange(c, 'remove');
+      metrics.membersReady(c, 3);
+      metrics.quorumLost(c, false);
+    }
+    // WHEN one is forgotten
+    metrics.forget(cluster);
+    // THEN none of its series remain, and the other's do
+    const { body } = await metrics.expose();
+    assert.doesNotMatch(body, /cluster="main"/);
+    assert.match(
+      body,
+      /etcd_gitops_membership_changes_total\{namespace="db",cluster="other",action="remove"\} 1/,
+    );
+    assert.match(body, /etcd_gitops_members_ready\{namespace="db",cluster="other"\} 3/);
+  });
+});
