@@ -1,0 +1,64 @@
+// Set algebra over one observed snapshot: which member has which Pod and PVC, quorum arithmetic, free names.
+import { memberIndex, memberName } from './names.js';
+import type { EtcdMemberView, EtcdView, PlanInput, PodView, PvcView } from './types.js';
+
+/** Votes needed for a decision among `voters` voting members. */
+export function quorumOf(voters: number): number {
+  return Math.floor(voters / 2) + 1;
+}
+
+/** Index of a member name, `Infinity` for a name that is not `<cluster>-<n>` (sorts last). */
+export function indexOf(cluster: string, member: string | undefined): number {
+  return (member === undefined ? undefined : memberIndex(cluster, member)) ?? Number.POSITIVE_INFINITY;
+}
+
+/** Members whose peer URL is ours, lowest index first. */
+export function ourMembers(input: PlanInput, etcd: EtcdView): EtcdMemberView[] {
+  return etcd.members
+    .filter((member) => member.member !== undefined)
+    .sort((a, b) => indexOf(input.cluster.name, a.member) - indexOf(input.cluster.name, b.member));
+}
+
+export function podOf(input: PlanInput, member: string): PodView | undefined {
+  return input.pods.find((pod) => pod.member === member);
+}
+
+/** The member's PVC, whoever made it (a name is never reused, see nextMemberName). */
+export function pvcOf(input: PlanInput, member: string): PvcView | undefined {
+  return input.pvcs.find((pvc) => pvc.member === member);
+}
+
+/** PVCs made by this incarnation of the cluster (never touch the others). */
+export function ourPvcs(input: PlanInput): PvcView[] {
+  return input.pvcs.filter((pvc) => pvc.clusterUid === input.cluster.uid && !pvc.terminating);
+}
+
+/** The lowest `<cluster>-<n>` used by no Pod, no etcd member and no PVC. */
+export function nextMemberName(input: PlanInput): string {
+  const used = new Set<string>([
+    ...input.pods.map((pod) => pod.member),
+    ...input.pvcs.map((pvc) => pvc.member),
+    ...(input.etcd?.members ?? []).flatMap((member) => (member.member ? [member.member] : [])),
+  ]);
+  let index = 0;
+  while (used.has(memberName(input.cluster.name, index))) index += 1;
+  return memberName(input.cluster.name, index);
+}
+
+/** After removing `victim`, the healthy voters left still form a quorum of the voters left (and one is left). */
+export function canRemove(etcd: EtcdView, victim: EtcdMemberView): boolean {
+  if (victim.learner) return true;
+  const votersAfter = etcd.members.filter((member) => !member.learner && member.id !== victim.id);
+  const healthyAfter = votersAfter.filter((member) => member.healthy);
+  return votersAfter.length > 0 && healthyAfter.length >= quorumOf(votersAfter.length);
+}
+
+/** The cluster token of a new incarnation: `<cluster>-<uid prefix>-<random>`. */
+export function newClusterToken(input: PlanInput): string {
+  return `${input.cluster.name}-${input.cluster.uid.slice(0, 8)}-${input.nonce}`;
+}
+
+/** A Pod that is neither running nor crash-looping: still being scheduled or started. */
+export function isStarting(pod: PodView): boolean {
+  return !pod.running && !pod.crashLooping;
+}

@@ -1,0 +1,220 @@
+// The membership decision: one observed snapshot in, exactly one action out. Pure; see docs/design/membership.md.
+import {
+  canRemove,
+  indexOf,
+  isStarting,
+  newClusterToken,
+  nextMemberName,
+  ourMembers,
+  ourPvcs,
+  podOf,
+  pvcOf,
+} from './plan-facts.js';
+import { checkSpec } from './spec-checks.js';
+import type { Action, EtcdMemberView, EtcdView, PlanInput } from './types.js';
+
+/** Requeue delays of the waits, in milliseconds. */
+export const REQUEUE = { soon: 1_000, starting: 2_000, quorum: 5_000, steady: 30_000 } as const;
+
+const wait = (reason: string, message: string, requeueAfterMs: number): Action => ({
+  kind: 'Wait',
+  reason,
+  message,
+  requeueAfterMs,
+});
+
+/**
+ * Decides the one next membership action of a cluster. First match wins (docs/design/membership.md):
+ *  1. cluster being deleted → Wait;  2. paused → Paused;  3. refused spec → Refuse;
+ *  4. a member Pod terminating → Wait;
+ *  5. no member answers → seed (CreatePVC, then CreatePod `new`), recreate a known member's Pod, wait for the
+ *     seed, or ReportQuorumLost;
+ *  6. a member in etcd without Pod: PVC → CreatePod; never started → CreatePVC (resume of an add);
+ *  7. quorum lost → ReportQuorumLost;
+ *  8. Pod without member → DeletePod; PVC without member or Pod and whenScaled Delete → DeletePVC;
+ *  9. dead member → RemoveMember if quorum survives it;
+ * 10. learner: too many members → RemoveMember (undo); Pod running → PromoteLearner; else Wait;
+ * 11. a member not healthy → Wait;  12. too few → AddLearner;  13. too many → MoveLeader off / RemoveMember
+ *     the highest index;  14. Steady.
+ */
+export function planMembership(input: PlanInput): Action {
+  const { cluster } = input;
+  if (cluster.deleting) return wait('ClusterDeleting', 'the cluster is being deleted', REQUEUE.steady);
+  if (cluster.paused) return { kind: 'Paused' };
+  const refusal = checkSpec(cluster, input.pods, input.pvcs);
+  if (refusal) return refusal;
+  const terminating = input.pods.find((pod) => pod.terminating);
+  if (terminating)
+    return wait('PodTerminating', `member Pod ${terminating.name} is terminating`, REQUEUE.soon);
+  const etcd = input.etcd;
+  if (!etcd) return planWithoutEtcd(input);
+  return (
+    resumeAdd(input, etcd) ??
+    reportQuorumLoss(input, etcd) ??
+    cleanUpRemoved(input, etcd) ??
+    replaceDead(input, etcd) ??
+    handleLearner(input, etcd) ??
+    waitForHealth(input, etcd) ??
+    scale(input, etcd) ?? { kind: 'Steady' }
+  );
+}
+
+/** Step 5: no member answered. */
+function planWithoutEtcd(input: PlanInput): Action {
+  const { cluster } = input;
+  const known = [...cluster.knownMembers].sort((a, b) => indexOf(cluster.name, a) - indexOf(cluster.name, b));
+  if (known.length === 0) {
+    if (input.pods.length > 0)
+      return wait('SeedStarting', 'waiting for the seed member to answer', REQUEUE.starting);
+    return seed(input);
+  }
+  const recoverable = known.find((member) => !podOf(input, member) && pvcOf(input, member));
+  if (recoverable) {
+    return {
+      kind: 'CreatePod',
+      member: recoverable,
+      reason: 'recreate',
+      state: 'existing',
+      initialCluster: known,
+    };
+  }
+  if (input.pods.some(isStarting)) {
+    return wait('MembersStarting', 'waiting for member Pods to start', REQUEUE.starting);
+  }
+  return { kind: 'ReportQuorumLost', message: `no member of ${known.length} answers` };
+}
+
+/** Step 5.1/5.2: a new seed PVC with a fresh token, or the seed Pod from the token on its PVC. */
+function seed(input: PlanInput): Action {
+  const seedPvc = ourPvcs(input).find((pvc) => pvc.token !== undefined);
+  if (seedPvc) {
+    const member = seedPvc.member;
+    return {
+      kind: 'CreatePod',
+      member,
+      reason: 'seed',
+      state: 'new',
+      initialCluster: [member],
+      token: seedPvc.token,
+    };
+  }
+  const member = nextMemberName(input);
+  const token = newClusterToken(input);
+  if (!input.cluster.storage.ephemeral) return { kind: 'CreatePVC', member, token };
+  return { kind: 'CreatePod', member, reason: 'seed', state: 'new', initialCluster: [member], token };
+}
+
+function memberNames(input: PlanInput, etcd: EtcdView): string[] {
+  return ourMembers(input, etcd).flatMap((member) => (member.member ? [member.member] : []));
+}
+
+/** Step 6: a member in etcd without a Pod gets its PVC and Pod (the resume of an add, or a Pod that vanished). */
+function resumeAdd(input: PlanInput, etcd: EtcdView): Action | undefined {
+  const ephemeral = input.cluster.storage.ephemeral;
+  for (const member of ourMembers(input, etcd)) {
+    const name = member.member as string;
+    if (podOf(input, name)) continue;
+    const pvc = pvcOf(input, name);
+    const reason = member.started ? 'recreate' : 'join';
+    const createPod: Action = {
+      kind: 'CreatePod',
+      member: name,
+      reason,
+      state: 'existing',
+      initialCluster: memberNames(input, etcd),
+    };
+    if (member.started && (ephemeral || !pvc || pvc.terminating)) continue; // data gone: dead, step 9
+    if (ephemeral || (pvc && !pvc.terminating)) return createPod;
+    if (pvc?.terminating) return wait('PVCTerminating', `PVC ${pvc.name} is terminating`, REQUEUE.soon);
+    return { kind: 'CreatePVC', member: name };
+  }
+  return undefined;
+}
+
+/** Step 7. */
+function reportQuorumLoss(input: PlanInput, etcd: EtcdView): Action | undefined {
+  if (etcd.quorum) return undefined;
+  if (input.pods.some(isStarting))
+    return wait('MembersStarting', 'waiting for member Pods to start', REQUEUE.starting);
+  const voters = etcd.members.filter((member) => !member.learner);
+  const healthy = voters.filter((member) => member.healthy).length;
+  return { kind: 'ReportQuorumLost', message: `${healthy} of ${voters.length} voting members are healthy` };
+}
+
+/** Step 8: the Pod, then the PVC, of a member that is no longer in etcd. */
+function cleanUpRemoved(input: PlanInput, etcd: EtcdView): Action | undefined {
+  const members = new Set(memberNames(input, etcd));
+  const pod = input.pods.find((candidate) => !members.has(candidate.member));
+  if (pod) return { kind: 'DeletePod', member: pod.member, pod: pod.name };
+  if (input.cluster.whenScaled !== 'Delete') return undefined;
+  const pvc = ourPvcs(input).find(
+    (candidate) => !members.has(candidate.member) && !podOf(input, candidate.member),
+  );
+  return pvc ? { kind: 'DeletePVC', member: pvc.member, pvc: pvc.name } : undefined;
+}
+
+function isDead(input: PlanInput, member: EtcdMemberView): boolean {
+  if (member.wrongIdentity) return true;
+  const name = member.member as string;
+  const pod = podOf(input, name);
+  if (pod) return pod.crashLooping && !member.healthy;
+  const pvc = pvcOf(input, name);
+  return member.started && (input.cluster.storage.ephemeral || !pvc || pvc.terminating);
+}
+
+/** Step 9: remove a dead member from etcd first; its Pod and PVC follow in step 8, its replacement in 12. */
+function replaceDead(input: PlanInput, etcd: EtcdView): Action | undefined {
+  const dead = ourMembers(input, etcd).find((member) => isDead(input, member));
+  if (!dead) return undefined;
+  if (!canRemove(etcd, dead)) {
+    return wait(
+      'ReplacementWouldLoseQuorum',
+      `removing dead member ${dead.member} would lose quorum`,
+      REQUEUE.quorum,
+    );
+  }
+  return { kind: 'RemoveMember', member: dead.member as string, id: dead.id, reason: 'dead' };
+}
+
+/** Step 10: at most one learner; promote it once its Pod runs (etcd refuses until it caught up). */
+function handleLearner(input: PlanInput, etcd: EtcdView): Action | undefined {
+  const learner = ourMembers(input, etcd).find((member) => member.learner);
+  if (!learner) return undefined;
+  const name = learner.member as string;
+  if (etcd.members.length > input.cluster.size) {
+    return { kind: 'RemoveMember', member: name, id: learner.id, reason: 'undo' };
+  }
+  if (podOf(input, name)?.running) return { kind: 'PromoteLearner', member: name, id: learner.id };
+  return wait('LearnerStarting', `waiting for learner ${name} to start`, REQUEUE.starting);
+}
+
+/** Step 11. */
+function waitForHealth(input: PlanInput, etcd: EtcdView): Action | undefined {
+  const unhealthy = ourMembers(input, etcd).find((member) => !member.healthy);
+  if (!unhealthy) return undefined;
+  return wait('MembersNotReady', `waiting for member ${unhealthy.member} to be healthy`, REQUEUE.starting);
+}
+
+/** Steps 12 and 13: one member more or less. */
+function scale(input: PlanInput, etcd: EtcdView): Action | undefined {
+  const { size, name: cluster } = input.cluster;
+  if (etcd.members.length < size) return { kind: 'AddLearner', member: nextMemberName(input) };
+  if (etcd.members.length <= size) return undefined;
+  const victim = [...etcd.members].sort((a, b) => indexOf(cluster, b.member) - indexOf(cluster, a.member))[0];
+  if (!victim) return undefined;
+  if (victim.id === etcd.leaderId) {
+    const target = ourMembers(input, etcd).find(
+      (member) => member.id !== victim.id && !member.learner && member.healthy,
+    );
+    if (!target) return wait('NoLeaderTarget', 'no healthy voter to move leadership to', REQUEUE.quorum);
+    return { kind: 'MoveLeader', fromId: victim.id, toId: target.id, toMember: target.member as string };
+  }
+  if (!canRemove(etcd, victim)) {
+    return wait(
+      'RemovalWouldLoseQuorum',
+      `removing ${victim.member ?? victim.id} would lose quorum`,
+      REQUEUE.quorum,
+    );
+  }
+  return { kind: 'RemoveMember', member: victim.member ?? victim.id, id: victim.id, reason: 'scale-in' };
+}

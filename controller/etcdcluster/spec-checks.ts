@@ -1,0 +1,116 @@
+// Spec changes the controller must not carry out, even if they slipped past admission.
+// Each returns a refusal naming the field, the value and what is allowed (docs/design/membership.md, step 3).
+import { sameQuantity } from './quantity.js';
+import type { Action, ClusterView, PodView, PvcView } from './types.js';
+
+export type Refusal = Extract<Action, { kind: 'Refuse' }>;
+
+export const MIN_SIZE = 1;
+export const MAX_SIZE = 9;
+export const SUPPORTED_MINORS = [4, 5, 6] as const;
+
+const refuse = (field: string, value: unknown, allowed: string): Refusal => ({
+  kind: 'Refuse',
+  field,
+  value: String(value),
+  allowed,
+});
+
+export interface Semver {
+  readonly major: number;
+  readonly minor: number;
+  readonly patch: number;
+}
+
+export function parseVersion(version: string): Semver | undefined {
+  const match = /^v?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$/.exec(version);
+  return match ? { major: Number(match[1]), minor: Number(match[2]), patch: Number(match[3]) } : undefined;
+}
+
+function compareVersions(a: Semver, b: Semver): number {
+  return a.major - b.major || a.minor - b.minor || a.patch - b.patch;
+}
+
+export function checkSize(cluster: ClusterView): Refusal | undefined {
+  const { size, allowEvenSize } = cluster;
+  if (!Number.isInteger(size) || size < MIN_SIZE || size > MAX_SIZE) {
+    return refuse('spec.size', size, `an integer from ${MIN_SIZE} to ${MAX_SIZE}`);
+  }
+  if (size % 2 === 0 && !allowEvenSize) {
+    return refuse('spec.size', size, 'an odd size (set spec.allowEvenSize: true for an even one)');
+  }
+  return undefined;
+}
+
+/** The lowest version the members run: `status.currentVersion`, else the Pods' version annotations. */
+function runningVersion(cluster: ClusterView, pods: readonly PodView[]): Semver | undefined {
+  const candidates = [cluster.runningVersion, ...pods.map((pod) => pod.version)]
+    .map((version) => (version ? parseVersion(version) : undefined))
+    .filter((version): version is Semver => version !== undefined);
+  return candidates.sort(compareVersions)[0];
+}
+
+export function checkVersion(cluster: ClusterView, pods: readonly PodView[]): Refusal | undefined {
+  const wanted = parseVersion(cluster.version);
+  const supported = `3.${SUPPORTED_MINORS[0]}.x to 3.${SUPPORTED_MINORS[SUPPORTED_MINORS.length - 1]}.x`;
+  if (!wanted) return refuse('spec.version', cluster.version, `a version X.Y.Z from ${supported}`);
+  if (wanted.major !== 3 || !(SUPPORTED_MINORS as readonly number[]).includes(wanted.minor)) {
+    return refuse('spec.version', cluster.version, supported);
+  }
+  const running = runningVersion(cluster, pods);
+  if (!running) return undefined;
+  const current = `${running.major}.${running.minor}.${running.patch}`;
+  if (compareVersions(wanted, running) < 0) {
+    return refuse('spec.version', cluster.version, `${current} or newer (no downgrade)`);
+  }
+  if (wanted.minor > running.minor + 1) {
+    return refuse('spec.version', cluster.version, `at most one minor version above ${current}`);
+  }
+  return undefined;
+}
+
+export function checkStorage(
+  cluster: ClusterView,
+  pods: readonly PodView[],
+  pvcs: readonly PvcView[],
+): Refusal | undefined {
+  const { storage } = cluster;
+  const livePods = pods.filter((pod) => !pod.terminating);
+  // Only the volumes of running members count: retained volumes of removed members are history.
+  const ours = pvcs.filter(
+    (pvc) =>
+      pvc.clusterUid === cluster.uid && !pvc.terminating && livePods.some((pod) => pod.member === pvc.member),
+  );
+  if (livePods.some((pod) => pod.ephemeral !== storage.ephemeral)) {
+    const current = livePods.find((pod) => pod.ephemeral !== storage.ephemeral)?.ephemeral;
+    return refuse('spec.storage.ephemeral', storage.ephemeral, `${current} (the storage of running members)`);
+  }
+  const otherClass = ours.find(
+    (pvc) => storage.storageClassName !== undefined && pvc.storageClassName !== storage.storageClassName,
+  );
+  if (otherClass) {
+    return refuse(
+      'spec.storage.storageClassName',
+      storage.storageClassName,
+      `${otherClass.storageClassName ?? '(cluster default)'} (immutable: the class of existing member volumes)`,
+    );
+  }
+  const otherSize = ours.find((pvc) => pvc.size !== undefined && !sameQuantity(pvc.size, storage.size));
+  if (otherSize) {
+    return refuse(
+      'spec.storage.size',
+      storage.size,
+      `${otherSize.size} (the size of existing member volumes)`,
+    );
+  }
+  return undefined;
+}
+
+/** The first refusal of the spec, or `undefined` when the controller can carry it out. */
+export function checkSpec(
+  cluster: ClusterView,
+  pods: readonly PodView[],
+  pvcs: readonly PvcView[],
+): Refusal | undefined {
+  return checkSize(cluster) ?? checkVersion(cluster, pods) ?? checkStorage(cluster, pods, pvcs);
+}

@@ -1,0 +1,122 @@
+// What the membership planner sees (one snapshot of observed state) and what it decides (one action).
+
+/** The cluster resource, reduced to what the planner needs. */
+export interface ClusterView {
+  readonly name: string;
+  readonly namespace: string;
+  readonly uid: string;
+  readonly deleting: boolean;
+  readonly paused: boolean;
+  readonly size: number;
+  readonly allowEvenSize: boolean;
+  readonly version: string;
+  readonly storage: {
+    readonly size: string | number;
+    readonly storageClassName?: string;
+    readonly ephemeral: boolean;
+  };
+  readonly whenScaled: 'Retain' | 'Delete';
+  /** `status.currentVersion`: the version the members run, when known. */
+  readonly runningVersion?: string;
+  /** Member names in `status.members`: the membership last seen, used when no member answers. */
+  readonly knownMembers: readonly string[];
+}
+
+/** A member Pod. */
+export interface PodView {
+  readonly name: string;
+  readonly member: string;
+  readonly terminating: boolean;
+  /** The etcd container is running (the process started). */
+  readonly running: boolean;
+  readonly ready: boolean;
+  /** Restarted at least the crash-loop threshold and not ready, or phase Failed. */
+  readonly crashLooping: boolean;
+  /** Data on an emptyDir rather than a PVC. */
+  readonly ephemeral: boolean;
+  /** The etcd version of the Pod's image (annotation `etcd.gitops.dev/version`). */
+  readonly version?: string;
+}
+
+/** A member PVC. */
+export interface PvcView {
+  readonly name: string;
+  readonly member: string;
+  readonly terminating: boolean;
+  /** Annotation `etcd.gitops.dev/cluster-uid`: the incarnation of the cluster that made it. */
+  readonly clusterUid?: string;
+  /** Annotation `etcd.gitops.dev/cluster-token`: set on a seed PVC only. */
+  readonly token?: string;
+  readonly storageClassName?: string;
+  readonly size?: string | number;
+}
+
+/** One etcd member as the member list and its own Status call show it. */
+export interface EtcdMemberView {
+  /** The 64-bit member id, as a decimal string. */
+  readonly id: string;
+  /** The member name derived from its peer URL; `undefined` for a peer URL that is not ours. */
+  readonly member: string | undefined;
+  /** It has run at least once (non-empty name in the member list), so it has data. */
+  readonly started: boolean;
+  readonly learner: boolean;
+  /** Answered Status with its own id, the cluster id and a leader. */
+  readonly healthy: boolean;
+  /** Its client URL answered as another member or another cluster (e.g. a seed restarted on empty data). */
+  readonly wrongIdentity: boolean;
+}
+
+/** What etcd says, or `undefined` in PlanInput when no member answered. */
+export interface EtcdView {
+  readonly members: readonly EtcdMemberView[];
+  readonly leaderId?: string;
+  /** Healthy voters agreeing on one leader are a majority of the voters; the member list came from the leader. */
+  readonly quorum: boolean;
+}
+
+export interface PlanInput {
+  readonly cluster: ClusterView;
+  readonly pods: readonly PodView[];
+  readonly pvcs: readonly PvcView[];
+  readonly etcd: EtcdView | undefined;
+  /** Random hex the planner may use for a new cluster token (kept as input so the planner is pure). */
+  readonly nonce: string;
+}
+
+export type RemoveReason = 'scale-in' | 'dead' | 'undo';
+export type CreatePodReason = 'seed' | 'join' | 'recreate';
+
+export type Action =
+  | {
+      readonly kind: 'Wait';
+      readonly reason: string;
+      readonly message: string;
+      readonly requeueAfterMs: number;
+    }
+  | { readonly kind: 'Paused' }
+  | { readonly kind: 'Refuse'; readonly field: string; readonly value: string; readonly allowed: string }
+  | { readonly kind: 'CreatePVC'; readonly member: string; readonly token?: string }
+  | {
+      readonly kind: 'CreatePod';
+      readonly member: string;
+      readonly reason: CreatePodReason;
+      readonly state: 'new' | 'existing';
+      /** Member names for `--initial-cluster`, in index order. */
+      readonly initialCluster: readonly string[];
+      readonly token?: string;
+    }
+  | { readonly kind: 'AddLearner'; readonly member: string }
+  | { readonly kind: 'PromoteLearner'; readonly member: string; readonly id: string }
+  | { readonly kind: 'MoveLeader'; readonly fromId: string; readonly toId: string; readonly toMember: string }
+  | {
+      readonly kind: 'RemoveMember';
+      readonly member: string;
+      readonly id: string;
+      readonly reason: RemoveReason;
+    }
+  | { readonly kind: 'DeletePod'; readonly member: string; readonly pod: string }
+  | { readonly kind: 'DeletePVC'; readonly member: string; readonly pvc: string }
+  | { readonly kind: 'ReportQuorumLost'; readonly message: string }
+  | { readonly kind: 'Steady' };
+
+export type ActionKind = Action['kind'];

@@ -1,0 +1,82 @@
+// Builders of planner inputs for the table tests: a healthy cluster unless told otherwise.
+import type {
+  ClusterView,
+  EtcdMemberView,
+  EtcdView,
+  PlanInput,
+  PodView,
+  PvcView,
+} from '../../../controller/etcdcluster/types.js';
+
+export const UID = 'a1b2c3d4-0000-4000-8000-000000000000';
+
+export function cluster(overrides: Partial<ClusterView> = {}): ClusterView {
+  return {
+    name: 'demo',
+    namespace: 'ns',
+    uid: UID,
+    deleting: false,
+    paused: false,
+    size: 3,
+    allowEvenSize: false,
+    version: '3.6.16',
+    storage: { size: '1Gi', ephemeral: false },
+    whenScaled: 'Retain',
+    knownMembers: [],
+    ...overrides,
+  };
+}
+
+export function pod(index: number, overrides: Partial<PodView> = {}): PodView {
+  return {
+    name: `demo-${index}`,
+    member: `demo-${index}`,
+    terminating: false,
+    running: true,
+    ready: true,
+    crashLooping: false,
+    ephemeral: false,
+    version: '3.6.16',
+    ...overrides,
+  };
+}
+
+export function pvc(index: number, overrides: Partial<PvcView> = {}): PvcView {
+  return {
+    name: `demo-${index}-data`,
+    member: `demo-${index}`,
+    terminating: false,
+    clusterUid: UID,
+    size: '1Gi',
+    ...overrides,
+  };
+}
+
+export function member(index: number, overrides: Partial<EtcdMemberView> = {}): EtcdMemberView {
+  return {
+    id: `${1000 + index}`,
+    member: `demo-${index}`,
+    started: true,
+    learner: false,
+    healthy: true,
+    wrongIdentity: false,
+    ...overrides,
+  };
+}
+
+export function etcd(members: EtcdMemberView[], overrides: Partial<EtcdView> = {}): EtcdView {
+  return { members, leaderId: members[0]?.id, quorum: true, ...overrides };
+}
+
+/** A steady cluster of `n` members demo-0..demo-(n-1), each with Pod and PVC; demo-0 leads. */
+export function steady(n: number, overrides: Partial<PlanInput> = {}): PlanInput {
+  const indexes = [...Array(n).keys()];
+  return {
+    cluster: cluster({ size: n, knownMembers: indexes.map((i) => `demo-${i}`) }),
+    pods: indexes.map((i) => pod(i)),
+    pvcs: indexes.map((i) => pvc(i)),
+    etcd: etcd(indexes.map((i) => member(i))),
+    nonce: 'abc123',
+    ...overrides,
+  };
+}

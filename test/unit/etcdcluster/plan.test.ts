@@ -1,0 +1,562 @@
+// Table tests of planMembership: every step of docs/design/membership.md and every crash point.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { planMembership } from '../../../controller/etcdcluster/plan.js';
+import type { Action, PlanInput } from '../../../controller/etcdcluster/types.js';
+import { cluster, etcd, member, pod, pvc, steady, UID } from './fixtures.js';
+
+interface Case {
+  readonly given: string;
+  readonly input: PlanInput;
+  readonly expect: Partial<Record<string, unknown>> & { kind: Action['kind'] };
+}
+
+const empty = (overrides: Partial<PlanInput> = {}): PlanInput => ({
+  cluster: cluster(),
+  pods: [],
+  pvcs: [],
+  etcd: undefined,
+  nonce: 'abc123',
+  ...overrides,
+});
+
+function withCluster(input: PlanInput, overrides: Partial<PlanInput['cluster']>): PlanInput {
+  return { ...input, cluster: { ...input.cluster, ...overrides } };
+}
+
+const s3 = steady(3);
+
+const cases: Case[] = [
+  // 1-4: deletion, pause, refusals, terminating Pods
+  {
+    given: 'a cluster being deleted',
+    input: withCluster(s3, { deleting: true }),
+    expect: { kind: 'Wait', reason: 'ClusterDeleting' },
+  },
+  {
+    given: 'a paused cluster that lost a member',
+    input: withCluster(steady(2), { paused: true, size: 3 }),
+    expect: { kind: 'Paused' },
+  },
+  {
+    given: 'size 11',
+    input: withCluster(s3, { size: 11 }),
+    expect: { kind: 'Refuse', field: 'spec.size', value: '11' },
+  },
+  { given: 'size 0', input: withCluster(s3, { size: 0 }), expect: { kind: 'Refuse', field: 'spec.size' } },
+  {
+    given: 'size 4 without allowEvenSize',
+    input: withCluster(s3, { size: 4 }),
+    expect: { kind: 'Refuse', field: 'spec.size', value: '4' },
+  },
+  {
+    given: 'size 4 with allowEvenSize',
+    input: withCluster(s3, { size: 4, allowEvenSize: true }),
+    expect: { kind: 'AddLearner', member: 'demo-3' },
+  },
+  {
+    given: 'a version downgrade',
+    input: withCluster(s3, { version: '3.5.35', runningVersion: '3.6.16' }),
+    expect: { kind: 'Refuse', field: 'spec.version', value: '3.5.35' },
+  },
+  {
+    given: 'a jump of two minors',
+    input: {
+      ...s3,
+      cluster: { ...s3.cluster, version: '3.6.16' },
+      pods: s3.pods.map((p) => ({ ...p, version: '3.4.23' })),
+    },
+    expect: { kind: 'Refuse', field: 'spec.version', value: '3.6.16' },
+  },
+  {
+    given: 'a version that is not X.Y.Z',
+    input: withCluster(s3, { version: 'latest' }),
+    expect: { kind: 'Refuse', field: 'spec.version', value: 'latest' },
+  },
+  {
+    given: 'an unsupported minor',
+    input: withCluster(empty(), { version: '3.3.27' }),
+    expect: { kind: 'Refuse', field: 'spec.version' },
+  },
+  {
+    given: 'a one-minor upgrade',
+    input: withCluster(steady(3), { version: '3.6.16', runningVersion: '3.5.35' }),
+    expect: { kind: 'Steady' },
+  },
+  {
+    given: 'a storage class change',
+    input: {
+      ...s3,
+      cluster: { ...s3.cluster, storage: { size: '1Gi', ephemeral: false, storageClassName: 'fast' } },
+      pvcs: s3.pvcs.map((p) => ({ ...p, storageClassName: 'standard' })),
+    },
+    expect: { kind: 'Refuse', field: 'spec.storage.storageClassName', value: 'fast' },
+  },
+  {
+    given: 'a storage size change',
+    input: withCluster(s3, { storage: { size: '2Gi', ephemeral: false } }),
+    expect: { kind: 'Refuse', field: 'spec.storage.size', value: '2Gi' },
+  },
+  {
+    given: 'the same storage size written in bytes',
+    input: withCluster(s3, { storage: { size: 1073741824, ephemeral: false } }),
+    expect: { kind: 'Steady' },
+  },
+  {
+    given: 'a switch to ephemeral storage',
+    input: withCluster(s3, { storage: { size: '1Gi', ephemeral: true } }),
+    expect: { kind: 'Refuse', field: 'spec.storage.ephemeral', value: 'true' },
+  },
+  {
+    given: 'a member Pod terminating',
+    input: { ...s3, pods: [pod(0), pod(1), pod(2, { terminating: true })] },
+    expect: { kind: 'Wait', reason: 'PodTerminating' },
+  },
+  // 5: no member answers
+  {
+    given: 'a new cluster',
+    input: empty(),
+    expect: { kind: 'CreatePVC', member: 'demo-0', token: 'demo-a1b2c3d4-abc123' },
+  },
+  {
+    given: 'a new ephemeral cluster',
+    input: empty({ cluster: cluster({ storage: { size: '1Gi', ephemeral: true } }) }),
+    expect: { kind: 'CreatePod', member: 'demo-0', reason: 'seed', state: 'new', initialCluster: ['demo-0'] },
+  },
+  {
+    given: 'a crash after the seed PVC was created',
+    input: empty({ pvcs: [pvc(0, { token: 'demo-a1b2c3d4-fedcba' })] }),
+    expect: {
+      kind: 'CreatePod',
+      member: 'demo-0',
+      reason: 'seed',
+      state: 'new',
+      initialCluster: ['demo-0'],
+      token: 'demo-a1b2c3d4-fedcba',
+    },
+  },
+  {
+    given: 'a new cluster whose name has retained PVCs of an earlier incarnation',
+    input: empty({
+      pvcs: [pvc(0, { clusterUid: 'old' }), pvc(1, { clusterUid: 'old', token: 'old-token' })],
+    }),
+    expect: { kind: 'CreatePVC', member: 'demo-2' },
+  },
+  {
+    given: 'a crash after the seed Pod was created',
+    input: empty({ pods: [pod(0, { running: false, ready: false })], pvcs: [pvc(0, { token: 't' })] }),
+    expect: { kind: 'Wait', reason: 'SeedStarting' },
+  },
+  {
+    given: 'every Pod of a size-1 cluster gone, its PVC kept',
+    input: { ...steady(1), pods: [], etcd: undefined },
+    expect: {
+      kind: 'CreatePod',
+      member: 'demo-0',
+      reason: 'recreate',
+      state: 'existing',
+      initialCluster: ['demo-0'],
+    },
+  },
+  {
+    given: 'every Pod of a size-3 cluster gone, one already recreated and starting',
+    input: { ...s3, pods: [pod(0, { running: false, ready: false })], etcd: undefined },
+    expect: {
+      kind: 'CreatePod',
+      member: 'demo-1',
+      reason: 'recreate',
+      initialCluster: ['demo-0', 'demo-1', 'demo-2'],
+    },
+  },
+  {
+    given: 'no member answers and every Pod runs',
+    input: { ...s3, pods: s3.pods.map((p) => ({ ...p, ready: false })), etcd: undefined },
+    expect: { kind: 'ReportQuorumLost' },
+  },
+  {
+    given: 'no member answers, no Pod and no PVC left of known members',
+    input: { ...s3, pods: [], pvcs: [], etcd: undefined },
+    expect: { kind: 'ReportQuorumLost' },
+  },
+  // 6: resume an add
+  {
+    given: 'a crash after AddLearner (learner, no PVC, no Pod)',
+    input: {
+      ...steady(1),
+      cluster: cluster({ size: 3, knownMembers: ['demo-0'] }),
+      etcd: etcd([member(0), member(1, { learner: true, started: false, healthy: false })]),
+    },
+    expect: { kind: 'CreatePVC', member: 'demo-1' },
+  },
+  {
+    given: 'a crash after the joiner PVC was created',
+    input: {
+      ...steady(1),
+      cluster: cluster({ size: 3, knownMembers: ['demo-0'] }),
+      pvcs: [pvc(0), pvc(1)],
+      etcd: etcd([member(0), member(1, { learner: true, started: false, healthy: false })]),
+    },
+    expect: {
+      kind: 'CreatePod',
+      member: 'demo-1',
+      reason: 'join',
+      state: 'existing',
+      initialCluster: ['demo-0', 'demo-1'],
+    },
+  },
+  {
+    given: 'an ephemeral cluster after AddLearner',
+    input: {
+      ...steady(1),
+      cluster: cluster({ size: 3, storage: { size: '1Gi', ephemeral: true } }),
+      pods: [pod(0, { ephemeral: true })],
+      pvcs: [],
+      etcd: etcd([member(0), member(1, { learner: true, started: false, healthy: false })]),
+    },
+    expect: { kind: 'CreatePod', member: 'demo-1', reason: 'join' },
+  },
+  {
+    given: 'a member Pod deleted, its PVC kept',
+    input: {
+      ...s3,
+      pods: [pod(0), pod(2)],
+      etcd: etcd([member(0), member(1, { healthy: false }), member(2)]),
+    },
+    expect: { kind: 'CreatePod', member: 'demo-1', reason: 'recreate', state: 'existing' },
+  },
+  {
+    given: 'a member Pod deleted while quorum is lost (non-destructive recovery first)',
+    input: {
+      ...s3,
+      pods: [pod(0), pod(2, { crashLooping: true, running: false, ready: false })],
+      etcd: etcd([member(0), member(1, { healthy: false }), member(2, { healthy: false })], {
+        quorum: false,
+      }),
+    },
+    expect: { kind: 'CreatePod', member: 'demo-1', reason: 'recreate' },
+  },
+  {
+    given: 'a learner whose PVC is still terminating',
+    input: {
+      ...steady(1),
+      cluster: cluster({ size: 3 }),
+      pvcs: [pvc(0), pvc(1, { terminating: true })],
+      etcd: etcd([member(0), member(1, { learner: true, started: false, healthy: false })]),
+    },
+    expect: { kind: 'Wait', reason: 'PVCTerminating' },
+  },
+  // 7: quorum lost
+  {
+    given: 'a majority killed with their data',
+    input: {
+      ...s3,
+      pods: [pod(0)],
+      pvcs: [pvc(0)],
+      etcd: etcd(
+        [member(0, { healthy: false }), member(1, { healthy: false }), member(2, { healthy: false })],
+        {
+          quorum: false,
+          leaderId: undefined,
+        },
+      ),
+    },
+    expect: { kind: 'ReportQuorumLost', message: '0 of 3 voting members are healthy' },
+  },
+  {
+    given: 'a majority crash-looping on lost data',
+    input: {
+      ...s3,
+      pods: [
+        pod(0),
+        pod(1, { crashLooping: true, running: false }),
+        pod(2, { crashLooping: true, running: false }),
+      ],
+      etcd: etcd(
+        [member(0, { healthy: false }), member(1, { healthy: false }), member(2, { healthy: false })],
+        {
+          quorum: false,
+        },
+      ),
+    },
+    expect: { kind: 'ReportQuorumLost' },
+  },
+  {
+    given: 'no quorum while Pods are still starting',
+    input: {
+      ...s3,
+      pods: [pod(0), pod(1, { running: false, ready: false }), pod(2, { running: false, ready: false })],
+      etcd: etcd(
+        [member(0, { healthy: false }), member(1, { healthy: false }), member(2, { healthy: false })],
+        {
+          quorum: false,
+        },
+      ),
+    },
+    expect: { kind: 'Wait', reason: 'MembersStarting' },
+  },
+  // 8: leftovers of a remove
+  {
+    given: 'a crash after RemoveMember (Pod without member)',
+    input: {
+      ...steady(3),
+      cluster: cluster({ size: 2, allowEvenSize: true }),
+      etcd: etcd([member(0), member(1)]),
+    },
+    expect: { kind: 'DeletePod', member: 'demo-2', pod: 'demo-2' },
+  },
+  {
+    given: 'a crash after DeletePod with whenScaled Delete',
+    input: {
+      ...steady(2),
+      cluster: cluster({ size: 2, allowEvenSize: true, whenScaled: 'Delete' }),
+      pvcs: [pvc(0), pvc(1), pvc(2)],
+    },
+    expect: { kind: 'DeletePVC', member: 'demo-2', pvc: 'demo-2-data' },
+  },
+  {
+    given: 'a crash after DeletePod with whenScaled Retain',
+    input: {
+      ...steady(2),
+      cluster: cluster({ size: 2, allowEvenSize: true }),
+      pvcs: [pvc(0), pvc(1), pvc(2)],
+    },
+    expect: { kind: 'Steady' },
+  },
+  {
+    given: 'a PVC of an earlier incarnation with whenScaled Delete',
+    input: {
+      ...steady(1),
+      cluster: cluster({ size: 1, whenScaled: 'Delete' }),
+      pvcs: [pvc(0), pvc(5, { clusterUid: 'old' })],
+    },
+    expect: { kind: 'Steady' },
+  },
+  {
+    given: 'a stray Pod whose member is not in etcd',
+    input: { ...s3, pods: [...s3.pods, pod(7, { running: false })] },
+    expect: { kind: 'DeletePod', member: 'demo-7' },
+  },
+  // 9: dead members
+  {
+    given: 'a member crash-looping (lost PVC data)',
+    input: {
+      ...s3,
+      pods: [pod(0), pod(1, { crashLooping: true, running: false, ready: false }), pod(2)],
+      etcd: etcd([member(0), member(1, { healthy: false }), member(2)]),
+    },
+    expect: { kind: 'RemoveMember', member: 'demo-1', id: '1001', reason: 'dead' },
+  },
+  {
+    given: 'a started member whose Pod and PVC are gone',
+    input: {
+      ...s3,
+      pods: [pod(0), pod(2)],
+      pvcs: [pvc(0), pvc(2)],
+      etcd: etcd([member(0), member(1, { healthy: false }), member(2)]),
+    },
+    expect: { kind: 'RemoveMember', member: 'demo-1', reason: 'dead' },
+  },
+  {
+    given: 'a member answering with another identity',
+    input: { ...s3, etcd: etcd([member(0), member(1), member(2, { healthy: false, wrongIdentity: true })]) },
+    expect: { kind: 'RemoveMember', member: 'demo-2', reason: 'dead' },
+  },
+  {
+    given: 'a crash-looping member of 2 (removing it leaves a quorum of 1)',
+    input: {
+      ...steady(2),
+      cluster: cluster({ size: 2, allowEvenSize: true }),
+      pods: [pod(0), pod(1, { crashLooping: true, running: false })],
+      etcd: etcd([member(0), member(1, { healthy: false })], { quorum: true }),
+    },
+    expect: { kind: 'RemoveMember', member: 'demo-1' },
+  },
+  {
+    given: 'a dead member while another is unhealthy in a 3-member cluster',
+    input: {
+      ...s3,
+      pods: [pod(0), pod(1, { crashLooping: true, running: false }), pod(2)],
+      etcd: etcd([member(0), member(1, { healthy: false }), member(2, { healthy: false })], {
+        quorum: false,
+      }),
+    },
+    expect: { kind: 'ReportQuorumLost' },
+  },
+  {
+    given: 'a dead member of 5 while one other is down (the removal keeps quorum)',
+    input: {
+      ...steady(5),
+      pods: [
+        pod(0),
+        pod(1, { crashLooping: true, running: false }),
+        pod(2, { running: true, ready: false }),
+        pod(3),
+        pod(4),
+      ],
+      etcd: etcd([
+        member(0),
+        member(1, { healthy: false }),
+        member(2, { healthy: false }),
+        member(3),
+        member(4),
+      ]),
+    },
+    expect: { kind: 'RemoveMember', member: 'demo-1' },
+  },
+  {
+    given: 'three of five members down',
+    input: {
+      ...steady(5),
+      cluster: cluster({ size: 5 }),
+      pods: [pod(0), pod(1, { crashLooping: true }), pod(2, { crashLooping: true }), pod(3), pod(4)],
+      etcd: etcd(
+        [
+          member(0),
+          member(1, { healthy: false }),
+          member(2, { healthy: false }),
+          member(3, { healthy: false }),
+          member(4),
+        ],
+        { quorum: false },
+      ),
+    },
+    expect: { kind: 'ReportQuorumLost' },
+  },
+  {
+    given: 'a dead learner',
+    input: {
+      ...steady(1),
+      cluster: cluster({ size: 3 }),
+      pods: [pod(0), pod(1, { crashLooping: true, running: false })],
+      pvcs: [pvc(0), pvc(1)],
+      etcd: etcd([member(0), member(1, { learner: true, started: false, healthy: false })]),
+    },
+    expect: { kind: 'RemoveMember', member: 'demo-1', reason: 'dead' },
+  },
+  {
+    given: 'a member that restarted once (killed process, not crash-looping)',
+    input: {
+      ...s3,
+      pods: [pod(0), pod(1, { running: true, ready: false }), pod(2)],
+      etcd: etcd([member(0), member(1, { healthy: false }), member(2)]),
+    },
+    expect: { kind: 'Wait', reason: 'MembersNotReady' },
+  },
+  // 10: learners
+  {
+    given: 'a crash after the joiner Pod was created, not started yet',
+    input: {
+      ...steady(1),
+      cluster: cluster({ size: 3 }),
+      pods: [pod(0), pod(1, { running: false, ready: false })],
+      pvcs: [pvc(0), pvc(1)],
+      etcd: etcd([member(0), member(1, { learner: true, started: false, healthy: false })]),
+    },
+    expect: { kind: 'Wait', reason: 'LearnerStarting' },
+  },
+  {
+    given: 'a learner whose Pod runs',
+    input: {
+      ...steady(1),
+      cluster: cluster({ size: 3 }),
+      pods: [pod(0), pod(1, { ready: false })],
+      pvcs: [pvc(0), pvc(1)],
+      etcd: etcd([member(0), member(1, { learner: true, started: true, healthy: true })]),
+    },
+    expect: { kind: 'PromoteLearner', member: 'demo-1', id: '1001' },
+  },
+  {
+    given: 'a learner while the cluster was scaled back down (undo the add)',
+    input: {
+      ...steady(1),
+      cluster: cluster({ size: 1 }),
+      pods: [pod(0), pod(1)],
+      pvcs: [pvc(0), pvc(1)],
+      etcd: etcd([member(0), member(1, { learner: true })]),
+    },
+    expect: { kind: 'RemoveMember', member: 'demo-1', reason: 'undo' },
+  },
+  // 11-14: scale
+  {
+    given: 'a seed just started',
+    input: {
+      ...steady(1),
+      cluster: cluster({ size: 3, knownMembers: [] }),
+    },
+    expect: { kind: 'AddLearner', member: 'demo-1' },
+  },
+  {
+    given: 'size 3 → 5',
+    input: withCluster(s3, { size: 5 }),
+    expect: { kind: 'AddLearner', member: 'demo-3' },
+  },
+  {
+    given: 'size 3 → 5 with a retained PVC of a removed member',
+    input: { ...withCluster(s3, { size: 5 }), pvcs: [...s3.pvcs, pvc(3)] },
+    expect: { kind: 'AddLearner', member: 'demo-4' },
+  },
+  {
+    given: 'scale-up while a member is not healthy',
+    input: {
+      ...withCluster(s3, { size: 5 }),
+      etcd: etcd([member(0), member(1), member(2, { healthy: false })]),
+    },
+    expect: { kind: 'Wait', reason: 'MembersNotReady' },
+  },
+  {
+    given: 'size 5 → 3',
+    input: withCluster(steady(5), { size: 3 }),
+    expect: { kind: 'RemoveMember', member: 'demo-4', id: '1004', reason: 'scale-in' },
+  },
+  {
+    given: 'size 3 → 1 with the highest member leading',
+    input: {
+      ...withCluster(s3, { size: 1 }),
+      etcd: etcd([member(0), member(1), member(2)], { leaderId: '1002' }),
+    },
+    expect: { kind: 'MoveLeader', fromId: '1002', toId: '1000', toMember: 'demo-0' },
+  },
+  {
+    given: 'a crash after MoveLeader',
+    input: {
+      ...withCluster(s3, { size: 1 }),
+      etcd: etcd([member(0), member(1), member(2)], { leaderId: '1000' }),
+    },
+    expect: { kind: 'RemoveMember', member: 'demo-2' },
+  },
+  {
+    given: 'size 2 → 1 (allowEvenSize)',
+    input: withCluster(steady(2), { size: 1, allowEvenSize: true }),
+    expect: { kind: 'RemoveMember', member: 'demo-1' },
+  },
+  {
+    given: 'a member of a foreign peer URL and one too many members',
+    input: {
+      ...s3,
+      etcd: etcd([member(0), member(1), member(2), member(9, { member: undefined, id: '77' })]),
+    },
+    expect: { kind: 'RemoveMember', id: '77', reason: 'scale-in' },
+  },
+  { given: 'a steady cluster of 3', input: s3, expect: { kind: 'Steady' } },
+  { given: 'a steady cluster of 1', input: steady(1), expect: { kind: 'Steady' } },
+];
+
+describe('planMembership', () => {
+  for (const { given, input, expect } of cases) {
+    it(`GIVEN ${given} THEN ${expect.kind}${expect.member ? ` ${expect.member}` : ''}`, () => {
+      // WHEN
+      const action = planMembership(input) as unknown as Record<string, unknown>;
+      // THEN
+      for (const [key, value] of Object.entries(expect)) {
+        assert.deepEqual(action[key], value, `${key} of ${JSON.stringify(action)}`);
+      }
+    });
+  }
+
+  it('GIVEN the seed token THEN it is unique to the incarnation (uid prefix and nonce)', () => {
+    const first = planMembership(empty({ nonce: 'aaaaaa' }));
+    const second = planMembership(empty({ nonce: 'bbbbbb', cluster: cluster({ uid: 'ffffffff-1' }) }));
+    assert.equal(first.kind === 'CreatePVC' && first.token, `demo-${UID.slice(0, 8)}-aaaaaa`);
+    assert.equal(second.kind === 'CreatePVC' && second.token, 'demo-ffffffff-bbbbbb');
+  });
+});
