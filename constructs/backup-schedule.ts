@@ -1,0 +1,257 @@
+// A backup CronJob for one etcd cluster: streams a snapshot to S3-compatible storage and applies retention.
+import { k8s } from 'cdk8s-plus-27';
+import { Construct } from 'constructs';
+import { SYNC_WAVE, SyncWave } from './gitops.js';
+import { clusterLabels } from './labels.js';
+import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from './security.js';
+import { validateBucketName } from './validate/bucket.js';
+import { validateCron } from './validate/cron.js';
+import { validateDuration } from './validate/duration.js';
+import { validateDnsLabel, validateInteger, validateObjectName } from './validate/names.js';
+import { validateHttpUrl } from './validate/url.js';
+import { DEFAULT_OPERATOR_IMAGE, OPERATOR_ENTRYPOINT } from './version.js';
+
+export const DEFAULT_KEY_TEMPLATE = '{namespace}/{cluster}/{timestamp}-rev{revision}.db';
+
+export interface EtcdBackupScheduleOptions {
+  /**
+   * Suffix of the CronJob name: `<cluster>-backup-<name>`.
+   * @default - none: the CronJob is `<cluster>-backup`
+   */
+  readonly name?: string;
+  /** Cron schedule (5 fields or a macro such as `@daily`), e.g. `'0 *\/6 * * *'`. */
+  readonly schedule: string;
+  /**
+   * Time zone of the schedule (IANA name).
+   * @default - the kube-controller-manager's time zone (UTC in most clusters)
+   */
+  readonly timeZone?: string;
+  /** S3 bucket. */
+  readonly bucket: string;
+  /**
+   * Prepended to the key template, e.g. `'etcd/'`.
+   * @default ''
+   */
+  readonly prefix?: string;
+  /**
+   * Object key; placeholders `{namespace}`, `{cluster}`, `{timestamp}`, `{revision}`; must contain `{timestamp}`.
+   * @default '{namespace}/{cluster}/{timestamp}-rev{revision}.db'
+   */
+  readonly keyTemplate?: string;
+  /**
+   * S3 endpoint URL, for S3-compatible stores.
+   * @default - AWS S3
+   */
+  readonly endpoint?: string;
+  /**
+   * S3 region.
+   * @default 'us-east-1'
+   */
+  readonly region?: string;
+  /**
+   * Path-style addressing (`http://host/bucket/key`), as MinIO and most S3-compatible stores need.
+   * @default false
+   */
+  readonly forcePathStyle?: boolean;
+  /** Secret in the cluster's namespace with `AWS_ACCESS_KEY_ID` and `AWS_SECRET_ACCESS_KEY` (not made here). */
+  readonly credentialsSecretName: string;
+  /**
+   * Keep this many newest backups (at least 1: the newest is never deleted).
+   * @default 7
+   */
+  readonly keepLast?: number;
+  /**
+   * Also delete backups older than this (`30d`, `12h`, `1d12h`); never the newest.
+   * @default - no age limit
+   */
+  readonly maxAge?: string;
+  /**
+   * SDK checksums: `when-required` works with S3-compatible stores that reject the newest AWS checksum headers.
+   * @default 'when-required'
+   */
+  readonly checksumMode?: 'when-required' | 'when-supported';
+  /**
+   * Compression of the stored snapshot.
+   * @default 'none'
+   */
+  readonly compression?: 'none' | 'gzip';
+  /**
+   * Server-side encryption.
+   * @default - none
+   */
+  readonly sse?: 'AES256' | 'aws:kms';
+  /**
+   * KMS key id, with `sse: 'aws:kms'`.
+   * @default - the bucket's default key
+   */
+  readonly sseKmsKeyId?: string;
+  /**
+   * Seconds after a missed schedule during which the Job may still start.
+   * @default 300
+   */
+  readonly startingDeadlineSeconds?: number;
+  /**
+   * Seconds a backup Job may run before it is stopped.
+   * @default 3600
+   */
+  readonly activeDeadlineSeconds?: number;
+  /**
+   * Retries of a failed backup Pod.
+   * @default 2
+   */
+  readonly backoffLimit?: number;
+  /**
+   * Finished Jobs kept, each.
+   * @default - 3 successful, 3 failed
+   */
+  readonly historyLimit?: { readonly successful?: number; readonly failed?: number };
+  /**
+   * Create the CronJob suspended.
+   * @default false
+   */
+  readonly suspend?: boolean;
+  /**
+   * Image with the `etcd-gitops backup save` command.
+   * @default 'ghcr.io/etcd-gitops/etcd-gitops:<package version>'
+   */
+  readonly image?: string;
+}
+
+/** What a schedule needs to know about its cluster. */
+export interface EtcdBackupTarget {
+  readonly clusterName: string;
+  /** Namespace, or undefined to read it from the Pod at run time. */
+  readonly namespace?: string;
+  readonly serviceAccountName: string;
+}
+
+const NAMESPACE_ENV = 'POD_NAMESPACE';
+
+function validateOptions(o: EtcdBackupScheduleOptions): void {
+  validateCron(o.schedule);
+  validateBucketName(o.bucket);
+  if (o.credentialsSecretName === undefined || o.credentialsSecretName === '') {
+    throw new Error(
+      `'credentialsSecretName' is required: name a Secret with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the cluster's namespace, got ${JSON.stringify(o.credentialsSecretName)}`,
+    );
+  }
+  validateObjectName('credentialsSecretName', o.credentialsSecretName);
+  validateInteger('keepLast', o.keepLast ?? 7, 1, 10_000, ' (the newest backup is never deleted)');
+  if (o.maxAge !== undefined) validateDuration('maxAge', o.maxAge);
+  if (o.endpoint !== undefined) validateHttpUrl('endpoint', o.endpoint);
+  const template = o.keyTemplate ?? DEFAULT_KEY_TEMPLATE;
+  if (!template.includes('{timestamp}')) {
+    throw new Error(
+      `'keyTemplate' must contain {timestamp} so backups never overwrite each other, got '${template}'`,
+    );
+  }
+  if (o.prefix?.startsWith('/')) throw new Error(`'prefix' must not start with '/', got '${o.prefix}'`);
+  if (o.sseKmsKeyId !== undefined && o.sse !== 'aws:kms') {
+    throw new Error(`'sseKmsKeyId' needs sse: 'aws:kms', got sse ${JSON.stringify(o.sse)}`);
+  }
+  validateInteger('startingDeadlineSeconds', o.startingDeadlineSeconds ?? 300, 10, 86_400);
+  validateInteger('activeDeadlineSeconds', o.activeDeadlineSeconds ?? 3600, 60, 86_400);
+  validateInteger('backoffLimit', o.backoffLimit ?? 2, 0, 10);
+}
+
+/** The `backup save` arguments, in the order of docs/design/conventions.md. */
+export function backupArgs(target: EtcdBackupTarget, o: EtcdBackupScheduleOptions): string[] {
+  const namespace = target.namespace ?? `$(${NAMESPACE_ENV})`;
+  const optional = (flag: string, value: string | undefined) =>
+    value === undefined ? [] : [`--${flag}=${value}`];
+  return [
+    'backup',
+    'save',
+    `--endpoints=http://${target.clusterName}-client.${namespace}.svc:2379`,
+    `--namespace=${namespace}`,
+    `--cluster=${target.clusterName}`,
+    `--bucket=${o.bucket}`,
+    `--key-template=${o.prefix ?? ''}${o.keyTemplate ?? DEFAULT_KEY_TEMPLATE}`,
+    ...optional('s3-endpoint', o.endpoint),
+    `--region=${o.region ?? 'us-east-1'}`,
+    ...(o.forcePathStyle ? ['--force-path-style'] : []),
+    `--checksum-mode=${o.checksumMode ?? 'when-required'}`,
+    `--compression=${o.compression ?? 'none'}`,
+    ...optional('sse', o.sse),
+    ...optional('sse-kms-key-id', o.sseKmsKeyId),
+    `--keep-last=${o.keepLast ?? 7}`,
+    ...optional('max-age', o.maxAge),
+  ];
+}
+
+/** A CronJob `<cluster>-backup[-<name>]`; made by `EtcdCluster.addBackupSchedule()`. */
+export class EtcdBackupSchedule extends Construct {
+  /** Name of the CronJob; `kubectl create job --from=cronjob/<name> <job>` runs a backup now. */
+  public readonly cronJobName: string;
+  public readonly cronJob: k8s.KubeCronJob;
+
+  public constructor(
+    scope: Construct,
+    id: string,
+    target: EtcdBackupTarget,
+    options: EtcdBackupScheduleOptions,
+  ) {
+    super(scope, id);
+    validateOptions(options);
+    const base = `${target.clusterName}-backup`;
+    this.cronJobName = options.name === undefined ? base : `${base}-${options.name}`;
+    validateDnsLabel(options.name === undefined ? 'cluster name' : 'name', this.cronJobName, 52);
+    const labels = clusterLabels(target.clusterName, 'backup');
+    this.cronJob = new k8s.KubeCronJob(this, 'Resource', {
+      metadata: {
+        name: this.cronJobName,
+        namespace: target.namespace,
+        labels,
+        annotations: { [SYNC_WAVE]: SyncWave.CLUSTERS },
+      },
+      spec: {
+        schedule: options.schedule,
+        timeZone: options.timeZone,
+        suspend: options.suspend ?? false,
+        concurrencyPolicy: 'Forbid',
+        startingDeadlineSeconds: options.startingDeadlineSeconds ?? 300,
+        successfulJobsHistoryLimit: options.historyLimit?.successful ?? 3,
+        failedJobsHistoryLimit: options.historyLimit?.failed ?? 3,
+        jobTemplate: {
+          metadata: { labels },
+          spec: {
+            backoffLimit: options.backoffLimit ?? 2,
+            activeDeadlineSeconds: options.activeDeadlineSeconds ?? 3600,
+            template: { metadata: { labels }, spec: this.podSpec(target, options) },
+          },
+        },
+      },
+    });
+  }
+
+  private podSpec(target: EtcdBackupTarget, options: EtcdBackupScheduleOptions): k8s.PodSpec {
+    const env: k8s.EnvVar[] =
+      target.namespace === undefined
+        ? [{ name: NAMESPACE_ENV, valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } }]
+        : [];
+    return {
+      serviceAccountName: target.serviceAccountName,
+      automountServiceAccountToken: false,
+      restartPolicy: 'Never',
+      securityContext: restrictedPodSecurityContext(),
+      containers: [
+        {
+          name: 'backup',
+          image: options.image ?? DEFAULT_OPERATOR_IMAGE,
+          imagePullPolicy: 'IfNotPresent',
+          command: [OPERATOR_ENTRYPOINT],
+          args: backupArgs(target, options),
+          env: env.length > 0 ? env : undefined,
+          envFrom: [{ secretRef: { name: options.credentialsSecretName } }],
+          resources: {
+            requests: { cpu: k8s.Quantity.fromString('50m'), memory: k8s.Quantity.fromString('64Mi') },
+            limits: { memory: k8s.Quantity.fromString('256Mi') },
+          },
+          securityContext: restrictedContainerSecurityContext(),
+          volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
+        },
+      ],
+      volumes: [{ name: 'tmp', emptyDir: { sizeLimit: k8s.Quantity.fromString('64Mi') } }],
+    };
+  }
+}

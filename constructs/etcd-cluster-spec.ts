@@ -1,0 +1,156 @@
+// EtcdCluster construct props → the EtcdCluster spec, validated at synth time.
+import type {
+  EtcdClusterPodTemplate,
+  EtcdClusterSpec,
+  PersistentVolumeClaimRetentionPolicy,
+  S3Location,
+} from './imports/etcd.gitops.dev.js';
+import { LABEL_COMPONENT, LABEL_INSTANCE, LABEL_NAME } from './labels.js';
+import { validateS3Location } from './s3-location.js';
+import { validateInteger, validateObjectName } from './validate/names.js';
+import { validateQuantity } from './validate/quantity.js';
+import { validateEtcdVersion } from './validate/semver.js';
+
+/** Member data volumes. */
+export interface EtcdStorageProps {
+  /**
+   * PVC request per member, as a Kubernetes quantity.
+   * @default '1Gi'
+   */
+  readonly size?: string;
+  /**
+   * StorageClass of member PVCs; immutable once the cluster exists.
+   * @default - the cluster's default StorageClass
+   */
+  readonly storageClassName?: string;
+  /**
+   * Explicit opt-in to emptyDir volumes: a member's data is lost with its Pod.
+   * @default false
+   */
+  readonly ephemeral?: boolean;
+}
+
+/** The spec-shaped props of `EtcdCluster`. */
+export interface EtcdClusterSpecProps {
+  /** etcd version `X.Y.Z`, 3.4.0 or newer, e.g. `'3.6.16'`. */
+  readonly version: string;
+  /**
+   * Voting members, 1-9; odd unless `allowEvenSize`.
+   * @default 3
+   */
+  readonly size?: number;
+  /**
+   * Allow an even size (it tolerates no more failures than the odd size below it).
+   * @default false
+   */
+  readonly allowEvenSize?: boolean;
+  /**
+   * etcd image.
+   * @default - 'gcr.io/etcd-development/etcd:v<version>' (chosen by the controller)
+   */
+  readonly image?: string;
+  /**
+   * Member volumes.
+   * @default - a 1Gi PVC per member in the default StorageClass
+   */
+  readonly storage?: EtcdStorageProps;
+  /**
+   * etcd container resources (quantities).
+   * @default - requests cpu 100m, memory 256Mi
+   */
+  readonly resources?: {
+    readonly requests?: Record<string, string>;
+    readonly limits?: Record<string, string>;
+  };
+  /**
+   * Labels, annotations, affinity, tolerations, nodeSelector, priorityClassName, topologySpreadConstraints
+   * merged into member Pods.
+   * @default - none
+   */
+  readonly podTemplate?: EtcdClusterPodTemplate;
+  /**
+   * Seed the new cluster from this backup; immutable.
+   * @default - an empty cluster
+   */
+  readonly bootstrapFromBackup?: S3Location;
+  /**
+   * What happens to member PVCs on cluster deletion and scale-in.
+   * @default - Retain in both cases
+   */
+  readonly pvcRetentionPolicy?: PersistentVolumeClaimRetentionPolicy;
+  /**
+   * Stop every change; only status is reported.
+   * @default false
+   */
+  readonly paused?: boolean;
+}
+
+const RESERVED_LABELS = [LABEL_NAME, LABEL_INSTANCE, LABEL_COMPONENT];
+
+function validateSize(size: number, allowEven: boolean): number {
+  validateInteger(
+    'size',
+    size,
+    1,
+    9,
+    ' (etcd clusters above 9 members spend more on replication than they gain)',
+  );
+  if (size % 2 === 0 && !allowEven) {
+    throw new Error(
+      `'size' must be odd to survive a member failure, got ${size} (set allowEvenSize: true to allow it)`,
+    );
+  }
+  return size;
+}
+
+function validateResources(resources: EtcdClusterSpecProps['resources']): void {
+  for (const kind of ['requests', 'limits'] as const) {
+    for (const [name, value] of Object.entries(resources?.[kind] ?? {})) {
+      validateQuantity(`resources.${kind}.${name}`, value);
+    }
+  }
+}
+
+function validatePodTemplate(template: EtcdClusterPodTemplate | undefined): void {
+  for (const key of Object.keys(template?.labels ?? {})) {
+    if (RESERVED_LABELS.includes(key)) {
+      throw new Error(
+        `'podTemplate.labels' must not set '${key}': member selectors use it (allowed: any other label), got '${template?.labels?.[key]}'`,
+      );
+    }
+  }
+  if (template?.priorityClassName !== undefined) {
+    validateObjectName('podTemplate.priorityClassName', template.priorityClassName);
+  }
+}
+
+/** Validates the props and returns the spec to write, with defaults made explicit for size and storage. */
+export function renderEtcdClusterSpec(props: EtcdClusterSpecProps): EtcdClusterSpec {
+  validateEtcdVersion(props.version);
+  const size = validateSize(props.size ?? 3, props.allowEvenSize ?? false);
+  const storageSize = validateQuantity('storage.size', props.storage?.size ?? '1Gi');
+  if (props.storage?.storageClassName !== undefined) {
+    validateObjectName('storage.storageClassName', props.storage.storageClassName);
+  }
+  validateResources(props.resources);
+  validatePodTemplate(props.podTemplate);
+  if (props.bootstrapFromBackup) validateS3Location('bootstrapFromBackup', props.bootstrapFromBackup);
+  const spec: EtcdClusterSpec = {
+    size,
+    version: props.version,
+    storage: {
+      size: storageSize,
+      storageClassName: props.storage?.storageClassName,
+      ephemeral: props.storage?.ephemeral ? true : undefined,
+    },
+  };
+  if (props.allowEvenSize) spec.allowEvenSize = true;
+  if (props.image !== undefined) spec.image = props.image;
+  if (props.resources)
+    spec.resources = { requests: props.resources.requests, limits: props.resources.limits };
+  if (props.podTemplate) spec.podTemplate = props.podTemplate;
+  if (props.bootstrapFromBackup) spec.bootstrap = { backup: props.bootstrapFromBackup };
+  if (props.pvcRetentionPolicy) spec.persistentVolumeClaimRetentionPolicy = props.pvcRetentionPolicy;
+  if (props.paused) spec.paused = true;
+  return spec;
+}

@@ -1,0 +1,198 @@
+// One etcd cluster: the custom resource plus everything static around it.
+import { Chart } from 'cdk8s';
+import { k8s } from 'cdk8s-plus-27';
+import { Construct } from 'constructs';
+import { MAX_CLUSTER_NAME_LENGTH } from './api/group.js';
+import { EtcdBackupSchedule, type EtcdBackupScheduleOptions } from './backup-schedule.js';
+import { type EtcdClusterSpecProps, renderEtcdClusterSpec } from './etcd-cluster-spec.js';
+import { CONTROLLER_NAME, OPERATOR_NAMESPACE } from './etcd-operator.js';
+import { customResourceAnnotations, SYNC_WAVE, SyncWave } from './gitops.js';
+import { KubeEtcdCluster } from './kube-etcd-cluster.js';
+import { clusterLabels, memberSelector, selectorLabels } from './labels.js';
+import { CONTROLLER_SECRET_RULES } from './operator-rbac.js';
+import { validateDnsLabel } from './validate/names.js';
+
+export const CLIENT_PORT = 2379;
+export const PEER_PORT = 2380;
+
+/** Pods allowed to reach the client port: a pod selector, a namespace selector, or both. */
+export interface EtcdClientPeer {
+  /**
+   * Labels of client Pods.
+   * @default - every Pod of the selected namespaces
+   */
+  readonly podSelector?: Record<string, string>;
+  /**
+   * Labels of client namespaces.
+   * @default - the cluster's namespace only
+   */
+  readonly namespaceSelector?: Record<string, string>;
+}
+
+export interface EtcdClusterProps extends EtcdClusterSpecProps {
+  /**
+   * Cluster name: the custom resource and the prefix of every derived name (`<name>-client`, `<name>-0`).
+   * @default - the construct id
+   */
+  readonly name?: string;
+  /**
+   * Namespace.
+   * @default - the chart's namespace, or none (the namespace the objects are applied to)
+   */
+  readonly namespace?: string;
+  /**
+   * Pods, besides the controller and this cluster's backup Jobs, allowed to the client port.
+   * @default - none
+   */
+  readonly clients?: readonly EtcdClientPeer[];
+  /**
+   * Namespace of the etcd-gitops controller, for its client-port access and its Secret RoleBinding.
+   * @default 'etcd-gitops-system'
+   */
+  readonly operatorNamespace?: string;
+}
+
+/**
+ * An `EtcdCluster` with its peer and client Services, PodDisruptionBudget, NetworkPolicy and the Role that lets
+ * the controller read Secrets in this namespace. Member Pods and PVCs are made by the controller.
+ */
+export class EtcdCluster extends Construct {
+  public readonly name: string;
+  /** Namespace, when known at synth time. */
+  public readonly namespace?: string;
+  public readonly resource: KubeEtcdCluster;
+  /** `<name>-client`: the Service clients connect to. */
+  public readonly clientServiceName: string;
+  /** `<name>-peer`: the headless Service that gives members their DNS names. */
+  public readonly peerServiceName: string;
+  /** Client URL, e.g. `http://example-client.etcd-example.svc:2379` (no namespace part when it is unknown). */
+  public readonly clientUrl: string;
+  private readonly operatorNamespace: string;
+  private backupServiceAccount?: k8s.KubeServiceAccount;
+
+  public constructor(scope: Construct, id: string, props: EtcdClusterProps) {
+    super(scope, id);
+    this.name = validateDnsLabel('name', props.name ?? id, MAX_CLUSTER_NAME_LENGTH);
+    this.namespace = props.namespace ?? Chart.of(this).namespace;
+    this.operatorNamespace = validateDnsLabel(
+      'operatorNamespace',
+      props.operatorNamespace ?? OPERATOR_NAMESPACE,
+    );
+    this.clientServiceName = `${this.name}-client`;
+    this.peerServiceName = `${this.name}-peer`;
+    this.clientUrl = `http://${this.clientServiceName}${this.namespace ? `.${this.namespace}.svc` : ''}:${CLIENT_PORT}`;
+    this.resource = new KubeEtcdCluster(this, 'Resource', {
+      metadata: { ...this.metadata(this.name), annotations: customResourceAnnotations() },
+      spec: renderEtcdClusterSpec(props),
+    });
+    this.createServices();
+    this.createDisruptionBudget(props.size ?? 3);
+    this.createNetworkPolicy(props.clients ?? []);
+    this.createSecretAccess();
+  }
+
+  /**
+   * A backup CronJob `<name>-backup` (or `<name>-backup-<options.name>`), with its own ServiceAccount that has no
+   * API rights. `kubectl create job --from=cronjob/<cronjob> <job>` takes a backup now.
+   */
+  public addBackupSchedule(options: EtcdBackupScheduleOptions): EtcdBackupSchedule {
+    const serviceAccountName = `${this.name}-backup`;
+    this.backupServiceAccount ??= new k8s.KubeServiceAccount(this, 'BackupServiceAccount', {
+      metadata: { ...this.metadata(serviceAccountName, 'backup') },
+      automountServiceAccountToken: false,
+    });
+    const id = options.name === undefined ? 'Backup' : `Backup-${options.name}`;
+    return new EtcdBackupSchedule(
+      this,
+      id,
+      { clusterName: this.name, namespace: this.namespace, serviceAccountName },
+      options,
+    );
+  }
+
+  private metadata(name: string, component: 'member' | 'backup' = 'member'): k8s.ObjectMeta {
+    return {
+      name,
+      namespace: this.namespace,
+      labels: clusterLabels(this.name, component),
+      annotations: { [SYNC_WAVE]: SyncWave.CLUSTERS },
+    };
+  }
+
+  private createServices(): void {
+    const port = (name: string, number: number): k8s.ServicePort => ({
+      name,
+      port: number,
+      targetPort: k8s.IntOrString.fromNumber(number),
+      protocol: 'TCP',
+    });
+    new k8s.KubeService(this, 'PeerService', {
+      metadata: this.metadata(this.peerServiceName),
+      spec: {
+        clusterIp: 'None',
+        publishNotReadyAddresses: true,
+        selector: memberSelector(this.name),
+        ports: [port('peer', PEER_PORT), port('client', CLIENT_PORT)],
+      },
+    });
+    new k8s.KubeService(this, 'ClientService', {
+      metadata: this.metadata(this.clientServiceName),
+      spec: { type: 'ClusterIP', selector: memberSelector(this.name), ports: [port('client', CLIENT_PORT)] },
+    });
+  }
+
+  /** Voluntary evictions may never take the cluster below quorum of its declared size. */
+  private createDisruptionBudget(size: number): void {
+    new k8s.KubePodDisruptionBudget(this, 'DisruptionBudget', {
+      metadata: this.metadata(this.name),
+      spec: {
+        minAvailable: k8s.IntOrString.fromNumber(Math.floor(size / 2) + 1),
+        selector: { matchLabels: memberSelector(this.name) },
+      },
+    });
+  }
+
+  private createNetworkPolicy(clients: readonly EtcdClientPeer[]): void {
+    const members: k8s.NetworkPolicyPeer = { podSelector: { matchLabels: memberSelector(this.name) } };
+    const controller: k8s.NetworkPolicyPeer = {
+      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': this.operatorNamespace } },
+      podSelector: { matchLabels: selectorLabels('etcd-gitops', 'etcd-gitops', 'controller') },
+    };
+    const backups: k8s.NetworkPolicyPeer = {
+      podSelector: { matchLabels: selectorLabels('etcd', this.name, 'backup') },
+    };
+    const userClients: k8s.NetworkPolicyPeer[] = clients.map((c) => ({
+      podSelector: c.podSelector ? { matchLabels: c.podSelector } : c.namespaceSelector ? {} : undefined,
+      namespaceSelector: c.namespaceSelector ? { matchLabels: c.namespaceSelector } : undefined,
+    }));
+    const tcp = (port: number): k8s.NetworkPolicyPort => ({
+      protocol: 'TCP',
+      port: k8s.IntOrString.fromNumber(port),
+    });
+    new k8s.KubeNetworkPolicy(this, 'NetworkPolicy', {
+      metadata: this.metadata(this.name),
+      spec: {
+        podSelector: { matchLabels: memberSelector(this.name) },
+        policyTypes: ['Ingress'],
+        ingress: [
+          { from: [members], ports: [tcp(PEER_PORT)] },
+          { from: [controller, backups, ...userClients], ports: [tcp(CLIENT_PORT)] },
+        ],
+      },
+    });
+  }
+
+  /** The controller reads S3 credentials (bootstrap, restore) in this namespace only. */
+  private createSecretAccess(): void {
+    const name = `${this.name}-etcd-gitops-controller`;
+    new k8s.KubeRole(this, 'ControllerSecretsRole', {
+      metadata: this.metadata(name),
+      rules: [...CONTROLLER_SECRET_RULES],
+    });
+    new k8s.KubeRoleBinding(this, 'ControllerSecretsRoleBinding', {
+      metadata: this.metadata(name),
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+      subjects: [{ kind: 'ServiceAccount', name: CONTROLLER_NAME, namespace: this.operatorNamespace }],
+    });
+  }
+}

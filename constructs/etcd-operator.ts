@@ -1,0 +1,234 @@
+// The etcd-gitops operator: CRDs, namespace, ServiceAccount, least-privilege RBAC, controller, metrics Service.
+import { Chart } from 'cdk8s';
+import { k8s } from 'cdk8s-plus-27';
+import { Construct } from 'constructs';
+import { EtcdCrds } from './etcd-crds.js';
+import { SYNC_WAVE, SyncWave } from './gitops.js';
+import { objectLabels, selectorLabels } from './labels.js';
+import { CONTROLLER_CLUSTER_RULES, CONTROLLER_LEADER_ELECTION_RULES } from './operator-rbac.js';
+import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from './security.js';
+import { validateDnsLabel, validateInteger } from './validate/names.js';
+import { DEFAULT_OPERATOR_IMAGE, OPERATOR_ENTRYPOINT } from './version.js';
+
+/** Namespace, ServiceAccount and Deployment name of the operator. */
+export const OPERATOR_NAMESPACE = 'etcd-gitops-system';
+export const CONTROLLER_NAME = 'etcd-gitops-controller';
+export const METRICS_PORT = 8080;
+export const HEALTH_PORT = 8081;
+
+/** Compute resources as Kubernetes quantities, e.g. `{ requests: { cpu: '50m' } }`. */
+export interface ResourceQuantities {
+  readonly requests?: Readonly<Record<string, string>>;
+  readonly limits?: Readonly<Record<string, string>>;
+}
+
+export interface EtcdOperatorProps {
+  /**
+   * Namespace of the controller.
+   * @default 'etcd-gitops-system'
+   */
+  readonly namespace?: string;
+  /**
+   * Create the namespace, labelled for Pod Security `restricted`.
+   * @default true
+   */
+  readonly createNamespace?: boolean;
+  /**
+   * Also synthesize the CRDs here. Set false to place `EtcdCrds` in a chart of its own.
+   * @default true
+   */
+  readonly crds?: boolean;
+  /**
+   * Controller image.
+   * @default 'ghcr.io/etcd-gitops/etcd-gitops:<package version>'
+   */
+  readonly image?: string;
+  /**
+   * Controller replicas; one leads (Lease), the others wait.
+   * @default 2
+   */
+  readonly replicas?: number;
+  /**
+   * Controller container resources.
+   * @default - requests cpu 50m, memory 64Mi; limit memory 256Mi
+   */
+  readonly resources?: ResourceQuantities;
+}
+
+function quantities(
+  map: Readonly<Record<string, string>> | undefined,
+): Record<string, k8s.Quantity> | undefined {
+  if (!map) return undefined;
+  return Object.fromEntries(Object.entries(map).map(([k, v]) => [k, k8s.Quantity.fromString(v)]));
+}
+
+/**
+ * The operator. Place it in a chart without a `namespace`: it holds cluster-scoped objects (CRDs, ClusterRole)
+ * and sets the namespace of the others itself.
+ */
+export class EtcdOperator extends Construct {
+  /** Namespace the controller runs in. */
+  public readonly namespace: string;
+  /** ServiceAccount of the controller, which the per-cluster Secret RoleBindings name. */
+  public readonly serviceAccountName = CONTROLLER_NAME;
+  /** The CRDs, when `crds` is true. */
+  public readonly crds?: EtcdCrds;
+
+  public constructor(scope: Construct, id: string, props: EtcdOperatorProps = {}) {
+    super(scope, id);
+    this.namespace = validateDnsLabel('namespace', props.namespace ?? OPERATOR_NAMESPACE);
+    const chartNamespace = Chart.of(this).namespace;
+    if (chartNamespace) {
+      throw new Error(
+        `EtcdOperator must be in a chart without 'namespace' (it holds cluster-scoped objects), got namespace '${chartNamespace}'`,
+      );
+    }
+    const replicas = validateInteger('replicas', props.replicas ?? 2, 1, 10);
+    if (props.crds ?? true) this.crds = new EtcdCrds(this, 'Crds');
+    if (props.createNamespace ?? true) this.createNamespace();
+    new k8s.KubeServiceAccount(this, 'ServiceAccount', { metadata: this.metadata(CONTROLLER_NAME) });
+    this.createRbac();
+    this.createDeployment(props.image ?? DEFAULT_OPERATOR_IMAGE, replicas, props.resources);
+    this.createMetricsService();
+  }
+
+  private metadata(name: string, namespaced = true): k8s.ObjectMeta {
+    return {
+      name,
+      ...(namespaced ? { namespace: this.namespace } : {}),
+      labels: objectLabels('etcd-gitops', 'etcd-gitops', 'controller'),
+      annotations: { [SYNC_WAVE]: SyncWave.OPERATOR },
+    };
+  }
+
+  private createNamespace(): void {
+    const metadata = this.metadata(this.namespace, false);
+    new k8s.KubeNamespace(this, 'Namespace', {
+      metadata: {
+        ...metadata,
+        labels: {
+          ...metadata.labels,
+          'pod-security.kubernetes.io/enforce': 'restricted',
+          'pod-security.kubernetes.io/enforce-version': 'latest',
+          'pod-security.kubernetes.io/warn': 'restricted',
+          'pod-security.kubernetes.io/audit': 'restricted',
+        },
+      },
+    });
+  }
+
+  private createRbac(): void {
+    const subjects = [{ kind: 'ServiceAccount', name: CONTROLLER_NAME, namespace: this.namespace }];
+    new k8s.KubeClusterRole(this, 'ClusterRole', {
+      metadata: this.metadata(CONTROLLER_NAME, false),
+      rules: [...CONTROLLER_CLUSTER_RULES],
+    });
+    new k8s.KubeClusterRoleBinding(this, 'ClusterRoleBinding', {
+      metadata: this.metadata(CONTROLLER_NAME, false),
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: CONTROLLER_NAME },
+      subjects,
+    });
+    const leaderElection = `${CONTROLLER_NAME}-leader-election`;
+    new k8s.KubeRole(this, 'LeaderElectionRole', {
+      metadata: this.metadata(leaderElection),
+      rules: [...CONTROLLER_LEADER_ELECTION_RULES],
+    });
+    new k8s.KubeRoleBinding(this, 'LeaderElectionRoleBinding', {
+      metadata: this.metadata(leaderElection),
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: leaderElection },
+      subjects,
+    });
+  }
+
+  private createDeployment(image: string, replicas: number, resources: ResourceQuantities | undefined): void {
+    const labels = objectLabels('etcd-gitops', 'etcd-gitops', 'controller');
+    const probe = (path: string, period: number): k8s.Probe => ({
+      httpGet: { path, port: k8s.IntOrString.fromString('health') },
+      periodSeconds: period,
+      timeoutSeconds: 2,
+      failureThreshold: 3,
+    });
+    const fieldEnv = (name: string, fieldPath: string): k8s.EnvVar => ({
+      name,
+      valueFrom: { fieldRef: { fieldPath } },
+    });
+    new k8s.KubeDeployment(this, 'Deployment', {
+      metadata: this.metadata(CONTROLLER_NAME),
+      spec: {
+        replicas,
+        revisionHistoryLimit: 3,
+        selector: { matchLabels: selectorLabels('etcd-gitops', 'etcd-gitops', 'controller') },
+        strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: k8s.IntOrString.fromNumber(1) } },
+        template: {
+          metadata: { labels },
+          spec: {
+            serviceAccountName: CONTROLLER_NAME,
+            securityContext: restrictedPodSecurityContext(),
+            terminationGracePeriodSeconds: 30,
+            affinity: {
+              podAntiAffinity: {
+                preferredDuringSchedulingIgnoredDuringExecution: [
+                  {
+                    weight: 100,
+                    podAffinityTerm: {
+                      topologyKey: 'kubernetes.io/hostname',
+                      labelSelector: {
+                        matchLabels: selectorLabels('etcd-gitops', 'etcd-gitops', 'controller'),
+                      },
+                    },
+                  },
+                ],
+              },
+            },
+            containers: [
+              {
+                name: 'controller',
+                image,
+                imagePullPolicy: 'IfNotPresent',
+                command: [OPERATOR_ENTRYPOINT],
+                args: [
+                  'controller',
+                  '--leader-elect',
+                  `--metrics-bind-address=:${METRICS_PORT}`,
+                  `--health-probe-bind-address=:${HEALTH_PORT}`,
+                ],
+                env: [fieldEnv('POD_NAME', 'metadata.name'), fieldEnv('POD_NAMESPACE', 'metadata.namespace')],
+                ports: [
+                  { name: 'metrics', containerPort: METRICS_PORT, protocol: 'TCP' },
+                  { name: 'health', containerPort: HEALTH_PORT, protocol: 'TCP' },
+                ],
+                livenessProbe: probe('/healthz', 10),
+                readinessProbe: probe('/readyz', 5),
+                resources: {
+                  requests: quantities(resources?.requests ?? { cpu: '50m', memory: '64Mi' }),
+                  limits: quantities(resources?.limits ?? { memory: '256Mi' }),
+                },
+                securityContext: restrictedContainerSecurityContext(),
+                volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
+              },
+            ],
+            volumes: [{ name: 'tmp', emptyDir: { sizeLimit: k8s.Quantity.fromString('64Mi') } }],
+          },
+        },
+      },
+    });
+  }
+
+  private createMetricsService(): void {
+    new k8s.KubeService(this, 'MetricsService', {
+      metadata: this.metadata(`${CONTROLLER_NAME}-metrics`),
+      spec: {
+        type: 'ClusterIP',
+        selector: selectorLabels('etcd-gitops', 'etcd-gitops', 'controller'),
+        ports: [
+          {
+            name: 'metrics',
+            port: METRICS_PORT,
+            targetPort: k8s.IntOrString.fromString('metrics'),
+            protocol: 'TCP',
+          },
+        ],
+      },
+    });
+  }
+}

@@ -1,0 +1,14 @@
+// Our cdk8s app: CRDs, operator and an example cluster, one file each in dist/.
+import { App } from 'cdk8s';
+import { CrdsChart } from './crds-chart.js';
+import { ExampleChart } from './example-chart.js';
+import { OperatorChart } from './operator-chart.js';
+
+/** The app, writing to `outdir` (default: `$CDK8S_OUTDIR` or `dist`). */
+export function buildApp(outdir?: string): App {
+  const app = new App(outdir === undefined ? {} : { outdir });
+  new CrdsChart(app, '00-crds');
+  new OperatorChart(app, '01-operator');
+  new ExampleChart(app, '02-example');
+  return app;
+}
