@@ -32,6 +32,8 @@ export interface WorkQueueOptions {
   readonly observer?: ReconcileObserver;
   /** @default - setTimeout, unref'd so a pending retry never keeps the process alive */
   readonly schedule?: Scheduler;
+  /** Collect keys but run none until `resume()` (e.g. until the caches synced). @default false */
+  readonly paused?: boolean;
 }
 
 /** What `shutdown` achieved. */
@@ -63,8 +65,10 @@ export class WorkQueue {
   private readonly abort = new AbortController();
   private readonly idleWaiters: Array<() => void> = [];
   private stopping = false;
+  private paused: boolean;
 
   constructor(private readonly options: WorkQueueOptions) {
+    this.paused = options.paused ?? false;
     this.concurrency = Math.max(1, options.concurrency ?? 4);
     this.backoff = new PerKeyBackoff(options.backoff);
     this.schedule = options.schedule ?? defaultSchedule;
@@ -99,6 +103,12 @@ export class WorkQueue {
       this.add(key);
     }, ms);
     this.delayed.set(id, { at, cancel });
+  }
+
+  /** Starts running keys when the queue was created paused. */
+  resume(): void {
+    this.paused = false;
+    this.pump();
   }
 
   /** Keys waiting to run now (not those scheduled for later). */
@@ -148,7 +158,7 @@ export class WorkQueue {
   }
 
   private pump(): void {
-    while (!this.stopping && this.running.size < this.concurrency) {
+    while (!this.stopping && !this.paused && this.running.size < this.concurrency) {
       const id = this.pending.shift();
       if (id === undefined) break;
       this.dirty.delete(id);

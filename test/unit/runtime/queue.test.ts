@@ -224,6 +224,28 @@ describe('WorkQueue', () => {
     ]);
   });
 
+  it('runs nothing while paused and everything collected once resumed', async () => {
+    // GIVEN a queue created paused (caches not synced yet)
+    const r = controlledReconciler();
+    const queue = new WorkQueue({ reconciler: r.reconciler, log, paused: true });
+    // WHEN keys are added
+    queue.add(key('a'));
+    queue.add(key('b'));
+    queue.add(key('a'));
+    // THEN none runs, each is pending once
+    assert.equal(r.calls.length, 0);
+    assert.equal(queue.length, 2);
+    // WHEN resumed, THEN both run
+    queue.resume();
+    (await r.started(1)).finish();
+    (await r.started(2)).finish();
+    await queue.idle();
+    assert.deepEqual(
+      r.calls.map((c) => c.name),
+      ['a', 'b'],
+    );
+  });
+
   it('shutdown waits for running reconciles and drops pending and scheduled keys', async () => {
     // GIVEN one running key, one pending key and one scheduled retry
     const r = controlledReconciler();

@@ -1,0 +1,56 @@
+// The API resources the controller watches, and their list/watch paths.
+
+/** A watched resource type. `group` is '' for the core API. */
+export interface ResourceType {
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+  readonly plural: string;
+  /**
+   * The client model the API objects deserialize to, as the typed API clients return them (Dates for
+   * timestamps). @default 'KubernetesObject' (metadata typed, the rest as sent)
+   */
+  readonly model?: string;
+}
+
+export const etcdGroup = 'etcd.gitops.dev';
+export const etcdVersion = 'v1alpha1';
+
+export const EtcdClusterResource: ResourceType = {
+  group: etcdGroup,
+  version: etcdVersion,
+  kind: 'EtcdCluster',
+  plural: 'etcdclusters',
+};
+export const EtcdRestoreResource: ResourceType = {
+  group: etcdGroup,
+  version: etcdVersion,
+  kind: 'EtcdRestore',
+  plural: 'etcdrestores',
+};
+export const PodResource: ResourceType = {
+  group: '',
+  version: 'v1',
+  kind: 'Pod',
+  plural: 'pods',
+  model: 'V1Pod',
+};
+export const PersistentVolumeClaimResource: ResourceType = {
+  group: '',
+  version: 'v1',
+  kind: 'PersistentVolumeClaim',
+  plural: 'persistentvolumeclaims',
+  model: 'V1PersistentVolumeClaim',
+};
+
+export function apiVersionOf(resource: ResourceType): string {
+  return resource.group === '' ? resource.version : `${resource.group}/${resource.version}`;
+}
+
+/** `/api/v1/pods`, `/apis/etcd.gitops.dev/v1alpha1/namespaces/db/etcdclusters`, ... */
+export function collectionPath(resource: ResourceType, namespace?: string): string {
+  const root =
+    resource.group === '' ? `/api/${resource.version}` : `/apis/${resource.group}/${resource.version}`;
+  const scope = namespace ? `/namespaces/${encodeURIComponent(namespace)}` : '';
+  return `${root}${scope}/${resource.plural}`;
+}
