@@ -1,0 +1,113 @@
+// The whole local Kubernetes for one test file (or one `npm run env:up`): control plane, optionally
+// the node agent that runs Pods as local processes, optionally MinIO.
+import { join } from 'node:path';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { type ApplyDistOptions, applyDist } from './apply-dist.js';
+import { type ControlPlane, startControlPlane } from './control-plane.js';
+import type { Manifest } from './dist-manifests.js';
+import { type KubectlOptions, type KubectlResult, kubectl } from './kubectl.js';
+import { defaultLogger, type Logger } from './log.js';
+import { type Minio, startMinio } from './minio.js';
+import { createNamespace } from './namespaces.js';
+
+export interface EnvironmentOptions {
+  /** Run the node agent (one Node that runs Pods as local processes). @default false */
+  agent?: boolean;
+  /** Start MinIO. @default false */
+  minio?: boolean;
+  /** Name of the agent's Node. @default 'node-1' */
+  nodeName?: string;
+  /** State directory, removed by `stop()`. @default a new directory under os.tmpdir() */
+  dir?: string;
+  /** @default pino on stderr at $ENV_LOG_LEVEL or `warn` */
+  log?: Logger;
+}
+
+export interface NodeAgent {
+  stop(): Promise<void>;
+}
+
+export interface Environment {
+  readonly controlPlane: ControlPlane;
+  readonly kubeconfigPath: string;
+  readonly kubeConfig: KubeConfig;
+  readonly minio?: Minio;
+  readonly agent?: NodeAgent;
+  /** Runs the pinned kubectl against this environment; throws on a non-zero exit unless `allowFailure`. */
+  kubectl(args: string[], options?: KubectlOptions): Promise<KubectlResult>;
+  /** Applies dist/ wave by wave, server-side (see apply-dist.ts); returns the applied manifests. */
+  applyDist(options?: ApplyDistOptions): Promise<Manifest[]>;
+  /** Creates a labelled namespace and waits until Pods can be created in it. */
+  createNamespace(name: string, labels?: Record<string, string>): Promise<void>;
+  /** Stops agent, MinIO and control plane, removes every directory; idempotent. */
+  stop(): Promise<void>;
+}
+
+export async function startEnvironment(options: EnvironmentOptions = {}): Promise<Environment> {
+  const log = options.log ?? defaultLogger();
+  const [controlPlaneResult, minioResult] = await Promise.allSettled([
+    startControlPlane({ dir: options.dir, log }),
+    options.minio ? startMinio({ log }) : Promise.resolve(undefined),
+  ]);
+  if (controlPlaneResult.status === 'rejected' || minioResult.status === 'rejected') {
+    if (controlPlaneResult.status === 'fulfilled') await controlPlaneResult.value.stop();
+    if (minioResult.status === 'fulfilled') await minioResult.value?.stop();
+    throw controlPlaneResult.status === 'rejected'
+      ? controlPlaneResult.reason
+      : (minioResult as PromiseRejectedResult).reason;
+  }
+  const controlPlane = controlPlaneResult.value;
+  const minio = minioResult.value;
+  let agent: NodeAgent | undefined;
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      await agent?.stop();
+      await Promise.all([minio?.stop(), controlPlane.stop()]);
+    })();
+    return stopping;
+  };
+  try {
+    if (options.agent) {
+      agent = await startAgent({
+        kubeConfig: controlPlane.kubeConfig,
+        nodeName: options.nodeName ?? 'node-1',
+        stateDir: join(controlPlane.dir, 'agent'),
+        log,
+      });
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  const { kubeconfigPath, kubeConfig } = controlPlane;
+  return {
+    controlPlane,
+    kubeconfigPath,
+    kubeConfig,
+    minio,
+    agent,
+    kubectl: (args, kubectlOptions) => kubectl(kubeconfigPath, args, kubectlOptions),
+    applyDist: (applyOptions) => applyDist(kubeconfigPath, applyOptions),
+    createNamespace: (name, labels) => createNamespace(kubeConfig, name, labels),
+    stop,
+  };
+}
+
+interface AgentOptions {
+  kubeConfig: KubeConfig;
+  nodeName: string;
+  stateDir: string;
+  log: Logger;
+}
+
+// The node agent lives in test/env/agent (written separately); loaded on demand so the environment
+// works without it.
+async function startAgent(agentOptions: AgentOptions): Promise<NodeAgent> {
+  const specifier = './agent/index.js';
+  const module = (await import(specifier).catch((error: Error) => {
+    throw new Error(`the node agent (test/env/agent/index.ts) is not available yet: ${error.message}`);
+  })) as { startNodeAgent?: (options: AgentOptions) => Promise<NodeAgent> };
+  if (!module.startNodeAgent) throw new Error('test/env/agent/index.ts does not export startNodeAgent()');
+  return module.startNodeAgent(agentOptions);
+}

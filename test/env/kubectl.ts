@@ -1,0 +1,52 @@
+// Runs the pinned kubectl (never the machine's /usr/bin/kubectl) against one kubeconfig.
+import { spawn } from 'node:child_process';
+import { kubernetesBinary } from './binaries.js';
+import { childEnv } from './process-group.js';
+
+export interface KubectlResult {
+  stdout: string;
+  stderr: string;
+  code: number;
+}
+
+export interface KubectlOptions {
+  /** Written to kubectl's stdin (for `-f -`). */
+  input?: string;
+  /** Resolve with a non-zero exit code instead of throwing. @default false */
+  allowFailure?: boolean;
+}
+
+export function kubectl(
+  kubeconfigPath: string,
+  args: string[],
+  options: KubectlOptions = {},
+): Promise<KubectlResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(kubernetesBinary('kubectl'), [`--kubeconfig=${kubeconfigPath}`, ...args], {
+      env: childEnv({ KUBECONFIG: kubeconfigPath }),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const result = {
+        stdout: Buffer.concat(stdout).toString('utf8'),
+        stderr: Buffer.concat(stderr).toString('utf8'),
+        code: code ?? -1,
+      };
+      if (result.code !== 0 && !options.allowFailure) {
+        reject(
+          new Error(
+            `kubectl ${args.join(' ')} exited with ${result.code}: ${result.stderr.trim() || result.stdout.trim()}`,
+          ),
+        );
+      } else {
+        resolve(result);
+      }
+    });
+    child.stdin.end(options.input ?? '');
+  });
+}

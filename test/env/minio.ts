@@ -1,0 +1,134 @@
+// A real MinIO server on 127.0.0.1 (single drive, temp data dir) for S3 tests, with fault helpers.
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { minioBinary } from './binaries.js';
+import { onProcessExit, removeDir, startReaper } from './cleanup.js';
+import { httpGet } from './http-get.js';
+import { defaultLogger, type Logger } from './log.js';
+import { freePorts } from './ports.js';
+import { type ManagedProcess, startProcess } from './process-group.js';
+import { waitFor } from './wait.js';
+
+export interface MinioOptions {
+  /** @default pino on stderr at $ENV_LOG_LEVEL or `warn` */
+  log?: Logger;
+}
+
+export interface Minio {
+  /** `http://127.0.0.1:<port>`; use path-style addressing (`forcePathStyle: true`). */
+  readonly endpoint: string;
+  readonly accessKey: string;
+  readonly secretKey: string;
+  /** MinIO's default region. */
+  readonly region: 'us-east-1';
+  /** Directory with `data/` and `minio.log`; removed by `stop()`. */
+  readonly dir: string;
+  /** The current server process (changes after `resume()`/`restart()`); undefined while paused. */
+  process(): ManagedProcess | undefined;
+  /** Fault: stops the server, keeping port and data; requests fail with "connection refused" until `resume()`. */
+  pause(): Promise<void>;
+  /** Starts the server again on the same port and data dir; resolves once it is ready. */
+  resume(): Promise<void>;
+  /** `pause()` then `resume()`. */
+  restart(): Promise<void>;
+  /** Stops the server and removes every file; idempotent. */
+  stop(): Promise<void>;
+}
+
+export async function startMinio(options: MinioOptions = {}): Promise<Minio> {
+  const log = options.log ?? defaultLogger();
+  const dir = await mkdtemp(join(tmpdir(), 'etcd-gitops-minio-'));
+  const dataDir = join(dir, 'data');
+  await mkdir(dataDir);
+  const [port, consolePort] = await freePorts(2);
+  const endpoint = `http://127.0.0.1:${port}`;
+  const accessKey = 'etcd-gitops-test';
+  const secretKey = randomBytes(18).toString('base64url');
+  const reaper = startReaper(dir);
+  let current: ManagedProcess | undefined;
+
+  const resume = async () => {
+    if (current) return;
+    const server = startProcess({
+      name: 'minio',
+      command: minioBinary(),
+      args: [
+        'server',
+        '--quiet',
+        '--address',
+        `127.0.0.1:${port}`,
+        '--console-address',
+        `127.0.0.1:${consolePort}`,
+        dataDir,
+      ],
+      logPath: join(dir, 'minio.log'),
+      env: {
+        MINIO_ROOT_USER: accessKey,
+        MINIO_ROOT_PASSWORD: secretKey,
+        // No console, no update checks, no call-home: nothing leaves loopback.
+        MINIO_BROWSER: 'off',
+        MINIO_UPDATE: 'off',
+        MINIO_CALLHOME_ENABLE: 'off',
+        MINIO_CI_CD: '1',
+      },
+    });
+    current = server;
+    reaper.record(server.pid);
+    try {
+      await waitFor(async () => (await httpGet(`${endpoint}/minio/health/ready`)).status === 200, {
+        what: `MinIO ${endpoint}/minio/health/ready`,
+        timeoutMs: 60_000,
+        abortIf: server.exitStatus,
+      });
+    } catch (error) {
+      throw new Error(`${(error as Error).message}\n--- minio log:\n${server.logTail(25)}`, { cause: error });
+    }
+    log.debug({ endpoint, pid: server.pid }, 'Started MinIO');
+  };
+  const pause = async () => {
+    const server = current;
+    current = undefined;
+    await server?.stop();
+  };
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      await pause();
+      reaper.stop();
+      await rm(dir, { recursive: true, force: true, maxRetries: 3 });
+      unregister();
+    })();
+    return stopping;
+  };
+  const unregister = onProcessExit({
+    sync: () => {
+      current?.killNow();
+      reaper.stop();
+      removeDir(dir);
+    },
+    graceful: stop,
+  });
+  try {
+    await resume();
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return {
+    endpoint,
+    accessKey,
+    secretKey,
+    region: 'us-east-1',
+    dir,
+    process: () => current,
+    pause,
+    resume,
+    restart: async () => {
+      await pause();
+      await resume();
+    },
+    stop,
+  };
+}
