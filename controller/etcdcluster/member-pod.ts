@@ -1,0 +1,259 @@
+// A member's Pod and PVC with exactly the flags of its moment (docs/design/membership.md, "Member Pods"). Pure.
+import type {
+  V1Affinity,
+  V1PersistentVolumeClaim,
+  V1Pod,
+  V1Probe,
+  V1Toleration,
+  V1TopologySpreadConstraint,
+} from '@kubernetes/client-node';
+import type { EtcdCluster } from './api.js';
+import {
+  ANNOTATION_CLUSTER_TOKEN,
+  ANNOTATION_CLUSTER_UID,
+  ANNOTATION_INITIAL_CLUSTER,
+  ANNOTATION_INITIAL_CLUSTER_STATE,
+  ANNOTATION_VERSION,
+  CLIENT_PORT,
+  clientURL,
+  initialCluster,
+  MEMBER_LABEL,
+  memberSelectorLabels,
+  PEER_PORT,
+  peerURL,
+  pvcName,
+} from './names.js';
+import { clusterOwnerReference } from './owner.js';
+import { parseVersion } from './spec-checks.js';
+
+export const DATA_MOUNT_PATH = '/var/lib/etcd';
+export const DATA_DIR = `${DATA_MOUNT_PATH}/data`;
+export const NON_ROOT_UID = 65532;
+export const DEFAULT_STORAGE_SIZE = '1Gi';
+
+/** The moment of a member: what `--initial-cluster*` say when its Pod is made. */
+export interface MemberMoment {
+  readonly member: string;
+  readonly state: 'new' | 'existing';
+  /** Member names for `--initial-cluster`. */
+  readonly initialCluster: readonly string[];
+  /** `--initial-cluster-token`, for the seed only. */
+  readonly token?: string;
+}
+
+function clusterName(cluster: EtcdCluster): string {
+  return cluster.metadata.name as string;
+}
+
+function namespaceOf(cluster: EtcdCluster): string {
+  return cluster.metadata.namespace as string;
+}
+
+/** Labels of a member's Pod and PVC: the selector labels, managed-by and the member label. */
+export function memberLabels(cluster: EtcdCluster, member: string): Record<string, string> {
+  return {
+    ...memberSelectorLabels(clusterName(cluster)),
+    'app.kubernetes.io/managed-by': 'etcd-gitops',
+    [MEMBER_LABEL]: member,
+  };
+}
+
+export function etcdImage(cluster: EtcdCluster): string {
+  return cluster.spec.image ?? `gcr.io/etcd-development/etcd:v${cluster.spec.version}`;
+}
+
+/** The etcd command line of a member at its moment. */
+export function etcdFlags(cluster: EtcdCluster, moment: MemberMoment): string[] {
+  const name = clusterName(cluster);
+  const namespace = namespaceOf(cluster);
+  const flags = [
+    `--name=${moment.member}`,
+    `--data-dir=${DATA_DIR}`,
+    `--listen-peer-urls=http://$(POD_IP):${PEER_PORT}`,
+    `--listen-client-urls=http://$(POD_IP):${CLIENT_PORT}`,
+    `--advertise-client-urls=${clientURL(name, namespace, moment.member)}`,
+    `--initial-advertise-peer-urls=${peerURL(name, namespace, moment.member)}`,
+    `--initial-cluster=${initialCluster(name, namespace, moment.initialCluster)}`,
+    `--initial-cluster-state=${moment.state}`,
+  ];
+  if (moment.token !== undefined) flags.push(`--initial-cluster-token=${moment.token}`);
+  return flags;
+}
+
+/** Readiness answers "may clients use it"; liveness only "is the process wedged", with a large budget so a member
+ *  waiting for an election (no leader for a while) is never killed. */
+export function memberProbes(version: string): { readiness: V1Probe; liveness: V1Probe } {
+  const minor = parseVersion(version)?.minor ?? 6;
+  const readiness: V1Probe = {
+    httpGet: { path: minor >= 5 ? '/readyz' : '/health', port: CLIENT_PORT, scheme: 'HTTP' },
+    periodSeconds: 5,
+    timeoutSeconds: 3,
+    failureThreshold: 3,
+  };
+  const liveness: V1Probe =
+    minor >= 6
+      ? { httpGet: { path: '/livez', port: CLIENT_PORT, scheme: 'HTTP' } }
+      : { tcpSocket: { port: CLIENT_PORT } };
+  return {
+    readiness,
+    liveness: {
+      ...liveness,
+      initialDelaySeconds: 10,
+      periodSeconds: 10,
+      timeoutSeconds: 5,
+      failureThreshold: 10,
+    },
+  };
+}
+
+function stringValues(
+  values: Record<string, string | number> | undefined,
+): Record<string, string> | undefined {
+  return values
+    ? Object.fromEntries(Object.entries(values).map(([key, value]) => [key, String(value)]))
+    : undefined;
+}
+
+function memberResources(cluster: EtcdCluster): {
+  requests?: Record<string, string>;
+  limits?: Record<string, string>;
+} {
+  const resources = cluster.spec.resources ?? { requests: { cpu: '100m', memory: '256Mi' } };
+  const requests = stringValues(resources.requests);
+  const limits = stringValues(resources.limits);
+  return { ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) };
+}
+
+function defaultAffinity(cluster: EtcdCluster): V1Affinity {
+  return {
+    podAntiAffinity: {
+      preferredDuringSchedulingIgnoredDuringExecution: [
+        {
+          weight: 100,
+          podAffinityTerm: {
+            topologyKey: 'kubernetes.io/hostname',
+            labelSelector: { matchLabels: memberSelectorLabels(clusterName(cluster)) },
+          },
+        },
+      ],
+    },
+  };
+}
+
+function podAnnotations(cluster: EtcdCluster, moment: MemberMoment): Record<string, string> {
+  const annotations: Record<string, string> = {
+    ...(cluster.spec.podTemplate?.annotations ?? {}),
+    [ANNOTATION_INITIAL_CLUSTER]: initialCluster(
+      clusterName(cluster),
+      namespaceOf(cluster),
+      moment.initialCluster,
+    ),
+    [ANNOTATION_INITIAL_CLUSTER_STATE]: moment.state,
+    [ANNOTATION_VERSION]: cluster.spec.version,
+    [ANNOTATION_CLUSTER_UID]: cluster.metadata.uid as string,
+  };
+  if (moment.token !== undefined) annotations[ANNOTATION_CLUSTER_TOKEN] = moment.token;
+  return annotations;
+}
+
+/** The member Pod: Pod Security `restricted`, owned by the cluster, `podTemplate` merged in. */
+export function buildMemberPod(cluster: EtcdCluster, moment: MemberMoment): V1Pod {
+  const template = cluster.spec.podTemplate ?? {};
+  const probes = memberProbes(cluster.spec.version);
+  const ephemeral = cluster.spec.storage?.ephemeral === true;
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: moment.member,
+      namespace: namespaceOf(cluster),
+      labels: { ...(template.labels ?? {}), ...memberLabels(cluster, moment.member) },
+      annotations: podAnnotations(cluster, moment),
+      ownerReferences: [clusterOwnerReference(cluster)],
+    },
+    spec: {
+      hostname: moment.member,
+      subdomain: `${clusterName(cluster)}-peer`,
+      restartPolicy: 'Always',
+      enableServiceLinks: false,
+      automountServiceAccountToken: false,
+      terminationGracePeriodSeconds: 30,
+      securityContext: {
+        runAsNonRoot: true,
+        runAsUser: NON_ROOT_UID,
+        runAsGroup: NON_ROOT_UID,
+        fsGroup: NON_ROOT_UID,
+        seccompProfile: { type: 'RuntimeDefault' },
+      },
+      affinity: (template.affinity as V1Affinity | undefined) ?? defaultAffinity(cluster),
+      ...(template.tolerations ? { tolerations: template.tolerations as unknown as V1Toleration[] } : {}),
+      ...(template.nodeSelector ? { nodeSelector: template.nodeSelector } : {}),
+      ...(template.priorityClassName ? { priorityClassName: template.priorityClassName } : {}),
+      ...(template.topologySpreadConstraints
+        ? {
+            topologySpreadConstraints:
+              template.topologySpreadConstraints as unknown as V1TopologySpreadConstraint[],
+          }
+        : {}),
+      containers: [
+        {
+          name: 'etcd',
+          image: etcdImage(cluster),
+          command: ['/usr/local/bin/etcd'],
+          args: etcdFlags(cluster, moment),
+          env: [{ name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } }],
+          ports: [
+            { name: 'client', containerPort: CLIENT_PORT, protocol: 'TCP' },
+            { name: 'peer', containerPort: PEER_PORT, protocol: 'TCP' },
+          ],
+          volumeMounts: [{ name: 'data', mountPath: DATA_MOUNT_PATH }],
+          readinessProbe: probes.readiness,
+          livenessProbe: probes.liveness,
+          resources: memberResources(cluster),
+          securityContext: {
+            allowPrivilegeEscalation: false,
+            capabilities: { drop: ['ALL'] },
+            privileged: false,
+            readOnlyRootFilesystem: true,
+            runAsNonRoot: true,
+            seccompProfile: { type: 'RuntimeDefault' },
+          },
+        },
+      ],
+      volumes: [
+        ephemeral
+          ? { name: 'data', emptyDir: {} }
+          : { name: 'data', persistentVolumeClaim: { claimName: pvcName(moment.member) } },
+      ],
+    },
+  };
+}
+
+/** The member PVC `<member>-data`. Owned by the cluster only with `whenDeleted: Delete`, so that by default
+ *  garbage collection keeps the data when the cluster object is deleted. */
+export function buildMemberPvc(
+  cluster: EtcdCluster,
+  member: string,
+  token?: string,
+): V1PersistentVolumeClaim {
+  const storage = cluster.spec.storage ?? {};
+  const annotations: Record<string, string> = { [ANNOTATION_CLUSTER_UID]: cluster.metadata.uid as string };
+  if (token !== undefined) annotations[ANNOTATION_CLUSTER_TOKEN] = token;
+  const owned = cluster.spec.persistentVolumeClaimRetentionPolicy?.whenDeleted === 'Delete';
+  return {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: {
+      name: pvcName(member),
+      namespace: namespaceOf(cluster),
+      labels: memberLabels(cluster, member),
+      annotations,
+      ...(owned ? { ownerReferences: [clusterOwnerReference(cluster)] } : {}),
+    },
+    spec: {
+      accessModes: ['ReadWriteOnce'],
+      resources: { requests: { storage: String(storage.size ?? DEFAULT_STORAGE_SIZE) } },
+      ...(storage.storageClassName ? { storageClassName: storage.storageClassName } : {}),
+    },
+  };
+}

@@ -1,0 +1,193 @@
+// The member Pod and PVC: the flags of the member's moment and the fields Pod Security and Argo CD rely on.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { EtcdCluster } from '../../../controller/etcdcluster/api.js';
+import { buildMemberPod, buildMemberPvc } from '../../../controller/etcdcluster/member-pod.js';
+
+function etcdCluster(spec: Partial<EtcdCluster['spec']> = {}): EtcdCluster {
+  return {
+    apiVersion: 'etcd.gitops.dev/v1alpha1',
+    kind: 'EtcdCluster',
+    metadata: { name: 'demo', namespace: 'ns', uid: 'uid-1', generation: 1 },
+    spec: { size: 3, version: '3.6.16', ...spec },
+  };
+}
+
+const url = (member: string, port: number) => `http://${member}.demo-peer.ns.svc:${port}`;
+
+describe('buildMemberPod', () => {
+  it('GIVEN the seed moment THEN the flags start a new cluster with its token', () => {
+    // WHEN
+    const pod = buildMemberPod(etcdCluster(), {
+      member: 'demo-0',
+      state: 'new',
+      initialCluster: ['demo-0'],
+      token: 't-1',
+    });
+    // THEN
+    const container = pod.spec?.containers[0];
+    assert.deepEqual(container?.command, ['/usr/local/bin/etcd']);
+    assert.deepEqual(container?.args, [
+      '--name=demo-0',
+      '--data-dir=/var/lib/etcd/data',
+      '--listen-peer-urls=http://$(POD_IP):2380',
+      '--listen-client-urls=http://$(POD_IP):2379',
+      `--advertise-client-urls=${url('demo-0', 2379)}`,
+      `--initial-advertise-peer-urls=${url('demo-0', 2380)}`,
+      `--initial-cluster=demo-0=${url('demo-0', 2380)}`,
+      '--initial-cluster-state=new',
+      '--initial-cluster-token=t-1',
+    ]);
+    assert.equal(pod.metadata?.annotations?.['etcd.gitops.dev/cluster-token'], 't-1');
+    assert.equal(pod.metadata?.annotations?.['etcd.gitops.dev/initial-cluster-state'], 'new');
+  });
+
+  it('GIVEN a joiner THEN it lists the members of that moment, says existing and carries no token', () => {
+    const pod = buildMemberPod(etcdCluster(), {
+      member: 'demo-2',
+      state: 'existing',
+      initialCluster: ['demo-0', 'demo-1', 'demo-2'],
+    });
+    const args = pod.spec?.containers[0]?.args ?? [];
+    assert.ok(
+      args.includes(
+        `--initial-cluster=demo-0=${url('demo-0', 2380)},demo-1=${url('demo-1', 2380)},demo-2=${url('demo-2', 2380)}`,
+      ),
+    );
+    assert.ok(args.includes('--initial-cluster-state=existing'));
+    assert.equal(
+      args.some((arg) => arg.startsWith('--initial-cluster-token')),
+      false,
+    );
+    assert.equal(pod.metadata?.annotations?.['etcd.gitops.dev/cluster-token'], undefined);
+  });
+
+  it('GIVEN any member THEN the Pod is named, labelled, addressed and owned per the conventions', () => {
+    const pod = buildMemberPod(etcdCluster(), {
+      member: 'demo-1',
+      state: 'existing',
+      initialCluster: ['demo-0', 'demo-1'],
+    });
+    assert.equal(pod.metadata?.name, 'demo-1');
+    assert.equal(pod.spec?.hostname, 'demo-1');
+    assert.equal(pod.spec?.subdomain, 'demo-peer');
+    assert.deepEqual(pod.metadata?.labels, {
+      'app.kubernetes.io/name': 'etcd',
+      'app.kubernetes.io/instance': 'demo',
+      'app.kubernetes.io/component': 'member',
+      'app.kubernetes.io/managed-by': 'etcd-gitops',
+      'etcd.gitops.dev/member': 'demo-1',
+    });
+    assert.deepEqual(pod.metadata?.ownerReferences, [
+      {
+        apiVersion: 'etcd.gitops.dev/v1alpha1',
+        kind: 'EtcdCluster',
+        name: 'demo',
+        uid: 'uid-1',
+        controller: true,
+        blockOwnerDeletion: true,
+      },
+    ]);
+    assert.deepEqual(pod.spec?.containers[0]?.env, [
+      { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+    ]);
+    assert.deepEqual(pod.spec?.volumes, [
+      { name: 'data', persistentVolumeClaim: { claimName: 'demo-1-data' } },
+    ]);
+    assert.equal(pod.spec?.containers[0]?.image, 'gcr.io/etcd-development/etcd:v3.6.16');
+  });
+
+  it('GIVEN any member THEN it satisfies Pod Security restricted', () => {
+    const pod = buildMemberPod(etcdCluster(), { member: 'demo-0', state: 'new', initialCluster: ['demo-0'] });
+    assert.equal(pod.spec?.securityContext?.runAsNonRoot, true);
+    assert.equal(pod.spec?.securityContext?.seccompProfile?.type, 'RuntimeDefault');
+    const container = pod.spec?.containers[0]?.securityContext;
+    assert.equal(container?.allowPrivilegeEscalation, false);
+    assert.deepEqual(container?.capabilities?.drop, ['ALL']);
+    assert.equal(container?.runAsNonRoot, true);
+  });
+
+  for (const [version, readiness, liveness] of [
+    ['3.4.23', '/health', 'tcp'],
+    ['3.5.35', '/readyz', 'tcp'],
+    ['3.6.16', '/readyz', '/livez'],
+  ] as const) {
+    it(`GIVEN etcd ${version} THEN readiness uses ${readiness} and liveness ${liveness} with a budget beyond an election`, () => {
+      const pod = buildMemberPod(etcdCluster({ version }), {
+        member: 'demo-0',
+        state: 'new',
+        initialCluster: ['demo-0'],
+      });
+      const container = pod.spec?.containers[0];
+      assert.equal(container?.readinessProbe?.httpGet?.path, readiness);
+      if (liveness === 'tcp') assert.equal(container?.livenessProbe?.tcpSocket?.port, 2379);
+      else assert.equal(container?.livenessProbe?.httpGet?.path, liveness);
+      const budget =
+        (container?.livenessProbe?.failureThreshold ?? 0) * (container?.livenessProbe?.periodSeconds ?? 0);
+      assert.ok(budget >= 60, `liveness budget ${budget} s`);
+    });
+  }
+
+  it('GIVEN no affinity in podTemplate THEN members prefer distinct nodes', () => {
+    const pod = buildMemberPod(etcdCluster(), { member: 'demo-0', state: 'new', initialCluster: ['demo-0'] });
+    const term = pod.spec?.affinity?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution?.[0];
+    assert.equal(term?.podAffinityTerm.topologyKey, 'kubernetes.io/hostname');
+    assert.equal(term?.podAffinityTerm.labelSelector?.matchLabels?.['app.kubernetes.io/instance'], 'demo');
+  });
+
+  it('GIVEN a podTemplate THEN its labels, annotations and scheduling fields are merged, ours win on conflict', () => {
+    const pod = buildMemberPod(
+      etcdCluster({
+        podTemplate: {
+          labels: { team: 'a', 'app.kubernetes.io/instance': 'spoof' },
+          annotations: { note: 'x' },
+          nodeSelector: { disk: 'ssd' },
+          priorityClassName: 'high',
+          affinity: { nodeAffinity: {} },
+        },
+      }),
+      { member: 'demo-0', state: 'new', initialCluster: ['demo-0'] },
+    );
+    assert.equal(pod.metadata?.labels?.team, 'a');
+    assert.equal(pod.metadata?.labels?.['app.kubernetes.io/instance'], 'demo');
+    assert.equal(pod.metadata?.annotations?.note, 'x');
+    assert.deepEqual(pod.spec?.nodeSelector, { disk: 'ssd' });
+    assert.equal(pod.spec?.priorityClassName, 'high');
+    assert.deepEqual(pod.spec?.affinity, { nodeAffinity: {} });
+  });
+
+  it('GIVEN ephemeral storage THEN the data volume is an emptyDir', () => {
+    const pod = buildMemberPod(etcdCluster({ storage: { ephemeral: true } }), {
+      member: 'demo-0',
+      state: 'new',
+      initialCluster: ['demo-0'],
+    });
+    assert.deepEqual(pod.spec?.volumes, [{ name: 'data', emptyDir: {} }]);
+  });
+});
+
+describe('buildMemberPvc', () => {
+  it('GIVEN the default retention THEN the PVC has no ownerReference (deleting the cluster keeps the data)', () => {
+    const pvc = buildMemberPvc(etcdCluster(), 'demo-0', 't-1');
+    assert.equal(pvc.metadata?.name, 'demo-0-data');
+    assert.equal(pvc.metadata?.ownerReferences, undefined);
+    assert.equal(pvc.metadata?.annotations?.['etcd.gitops.dev/cluster-token'], 't-1');
+    assert.equal(pvc.metadata?.annotations?.['etcd.gitops.dev/cluster-uid'], 'uid-1');
+    assert.deepEqual(pvc.spec?.resources?.requests, { storage: '1Gi' });
+    assert.equal(pvc.spec?.storageClassName, undefined);
+  });
+
+  it('GIVEN whenDeleted Delete and a storage class THEN the PVC is owned by the cluster and uses the class', () => {
+    const pvc = buildMemberPvc(
+      etcdCluster({
+        storage: { size: '2Gi', storageClassName: 'fast' },
+        persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete' },
+      }),
+      'demo-3',
+    );
+    assert.equal(pvc.metadata?.ownerReferences?.[0]?.uid, 'uid-1');
+    assert.equal(pvc.spec?.storageClassName, 'fast');
+    assert.deepEqual(pvc.spec?.resources?.requests, { storage: '2Gi' });
+    assert.equal(pvc.metadata?.annotations?.['etcd.gitops.dev/cluster-token'], undefined);
+  });
+});
