@@ -85,7 +85,8 @@ export function etcdFlags(cluster: EtcdCluster, moment: MemberMoment): string[] 
 export function memberProbes(version: string): { readiness: V1Probe; liveness: V1Probe } {
   const minor = parseVersion(version)?.minor ?? 6;
   const readiness: V1Probe = {
-    httpGet: { path: minor >= 5 ? '/readyz' : '/health', port: CLIENT_PORT, scheme: 'HTTP' },
+    // /readyz and /livez exist in every 3.6 but only in late 3.5 patches; /health is in all.
+    httpGet: { path: minor >= 6 ? '/readyz' : '/health', port: CLIENT_PORT, scheme: 'HTTP' },
     periodSeconds: 5,
     timeoutSeconds: 3,
     failureThreshold: 3,

@@ -25,12 +25,14 @@ export function podOf(input: PlanInput, member: string): PodView | undefined {
 
 /** The member's PVC, whoever made it (a name is never reused, see nextMemberName). */
 export function pvcOf(input: PlanInput, member: string): PvcView | undefined {
-  return input.pvcs.find((pvc) => pvc.member === member);
+  return input.pvcs.find((pvc) => pvc.member === member && !pvc.retained);
 }
 
 /** PVCs made by this incarnation of the cluster (never touch the others). */
 export function ourPvcs(input: PlanInput): PvcView[] {
-  return input.pvcs.filter((pvc) => pvc.clusterUid === input.cluster.uid && !pvc.terminating);
+  return input.pvcs.filter(
+    (pvc) => pvc.clusterUid === input.cluster.uid && !pvc.terminating && !pvc.retained,
+  );
 }
 
 /** The lowest `<cluster>-<n>` used by no Pod, no etcd member and no PVC. */

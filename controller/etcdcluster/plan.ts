@@ -25,7 +25,7 @@ const wait = (reason: string, message: string, requeueAfterMs: number): Action =
 
 /**
  * Decides the one next membership action of a cluster. First match wins (docs/design/membership.md):
- *  1. cluster being deleted → Wait;  2. paused → Paused;  3. refused spec → Refuse;
+ *  1. cluster being deleted → Wait;  2. paused → Paused (restore lock `Restoring` → Wait);  3. refused spec → Refuse;
  *  4. a member Pod terminating → Wait;
  *  5. no member answers → seed (CreatePVC, then CreatePod `new`), recreate a known member's Pod, wait for the
  *     seed, or ReportQuorumLost;
@@ -41,6 +41,8 @@ export function planMembership(input: PlanInput): Action {
   const { cluster } = input;
   if (cluster.deleting) return wait('ClusterDeleting', 'the cluster is being deleted', REQUEUE.steady);
   if (cluster.paused) return { kind: 'Paused' };
+  if (cluster.restore === 'Restoring')
+    return wait('Restoring', 'an in-place restore holds the cluster', REQUEUE.quorum);
   const refusal = checkSpec(cluster, input.pods, input.pvcs);
   if (refusal) return refusal;
   const terminating = input.pods.find((pod) => pod.terminating);

@@ -7,6 +7,8 @@ export interface ClusterView {
   readonly uid: string;
   readonly deleting: boolean;
   readonly paused: boolean;
+  /** `status.restore.phase`: an in-place restore holds the cluster (docs/design/restore.md). */
+  readonly restore?: 'Restoring' | 'Growing';
   readonly size: number;
   readonly allowEvenSize: boolean;
   readonly version: string;
@@ -49,6 +51,8 @@ export interface PvcView {
   readonly token?: string;
   readonly storageClassName?: string;
   readonly size?: string | number;
+  /** Labelled `etcd.gitops.dev/retained-by-restore`: old data kept by a restore, nobody's member any more. */
+  readonly retained: boolean;
 }
 
 /** One etcd member as the member list and its own Status call show it. */

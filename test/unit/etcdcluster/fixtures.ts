@@ -48,6 +48,7 @@ export function pvc(index: number, overrides: Partial<PvcView> = {}): PvcView {
     terminating: false,
     clusterUid: UID,
     size: '1Gi',
+    retained: false,
     ...overrides,
   };
 }

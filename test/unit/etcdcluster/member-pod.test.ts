@@ -109,7 +109,7 @@ describe('buildMemberPod', () => {
 
   for (const [version, readiness, liveness] of [
     ['3.4.23', '/health', 'tcp'],
-    ['3.5.35', '/readyz', 'tcp'],
+    ['3.5.35', '/health', 'tcp'],
     ['3.6.16', '/readyz', '/livez'],
   ] as const) {
     it(`GIVEN etcd ${version} THEN readiness uses ${readiness} and liveness ${liveness} with a budget beyond an election`, () => {

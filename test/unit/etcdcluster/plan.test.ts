@@ -112,6 +112,27 @@ const cases: Case[] = [
     input: { ...s3, pods: [pod(0), pod(1), pod(2, { terminating: true })] },
     expect: { kind: 'Wait', reason: 'PodTerminating' },
   },
+  {
+    given: 'an in-place restore holding the cluster',
+    input: withCluster(steady(1), { restore: 'Restoring', size: 3 }),
+    expect: { kind: 'Wait', reason: 'Restoring' },
+  },
+  {
+    given: 'a restore growing the cluster',
+    input: withCluster(steady(1), { restore: 'Growing', size: 3 }),
+    expect: { kind: 'AddLearner', member: 'demo-1' },
+  },
+  {
+    given: 'PVCs retained by a restore and whenScaled Delete',
+    input: {
+      ...steady(1),
+      cluster: cluster({ size: 3, whenScaled: 'Delete' }),
+      pods: [pod(3)],
+      pvcs: [pvc(0, { retained: true }), pvc(1, { retained: true }), pvc(3)],
+      etcd: etcd([member(3)]),
+    },
+    expect: { kind: 'AddLearner', member: 'demo-2' },
+  },
   // 5: no member answers
   {
     given: 'a new cluster',
