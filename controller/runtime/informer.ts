@@ -15,16 +15,10 @@ import { type BackoffOptions, PerKeyBackoff } from './backoff.js';
 import { keyString } from './keys.js';
 import { listPage } from './list-request.js';
 import { apiVersionOf, collectionPath, type ResourceType } from './resources.js';
+import type { CacheLister } from './types.js';
 
 export type InformerEvent = 'add' | 'update' | 'delete';
 export type InformerHandler<T> = (event: InformerEvent, object: T) => void;
-
-/** Read access to an informer's cache. */
-export interface Lister<T> {
-  get(namespace: string, name: string): T | undefined;
-  /** Every cached object, or those of one namespace. */
-  list(namespace?: string): T[];
-}
 
 export interface InformerOptions {
   readonly kubeConfig: KubeConfig;
@@ -58,7 +52,7 @@ class WatchStatusError extends Error {
   }
 }
 
-export class Informer<T extends KubernetesObject> implements Lister<T> {
+export class Informer<T extends KubernetesObject> implements CacheLister<T> {
   private readonly cache = new Map<string, T>();
   private readonly handlers: Array<InformerHandler<T>> = [];
   private readonly backoff: PerKeyBackoff;

@@ -1,6 +1,6 @@
 // The seams between the controller's runtime (queue, informers, leader election, metrics, events) and the
 // reconcilers that decide and act. Reconcilers get everything through these interfaces, never globals.
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig, KubernetesObject, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 
 /** A namespaced object key, the unit of work of the per-key queue. */
@@ -44,10 +44,33 @@ export interface ControllerMetrics {
   forget(cluster: ObjectKey): void;
 }
 
+/** Read access to an informer cache (objects as the typed API clients return them). */
+export interface CacheLister<T> {
+  get(namespace: string, name: string): T | undefined;
+  /** Every cached object, or those of one namespace. */
+  list(namespace?: string): T[];
+}
+
+/**
+ * The controller's informer caches. Workers start only after they synced, but a cache lags the API server by
+ * the watch latency: right after creating or deleting an object, a reconciler must not conclude from the cache
+ * that it is missing/present (LIST directly, or requeue).
+ */
+export interface ReconcilerListers {
+  readonly clusters: CacheLister<KubernetesObject>;
+  readonly restores: CacheLister<KubernetesObject>;
+  /** Pods labelled `app.kubernetes.io/managed-by=etcd-gitops`. */
+  readonly pods: CacheLister<V1Pod>;
+  /** PVCs labelled `app.kubernetes.io/managed-by=etcd-gitops`. */
+  readonly persistentVolumeClaims: CacheLister<V1PersistentVolumeClaim>;
+}
+
 /** Everything a reconciler may use; passed in by `controller/main.ts`. */
 export interface ReconcilerDeps {
   readonly kubeConfig: KubeConfig;
   readonly log: Logger;
   readonly events: EventRecorder;
   readonly metrics: ControllerMetrics;
+  /** Informer caches; optional, a reconciler may as well LIST directly. @default - none */
+  readonly listers?: ReconcilerListers;
 }

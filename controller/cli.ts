@@ -1,0 +1,22 @@
+#!/usr/bin/env node
+// The single entrypoint of our image, `/app/bin/etcd-gitops <subcommand>`. Keep it a dispatcher:
+// each subcommand resolves its exit code (or exits by itself).
+const [subcommand, ...args] = process.argv.slice(2);
+
+// A variable specifier, so this file compiles before or without the backup command's module.
+const backupModule = './backup/cli.js';
+
+const subcommands: Record<string, () => Promise<number | undefined>> = {
+  controller: async () => (await import('./main.js')).main(args),
+  backup: async () =>
+    ((await import(backupModule)) as { main(args: string[]): Promise<number | undefined> }).main(args),
+};
+
+const start = subcommands[subcommand ?? ''];
+if (!start) {
+  process.stderr.write(`usage: etcd-gitops ${Object.keys(subcommands).join('|')} ...\n`);
+  process.exit(2);
+}
+const code = await start();
+// Keep-alive sockets and timers of the clients must not hold an exiting process.
+if (code !== undefined) process.exit(code);

@@ -1,0 +1,91 @@
+// `etcd-gitops controller`: flags → logger → Kubernetes client → manager (probes, metrics, leader election,
+// informers, controllers). The reconcilers are wired in `controllers()` below.
+import { pino } from 'pino';
+import type { Controller } from './runtime/controller.js';
+import { KubeEventRecorder } from './runtime/events.js';
+import { type ControllerFlags, parseControllerFlags } from './runtime/flags.js';
+import { SharedInformers } from './runtime/informers.js';
+import { loadKubeConfig } from './runtime/kube.js';
+import { ExitCode, runManager } from './runtime/manager.js';
+import { Metrics } from './runtime/metrics.js';
+import type { ReconcilerDeps } from './runtime/types.js';
+
+/** Runs the controller until SIGTERM/SIGINT (→ 0) or a lost leader Lease (→ 1); returns the exit code. */
+export async function main(argv: readonly string[]): Promise<number> {
+  let flags: ControllerFlags;
+  try {
+    flags = parseControllerFlags(argv, process.env);
+  } catch (error) {
+    process.stderr.write(`etcd-gitops controller: ${(error as Error).message}\n`);
+    return ExitCode.badArguments;
+  }
+  const log = pino({
+    level: flags.logLevel,
+    base: { component: 'etcd-gitops-controller' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+  });
+  const shutdown = new AbortController();
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (shutdown.signal.aborted) {
+      log.warn({ signal }, 'Second signal: exiting at once');
+      process.exit(ExitCode.failed);
+    }
+    log.info({ signal }, 'Shutdown requested');
+    shutdown.abort();
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  try {
+    const kubeConfig = loadKubeConfig();
+    const metrics = new Metrics();
+    const informers = new SharedInformers({ kubeConfig, log, namespace: flags.namespace });
+    const deps: ReconcilerDeps = {
+      kubeConfig,
+      log,
+      metrics,
+      events: new KubeEventRecorder({ kubeConfig, log }),
+      listers: informers,
+    };
+    log.info({ flags }, 'Starting etcd-gitops controller');
+    return await runManager({
+      flags,
+      log,
+      kubeConfig,
+      metrics,
+      informers,
+      shutdown: shutdown.signal,
+      controllers: () => controllers(deps, informers, flags, metrics),
+    });
+  } catch (error) {
+    log.fatal({ err: error }, 'Controller failed');
+    return ExitCode.failed;
+  } finally {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+  }
+}
+
+/** The controllers this process runs while it leads. */
+function controllers(
+  _deps: ReconcilerDeps,
+  _informers: SharedInformers,
+  _flags: ControllerFlags,
+  _metrics: Metrics,
+): Controller[] {
+  // TODO(membership wiring): once controller/etcdcluster/index.ts exports createEtcdClusterReconciler, return
+  //   new Controller({
+  //     name: 'etcdcluster',
+  //     reconciler: createEtcdClusterReconciler(deps),
+  //     log: deps.log,
+  //     primary: informers.clusters,
+  //     secondaries: [
+  //       { informer: informers.pods, keysOf: clusterKeysOfMember },
+  //       { informer: informers.persistentVolumeClaims, keysOf: clusterKeysOfMember },
+  //       { informer: informers.restores, keysOf: clusterKeysOfRestore },
+  //     ],
+  //     concurrency: flags.concurrency,
+  //     resyncPeriodMs: flags.resyncPeriodMs,
+  //     observer: metrics.observer('etcdcluster'),
+  //   })
+  return [];
+}
