@@ -1,0 +1,147 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { type EtcdBackupScheduleOptions, EtcdCluster } from '../../../constructs/index.js';
+import { type Manifest, matchSnapshot, only, synth, testChart } from './helpers.js';
+
+const minimal: EtcdBackupScheduleOptions = {
+  schedule: '0 */6 * * *',
+  bucket: 'etcd-backups',
+  credentialsSecretName: 'backup-s3',
+};
+
+function withBackups(
+  namespace: string | null,
+  ...schedules: Partial<EtcdBackupScheduleOptions>[]
+): Manifest[] {
+  const chart = testChart(namespace);
+  const cluster = new EtcdCluster(chart, 'main', { version: '3.5.35' });
+  for (const s of schedules) cluster.addBackupSchedule({ ...minimal, ...s });
+  return synth(chart);
+}
+
+const podSpec = (cronJob: Manifest) => cronJob.spec.jobTemplate.spec.template.spec;
+
+describe('EtcdCluster.addBackupSchedule', () => {
+  it('GIVEN a MinIO schedule WHEN synthesized THEN it matches the snapshot and runs `backup save` with its flags', () => {
+    const objects = withBackups('etcd-test', {
+      endpoint: 'http://minio.storage.svc:9000',
+      forcePathStyle: true,
+      prefix: 'prod/',
+      keepLast: 3,
+      maxAge: '30d',
+      compression: 'gzip',
+    });
+    matchSnapshot(
+      'constructs',
+      'backup-schedule-minio',
+      objects.filter((o) => o.kind === 'CronJob' || o.metadata.name === 'main-backup'),
+    );
+    const container = podSpec(only(objects, 'CronJob', 'main-backup')).containers[0];
+    assert.deepEqual(container.command, ['/app/bin/etcd-gitops']);
+    assert.deepEqual(container.args, [
+      'backup',
+      'save',
+      '--endpoints=http://main-client.etcd-test.svc:2379',
+      '--namespace=etcd-test',
+      '--cluster=main',
+      '--bucket=etcd-backups',
+      '--key-template=prod/{namespace}/{cluster}/{timestamp}-rev{revision}.db',
+      '--s3-endpoint=http://minio.storage.svc:9000',
+      '--region=us-east-1',
+      '--force-path-style',
+      '--checksum-mode=when-required',
+      '--compression=gzip',
+      '--keep-last=3',
+      '--max-age=30d',
+    ]);
+    assert.deepEqual(container.envFrom, [{ secretRef: { name: 'backup-s3' } }]);
+  });
+
+  it('GIVEN a schedule THEN the CronJob forbids overlap, has deadlines and history limits, and never retries forever', () => {
+    const cronJob = only(withBackups('etcd-test', {}), 'CronJob', 'main-backup');
+    assert.equal(cronJob.spec.schedule, '0 */6 * * *');
+    assert.equal(cronJob.spec.concurrencyPolicy, 'Forbid');
+    assert.equal(cronJob.spec.startingDeadlineSeconds, 300);
+    assert.equal(cronJob.spec.successfulJobsHistoryLimit, 3);
+    assert.equal(cronJob.spec.failedJobsHistoryLimit, 3);
+    assert.equal(cronJob.spec.jobTemplate.spec.activeDeadlineSeconds, 3600);
+    assert.equal(cronJob.spec.jobTemplate.spec.backoffLimit, 2);
+    assert.equal(podSpec(cronJob).restartPolicy, 'Never');
+  });
+
+  it('GIVEN a schedule THEN its ServiceAccount has no token and nothing binds it to any role', () => {
+    const objects = withBackups('etcd-test', {});
+    const account = only(objects, 'ServiceAccount', 'main-backup');
+    assert.equal(account.automountServiceAccountToken, false);
+    const spec = podSpec(only(objects, 'CronJob', 'main-backup'));
+    assert.equal(spec.serviceAccountName, 'main-backup');
+    assert.equal(spec.automountServiceAccountToken, false);
+    const bindings = objects.filter((o) => o.kind === 'RoleBinding' || o.kind === 'ClusterRoleBinding');
+    assert.ok(bindings.every((b) => b.subjects.every((s: Manifest) => s.name !== 'main-backup')));
+  });
+
+  it('GIVEN a schedule THEN the Pod is restricted: non-root, RuntimeDefault seccomp, no escalation, all capabilities dropped', () => {
+    const spec = podSpec(only(withBackups('etcd-test', {}), 'CronJob', 'main-backup'));
+    assert.equal(spec.securityContext.runAsNonRoot, true);
+    assert.deepEqual(spec.securityContext.seccompProfile, { type: 'RuntimeDefault' });
+    const security = spec.containers[0].securityContext;
+    assert.equal(security.allowPrivilegeEscalation, false);
+    assert.deepEqual(security.capabilities, { drop: ['ALL'] });
+    assert.equal(security.readOnlyRootFilesystem, true);
+  });
+
+  it('GIVEN two schedules THEN the second is named after its name and both share one ServiceAccount', () => {
+    const objects = withBackups('etcd-test', {}, { name: 'daily', schedule: '@daily', sse: 'AES256' });
+    only(objects, 'CronJob', 'main-backup');
+    const daily = only(objects, 'CronJob', 'main-backup-daily');
+    assert.ok(podSpec(daily).containers[0].args.includes('--sse=AES256'));
+    only(objects, 'ServiceAccount', 'main-backup');
+  });
+
+  it('GIVEN a chart without namespace THEN the endpoints use the Pod namespace from the downward API', () => {
+    const container = podSpec(only(withBackups(null, {}), 'CronJob', 'main-backup')).containers[0];
+    assert.ok(container.args.includes('--endpoints=http://main-client.$(POD_NAMESPACE).svc:2379'));
+    assert.deepEqual(container.env, [
+      { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+    ]);
+  });
+
+  it('fails when the cron schedule is invalid', () => {
+    assert.throws(
+      () => withBackups('etcd-test', { schedule: '0 25 * * *' }),
+      /^Error: 'schedule' must be a cron schedule .* got '0 25 \* \* \*': hour field '25'/,
+    );
+  });
+
+  it('fails when retention keeps 0 backups', () => {
+    assert.throws(
+      () => withBackups('etcd-test', { keepLast: 0 }),
+      /^Error: 'keepLast' must be an integer from 1 to 10000 \(the newest backup is never deleted\), got 0$/,
+    );
+  });
+
+  it('fails when the bucket name is invalid', () => {
+    assert.throws(
+      () => withBackups('etcd-test', { bucket: 'Etcd_Backups' }),
+      /^Error: 'bucket' must be an S3 bucket name .* got 'Etcd_Backups'$/,
+    );
+  });
+
+  it('fails when the credentials Secret is missing', () => {
+    assert.throws(
+      () => withBackups('etcd-test', { credentialsSecretName: undefined as unknown as string }),
+      /^Error: 'credentialsSecretName' is required: name a Secret with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY/,
+    );
+  });
+
+  it('fails when the key template has no {timestamp} or the endpoint is no URL', () => {
+    assert.throws(
+      () => withBackups('etcd-test', { keyTemplate: '{cluster}.db' }),
+      /'keyTemplate' must contain \{timestamp\}/,
+    );
+    assert.throws(
+      () => withBackups('etcd-test', { endpoint: 'minio:9000' }),
+      /'endpoint' must be an http:\/\/ or https:\/\/ URL/,
+    );
+  });
+});

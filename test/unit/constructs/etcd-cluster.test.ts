@@ -1,0 +1,210 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { EtcdCluster, type EtcdClusterProps } from '../../../constructs/index.js';
+import { matchSnapshot, only, synth, testChart } from './helpers.js';
+
+const members = {
+  'app.kubernetes.io/name': 'etcd',
+  'app.kubernetes.io/instance': 'main',
+  'app.kubernetes.io/component': 'member',
+};
+
+function cluster(props: Partial<EtcdClusterProps> = {}, namespace: string | null = 'etcd-test') {
+  const chart = testChart(namespace);
+  const construct = new EtcdCluster(chart, 'main', { version: '3.6.16', ...props });
+  return { construct, objects: synth(chart) };
+}
+
+describe('EtcdCluster construct', () => {
+  it('GIVEN only a version WHEN synthesized THEN it matches the snapshot with size 3 and a 1Gi PVC per member', () => {
+    const { objects } = cluster();
+    matchSnapshot('constructs', 'etcd-cluster-default', objects);
+    const resource = only(objects, 'EtcdCluster', 'main');
+    assert.equal(resource.apiVersion, 'etcd.gitops.dev/v1alpha1');
+    assert.deepEqual(resource.spec, { size: 3, version: '3.6.16', storage: { size: '1Gi' } });
+    assert.equal(resource.metadata.namespace, 'etcd-test');
+    assert.equal(resource.metadata.annotations['argocd.argoproj.io/sync-wave'], '0');
+  });
+
+  it('GIVEN a cluster THEN the peer Service is headless, publishes not-ready addresses and selects members by our labels', () => {
+    const peer = only(cluster().objects, 'Service', 'main-peer');
+    assert.equal(peer.spec.clusterIP, 'None');
+    assert.equal(peer.spec.publishNotReadyAddresses, true);
+    assert.deepEqual(peer.spec.selector, members);
+    assert.deepEqual(
+      peer.spec.ports.map((p: { name: string; port: number }) => [p.name, p.port]),
+      [
+        ['peer', 2380],
+        ['client', 2379],
+      ],
+    );
+  });
+
+  it('GIVEN a cluster THEN the client Service exposes 2379 and the construct reports its URL', () => {
+    const { construct, objects } = cluster();
+    const client = only(objects, 'Service', 'main-client');
+    assert.deepEqual(client.spec.selector, members);
+    assert.deepEqual(client.spec.ports[0].port, 2379);
+    assert.equal(construct.clientUrl, 'http://main-client.etcd-test.svc:2379');
+  });
+
+  it('GIVEN sizes 1, 3, 5 and 4 (opted in) THEN the PodDisruptionBudget keeps quorum available', () => {
+    for (const [size, quorum] of [
+      [1, 1],
+      [3, 2],
+      [5, 3],
+      [4, 3],
+    ] as const) {
+      const pdb = only(
+        cluster({ size, allowEvenSize: size % 2 === 0 }).objects,
+        'PodDisruptionBudget',
+        'main',
+      );
+      assert.equal(pdb.spec.minAvailable, quorum, `size ${size}`);
+      assert.deepEqual(pdb.spec.selector.matchLabels, members);
+    }
+  });
+
+  it('GIVEN client selectors THEN the NetworkPolicy opens the peer port to members only and the client port to the controller, backups and those clients', () => {
+    const policy = only(
+      cluster({ clients: [{ podSelector: { app: 'api' } }, { namespaceSelector: { team: 'a' } }] }).objects,
+      'NetworkPolicy',
+      'main',
+    );
+    assert.deepEqual(policy.spec.podSelector.matchLabels, members);
+    assert.deepEqual(policy.spec.policyTypes, ['Ingress']);
+    const [peer, client] = policy.spec.ingress;
+    assert.deepEqual(peer.ports, [{ port: 2380, protocol: 'TCP' }]);
+    assert.deepEqual(peer.from, [{ podSelector: { matchLabels: members } }]);
+    assert.deepEqual(client.ports, [{ port: 2379, protocol: 'TCP' }]);
+    assert.deepEqual(client.from.slice(2), [
+      { podSelector: { matchLabels: { app: 'api' } } },
+      { namespaceSelector: { matchLabels: { team: 'a' } }, podSelector: {} },
+    ]);
+    assert.equal(
+      client.from[0].namespaceSelector.matchLabels['kubernetes.io/metadata.name'],
+      'etcd-gitops-system',
+    );
+    assert.equal(client.from[1].podSelector.matchLabels['app.kubernetes.io/component'], 'backup');
+  });
+
+  it('GIVEN a cluster THEN the controller may get Secrets in this namespace only, through a Role and RoleBinding', () => {
+    const { objects } = cluster();
+    const role = only(objects, 'Role', 'main-etcd-gitops-controller');
+    assert.equal(role.metadata.namespace, 'etcd-test');
+    assert.deepEqual(role.rules, [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }]);
+    const binding = only(objects, 'RoleBinding', 'main-etcd-gitops-controller');
+    assert.deepEqual(binding.subjects, [
+      { kind: 'ServiceAccount', name: 'etcd-gitops-controller', namespace: 'etcd-gitops-system' },
+    ]);
+  });
+
+  it('GIVEN every optional prop THEN the spec carries each one', () => {
+    const backup = { bucket: 'etcd-backups', latestUnderPrefix: 'etcd/', credentialsSecretName: 's3' };
+    const { objects } = cluster({
+      size: 5,
+      image: 'registry.local/etcd:v3.6.16',
+      storage: { size: '8Gi', storageClassName: 'fast' },
+      resources: { requests: { cpu: '500m', memory: '1Gi' }, limits: { memory: '2Gi' } },
+      podTemplate: {
+        labels: { team: 'a' },
+        priorityClassName: 'system-cluster-critical',
+        nodeSelector: { disk: 'ssd' },
+      },
+      bootstrapFromBackup: backup,
+      pvcRetentionPolicy: { whenDeleted: 'Delete', whenScaled: 'Retain' },
+      paused: true,
+    });
+    const spec = only(objects, 'EtcdCluster').spec;
+    assert.equal(spec.size, 5);
+    assert.equal(spec.image, 'registry.local/etcd:v3.6.16');
+    assert.deepEqual(spec.storage, { size: '8Gi', storageClassName: 'fast' });
+    assert.deepEqual(spec.resources.limits, { memory: '2Gi' });
+    assert.equal(spec.podTemplate.priorityClassName, 'system-cluster-critical');
+    assert.deepEqual(spec.bootstrap, { backup });
+    assert.deepEqual(spec.persistentVolumeClaimRetentionPolicy, {
+      whenDeleted: 'Delete',
+      whenScaled: 'Retain',
+    });
+    assert.equal(spec.paused, true);
+  });
+
+  it('GIVEN ephemeral storage opted in THEN the spec says so', () => {
+    assert.equal(
+      only(cluster({ storage: { ephemeral: true } }).objects, 'EtcdCluster').spec.storage.ephemeral,
+      true,
+    );
+  });
+
+  it('GIVEN a chart without namespace THEN objects carry none and the client URL has no namespace part', () => {
+    const { construct, objects } = cluster({}, null);
+    assert.ok(objects.every((o) => o.metadata.namespace === undefined));
+    assert.equal(construct.clientUrl, 'http://main-client:2379');
+  });
+
+  it('fails when size is 0', () => {
+    assert.throws(() => cluster({ size: 0 }), /^Error: 'size' must be an integer from 1 to 9 .*, got 0$/);
+  });
+
+  it('fails when size is 10', () => {
+    assert.throws(() => cluster({ size: 10 }), /^Error: 'size' must be an integer from 1 to 9 .*, got 10$/);
+  });
+
+  it('fails when size is even without the opt-in', () => {
+    assert.throws(
+      () => cluster({ size: 4 }),
+      /^Error: 'size' must be odd to survive a member failure, got 4 \(set allowEvenSize: true to allow it\)$/,
+    );
+  });
+
+  it('fails when the version is not semver', () => {
+    assert.throws(
+      () => cluster({ version: 'v3.6' }),
+      /^Error: 'version' must be an etcd release written X\.Y\.Z .*, got 'v3\.6'$/,
+    );
+  });
+
+  it('fails when the storage size is not a quantity', () => {
+    assert.throws(
+      () => cluster({ storage: { size: '10GB' } }),
+      /^Error: 'storage.size' must be a Kubernetes quantity such as 1Gi, 512Mi or 10G, got '10GB'$/,
+    );
+  });
+
+  it('fails when a resource request is not a quantity', () => {
+    assert.throws(
+      () => cluster({ resources: { requests: { cpu: 'half' } } }),
+      /'resources.requests.cpu' must be a Kubernetes quantity/,
+    );
+  });
+
+  it('fails when the name is not a DNS label or too long for derived names', () => {
+    assert.throws(
+      () => cluster({ name: 'Main' }),
+      /^Error: 'name' must be at most 45 characters .* got 'Main'$/,
+    );
+    assert.throws(() => cluster({ name: `a${'b'.repeat(45)}` }), /'name' must be at most 45 characters/);
+  });
+
+  it('fails when podTemplate labels override a selector label', () => {
+    assert.throws(
+      () => cluster({ podTemplate: { labels: { 'app.kubernetes.io/instance': 'other' } } }),
+      /^Error: 'podTemplate.labels' must not set 'app.kubernetes.io\/instance'/,
+    );
+  });
+
+  it('fails when the bootstrap backup names both a key and a prefix', () => {
+    assert.throws(
+      () =>
+        cluster({
+          bootstrapFromBackup: {
+            bucket: 'etcd-backups',
+            key: 'a.db',
+            latestUnderPrefix: 'x/',
+            credentialsSecretName: 's',
+          },
+        }),
+      /^Error: 'bootstrapFromBackup' must set exactly one of 'key' .* got both$/,
+    );
+  });
+});

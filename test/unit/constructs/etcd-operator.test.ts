@@ -1,0 +1,169 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { EtcdCrds, EtcdOperator, type EtcdOperatorProps } from '../../../constructs/index.js';
+import { type Manifest, matchSnapshot, only, synth, testChart } from './helpers.js';
+
+function operator(props: EtcdOperatorProps = {}): Manifest[] {
+  const chart = testChart(null);
+  new EtcdOperator(chart, 'operator', props);
+  return synth(chart);
+}
+
+const SECRETS = /secret/i;
+
+describe('EtcdOperator construct', () => {
+  it('GIVEN defaults WHEN synthesized THEN it matches the snapshot (CRDs excluded: they have their own test)', () => {
+    matchSnapshot(
+      'constructs',
+      'etcd-operator-default',
+      operator().filter((o) => o.kind !== 'CustomResourceDefinition'),
+    );
+  });
+
+  it('GIVEN defaults THEN the namespace enforces Pod Security restricted', () => {
+    const namespace = only(operator(), 'Namespace', 'etcd-gitops-system');
+    assert.equal(namespace.metadata.labels['pod-security.kubernetes.io/enforce'], 'restricted');
+  });
+
+  it('GIVEN defaults THEN the Deployment runs 2 leader-electing replicas with probes on 8081 and a restricted Pod', () => {
+    const deployment = only(operator(), 'Deployment', 'etcd-gitops-controller');
+    assert.equal(deployment.metadata.namespace, 'etcd-gitops-system');
+    assert.equal(deployment.spec.replicas, 2);
+    assert.deepEqual(deployment.spec.selector.matchLabels, {
+      'app.kubernetes.io/name': 'etcd-gitops',
+      'app.kubernetes.io/instance': 'etcd-gitops',
+      'app.kubernetes.io/component': 'controller',
+    });
+    const pod = deployment.spec.template.spec;
+    const [container] = pod.containers;
+    assert.deepEqual(container.command, ['/app/bin/etcd-gitops']);
+    assert.deepEqual(container.args, [
+      'controller',
+      '--leader-elect',
+      '--metrics-bind-address=:8080',
+      '--health-probe-bind-address=:8081',
+    ]);
+    assert.equal(container.livenessProbe.httpGet.path, '/healthz');
+    assert.equal(container.readinessProbe.httpGet.path, '/readyz');
+    assert.ok(container.ports.some((p: Manifest) => p.name === 'health' && p.containerPort === 8081));
+    assert.equal(container.image, 'ghcr.io/etcd-gitops/etcd-gitops:0.1.0');
+    assert.deepEqual(pod.securityContext.seccompProfile, { type: 'RuntimeDefault' });
+    assert.equal(pod.securityContext.runAsNonRoot, true);
+    assert.deepEqual(container.securityContext.capabilities, { drop: ['ALL'] });
+    assert.equal(container.securityContext.allowPrivilegeEscalation, false);
+    assert.equal(container.securityContext.readOnlyRootFilesystem, true);
+    assert.ok(container.resources.requests.cpu && container.resources.limits.memory);
+  });
+
+  it('GIVEN defaults THEN the ClusterRole has no wildcard and no Secret access, and only the verbs the controller uses', () => {
+    const role = only(operator(), 'ClusterRole', 'etcd-gitops-controller');
+    for (const rule of role.rules as Manifest[]) {
+      for (const field of ['apiGroups', 'resources', 'verbs'])
+        assert.ok(!rule[field].includes('*'), JSON.stringify(rule));
+      assert.ok(!rule.resources.some((r: string) => SECRETS.test(r)), JSON.stringify(rule));
+    }
+    const verbs = Object.fromEntries(
+      (role.rules as Manifest[]).flatMap((r) => r.resources.map((res: string) => [res, r.verbs.join(',')])),
+    );
+    assert.deepEqual(verbs, {
+      etcdclusters: 'get,list,watch',
+      etcdrestores: 'get,list,watch',
+      'etcdclusters/status': 'update,patch',
+      'etcdrestores/status': 'update,patch',
+      'etcdclusters/finalizers': 'update',
+      pods: 'get,list,watch,create,delete',
+      persistentvolumeclaims: 'get,list,watch,create,delete,patch',
+      services: 'get,list,watch',
+      events: 'create,patch',
+    });
+  });
+
+  it('GIVEN defaults THEN Leases are granted by a Role in the operator namespace only', () => {
+    const objects = operator();
+    const role = only(objects, 'Role', 'etcd-gitops-controller-leader-election');
+    assert.equal(role.metadata.namespace, 'etcd-gitops-system');
+    assert.deepEqual(role.rules, [
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
+    ]);
+    const binding = only(objects, 'RoleBinding', 'etcd-gitops-controller-leader-election');
+    assert.deepEqual(binding.subjects, [
+      { kind: 'ServiceAccount', name: 'etcd-gitops-controller', namespace: 'etcd-gitops-system' },
+    ]);
+    const clusterBinding = only(objects, 'ClusterRoleBinding', 'etcd-gitops-controller');
+    assert.equal(clusterBinding.roleRef.name, 'etcd-gitops-controller');
+  });
+
+  it('GIVEN defaults THEN a metrics Service selects the controller on port 8080', () => {
+    const service = only(operator(), 'Service', 'etcd-gitops-controller-metrics');
+    assert.deepEqual(service.spec.ports, [
+      { name: 'metrics', port: 8080, protocol: 'TCP', targetPort: 'metrics' },
+    ]);
+    assert.equal(service.spec.selector['app.kubernetes.io/component'], 'controller');
+  });
+
+  it('GIVEN the default and crds:false THEN CRDs are included only by default', () => {
+    assert.equal(operator().filter((o) => o.kind === 'CustomResourceDefinition').length, 2);
+    assert.equal(operator({ crds: false }).filter((o) => o.kind === 'CustomResourceDefinition').length, 0);
+  });
+
+  it('GIVEN objects of the operator THEN cluster-scoped ones have no namespace and namespaced ones have ours', () => {
+    const clusterScoped = new Set([
+      'Namespace',
+      'ClusterRole',
+      'ClusterRoleBinding',
+      'CustomResourceDefinition',
+    ]);
+    for (const o of operator({ namespace: 'ops' })) {
+      assert.equal(
+        o.metadata.namespace,
+        clusterScoped.has(o.kind) ? undefined : 'ops',
+        `${o.kind} ${o.metadata.name}`,
+      );
+    }
+  });
+
+  it('fails when placed in a chart with a namespace', () => {
+    assert.throws(
+      () => new EtcdOperator(testChart('apps'), 'operator'),
+      /^Error: EtcdOperator must be in a chart without 'namespace' .* got namespace 'apps'$/,
+    );
+  });
+
+  it('fails when replicas is 0', () => {
+    assert.throws(
+      () => operator({ replicas: 0 }),
+      /^Error: 'replicas' must be an integer from 1 to 10, got 0$/,
+    );
+  });
+});
+
+describe('EtcdCrds construct', () => {
+  it('GIVEN the CRDs WHEN synthesized THEN they match the snapshot, come first in Argo CD and are never pruned', () => {
+    const chart = testChart(null);
+    new EtcdCrds(chart, 'crds');
+    const crds = synth(chart);
+    matchSnapshot('constructs', 'etcd-crds', crds);
+    assert.deepEqual(
+      crds.map((c) => c.metadata.name),
+      ['etcdclusters.etcd.gitops.dev', 'etcdrestores.etcd.gitops.dev'],
+    );
+    for (const crd of crds) {
+      assert.equal(crd.metadata.annotations['argocd.argoproj.io/sync-wave'], '-2');
+      assert.equal(crd.metadata.annotations['argocd.argoproj.io/sync-options'], 'Prune=false,Delete=false');
+      assert.equal(crd.metadata.namespace, undefined);
+      assert.deepEqual(crd.spec.names.categories, ['etcd-gitops']);
+    }
+    assert.deepEqual(crds[0]!.spec.names.shortNames, ['etcd', 'etcdc']);
+    assert.deepEqual(
+      crds[0]!.spec.versions[0].additionalPrinterColumns.map((c: Manifest) => c.name),
+      ['Size', 'Ready', 'Version', 'Phase', 'Available', 'Paused', 'Age'],
+    );
+  });
+
+  it('fails when placed in a chart with a namespace', () => {
+    assert.throws(
+      () => new EtcdCrds(testChart('apps'), 'crds'),
+      /^Error: EtcdCrds must be in a chart without 'namespace'/,
+    );
+  });
+});

@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { KubeEtcdCluster, KubeEtcdRestore } from '../../../constructs/index.js';
+import { only, synth, testChart } from './helpers.js';
+
+const backup = { bucket: 'etcd-backups', latestUnderPrefix: 'etcd-test/main/', credentialsSecretName: 's3' };
+
+describe('typed custom resources', () => {
+  it('GIVEN an EtcdRestore WHEN synthesized THEN it is a v1alpha1 EtcdRestore in the clusters wave, skipped in dry-run until its CRD exists', () => {
+    const chart = testChart();
+    new KubeEtcdRestore(chart, 'restore', {
+      metadata: { name: 'restore-1' },
+      spec: { clusterName: 'main', backup },
+    });
+    const restore = only(synth(chart), 'EtcdRestore', 'restore-1');
+    assert.equal(restore.apiVersion, 'etcd.gitops.dev/v1alpha1');
+    assert.deepEqual(restore.spec, { clusterName: 'main', backup });
+    assert.equal(restore.metadata.annotations['argocd.argoproj.io/sync-wave'], '0');
+    assert.equal(
+      restore.metadata.annotations['argocd.argoproj.io/sync-options'],
+      'SkipDryRunOnMissingResource=true',
+    );
+  });
+
+  it('GIVEN a KubeEtcdCluster THEN its manifest carries the group, version and kind', () => {
+    assert.deepEqual(KubeEtcdCluster.manifest({ metadata: { name: 'x' }, spec: { version: '3.6.16' } }), {
+      apiVersion: 'etcd.gitops.dev/v1alpha1',
+      kind: 'EtcdCluster',
+      metadata: { name: 'x' },
+      spec: { version: '3.6.16' },
+    });
+  });
+
+  it('fails when an EtcdRestore names neither a key nor a prefix', () => {
+    const chart = testChart();
+    assert.throws(
+      () =>
+        new KubeEtcdRestore(chart, 'r', {
+          spec: { clusterName: 'main', backup: { bucket: 'etcd-backups', credentialsSecretName: 's3' } },
+        }),
+      /^Error: 'spec.backup' must set exactly one of 'key' .* got neither$/,
+    );
+  });
+
+  it('fails when an EtcdRestore names an invalid bucket', () => {
+    assert.throws(
+      () =>
+        new KubeEtcdRestore(testChart(), 'r', {
+          spec: { clusterName: 'main', backup: { ...backup, bucket: 'a' } },
+        }),
+      /^Error: 'spec.backup.bucket' must be an S3 bucket name/,
+    );
+  });
+});
