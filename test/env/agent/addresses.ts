@@ -1,0 +1,47 @@
+// Pod addresses: each Pod gets its own 127.<net>.<b>.<c>, so members listening on $(POD_IP) never collide.
+// An address goes back to the pool only when its Pod is gone, and is handed out again as late as possible.
+
+/** Second octet for a node's pod addresses: `node-<n>` gets n (1..254), any other name a stable hash. */
+export function nodeNetworkOctet(nodeName: string): number {
+  const numbered = /-(\d+)$/.exec(nodeName);
+  if (numbered) {
+    const n = Number(numbered[1]);
+    if (n >= 1 && n <= 254) return n;
+  }
+  let hash = 0;
+  for (const char of nodeName) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+  return 1 + (hash % 254);
+}
+
+export class AddressPool {
+  private readonly inUse = new Map<string, string>();
+  private cursor = 0;
+  private readonly size = 254 * 254;
+
+  /** @param octet second octet of every address: 127.<octet>.<b>.<c>, b and c in 1..254 */
+  constructor(private readonly octet: number) {
+    if (!Number.isInteger(octet) || octet < 1 || octet > 254) {
+      throw new Error(`pod network octet must be an integer in 1..254, got ${octet}`);
+    }
+  }
+
+  /** The address of `owner` (a Pod uid), allocating the next free one on first call. */
+  allocate(owner: string): string {
+    for (const [address, holder] of this.inUse) if (holder === owner) return address;
+    for (let tried = 0; tried < this.size; tried++) {
+      const index = this.cursor;
+      this.cursor = (this.cursor + 1) % this.size;
+      const address = `127.${this.octet}.${1 + Math.floor(index / 254)}.${1 + (index % 254)}`;
+      if (!this.inUse.has(address)) {
+        this.inUse.set(address, owner);
+        return address;
+      }
+    }
+    throw new Error(`all ${this.size} pod addresses of 127.${this.octet}.0.0/16 are in use`);
+  }
+
+  /** Returns `owner`'s address to the pool. */
+  release(owner: string): void {
+    for (const [address, holder] of this.inUse) if (holder === owner) this.inUse.delete(address);
+  }
+}

@@ -1,0 +1,105 @@
+// How a container sees its volumes: the agent starts every container in a private mount namespace
+// (`unshare --mount --propagation private`) whose first act is to bind each volume's host directory
+// at its mountPath, so Pod paths such as /var/lib/etcd work unchanged and nothing leaks to the host.
+import { existsSync, mkdirSync, readdirSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join, normalize } from 'node:path';
+import type { V1Container } from '@kubernetes/client-node';
+import type { HostVolume } from './volumes.js';
+
+export interface Mount {
+  /** Host path (directory, or file for a file subPath). */
+  source: string;
+  /** Absolute path inside the container. */
+  target: string;
+  readOnly: boolean;
+}
+
+export const serviceAccountPath = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+/** The container's bind mounts, parents before children. Throws for a mount of an undeclared volume. */
+export function containerMounts(container: V1Container, volumes: Map<string, HostVolume>): Mount[] {
+  const mounts = (container.volumeMounts ?? []).map((mount): Mount => {
+    const volume = volumes.get(mount.name);
+    if (!volume)
+      throw new Error(
+        `container "${container.name}" mounts volume "${mount.name}", which the Pod does not declare`,
+      );
+    const subPath = mount.subPath ? normalize(mount.subPath) : '';
+    if (subPath.startsWith('..') || subPath.startsWith('/')) {
+      throw new Error(`volumeMounts subPath '${mount.subPath}' must be relative and stay inside the volume`);
+    }
+    return {
+      source: subPath ? join(volume.hostPath, subPath) : volume.hostPath,
+      target: normalize(mount.mountPath),
+      readOnly: mount.readOnly === true || volume.readOnly,
+    };
+  });
+  return mounts.sort((a, b) => a.target.split('/').length - b.target.split('/').length);
+}
+
+export function shellQuote(value: string): string {
+  return `'${value.replaceAll("'", "'\\''")}'`;
+}
+
+/**
+ * The shell script run inside the new mount namespace: bind every mount (read-only ones remounted
+ * read-only), change to the working directory (as a runtime does, `/` when it does not exist), exec argv.
+ */
+export function launchScript(mounts: Mount[], workingDir: string): string {
+  const lines = ['set -e'];
+  for (const mount of mounts) {
+    lines.push(`/usr/bin/mount --bind ${shellQuote(mount.source)} ${shellQuote(mount.target)}`);
+    if (mount.readOnly) lines.push(`/usr/bin/mount -o remount,bind,ro ${shellQuote(mount.target)}`);
+  }
+  lines.push(`cd ${shellQuote(workingDir)} 2>/dev/null || cd /`, 'exec "$@"');
+  return lines.join('\n');
+}
+
+/**
+ * Mount points that the host lacks are created on the host (a bind needs one); the agent records the
+ * topmost directory or file it created and removes them, when empty, on stop.
+ */
+export class MountPoints {
+  private readonly created = new Set<string>();
+
+  ensure(mount: Mount): void {
+    if (!existsSync(mount.source)) mkdirSync(mount.source, { recursive: true });
+    if (existsSync(mount.target)) return;
+    let top = mount.target;
+    while (!existsSync(dirname(top))) top = dirname(top);
+    if (statSync(mount.source).isDirectory()) {
+      mkdirSync(mount.target, { recursive: true });
+    } else {
+      mkdirSync(dirname(mount.target), { recursive: true });
+      writeFileSync(mount.target, '');
+    }
+    this.created.add(top);
+  }
+
+  /** Removes what `ensure` created, where nothing but empty directories remain. */
+  removeCreated(): string[] {
+    const left: string[] = [];
+    for (const path of this.created) {
+      if (!removeEmptyTree(path)) left.push(path);
+    }
+    this.created.clear();
+    return left;
+  }
+}
+
+function removeEmptyTree(path: string): boolean {
+  try {
+    const stat = statSync(path);
+    if (!stat.isDirectory()) {
+      if (stat.size > 0) return false;
+      unlinkSync(path);
+      return true;
+    }
+    let empty = true;
+    for (const entry of readdirSync(path)) if (!removeEmptyTree(join(path, entry))) empty = false;
+    if (empty) rmdirSync(path);
+    return empty;
+  } catch {
+    return !existsSync(path);
+  }
+}

@@ -1,0 +1,141 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { AddressPool, nodeNetworkOctet } from '../../env/agent/addresses.js';
+import { backoffDelay, kubeletBackoff, shouldRestart } from '../../env/agent/backoff.js';
+import { expandVariables } from '../../env/agent/expand.js';
+import { launchScript, shellQuote } from '../../env/agent/mounts.js';
+import { ProbeCounter } from '../../env/agent/probe-loop.js';
+import { keyFiles } from '../../env/agent/volume-files.js';
+
+describe('$(VAR) expansion', () => {
+  const env: Record<string, string> = { POD_IP: '127.1.1.1', NAME: 'm-0' };
+  const expand = (input: string) => expandVariables(input, (name) => env[name]);
+
+  it('replaces defined variables in place', () => {
+    assert.equal(
+      expand('--listen-client-urls=http://$(POD_IP):2379'),
+      '--listen-client-urls=http://127.1.1.1:2379',
+    );
+    assert.equal(expand('$(NAME)=$(POD_IP)'), 'm-0=127.1.1.1');
+  });
+
+  it('keeps undefined references and unterminated ones as written', () => {
+    assert.equal(expand('$(MISSING)/x'), '$(MISSING)/x');
+    assert.equal(expand('a $(POD_IP'), 'a $(POD_IP');
+  });
+
+  it('treats $$ as an escaped dollar and a lone $ literally', () => {
+    assert.equal(expand('$$(POD_IP) costs $5'), '$(POD_IP) costs $5');
+  });
+});
+
+describe('pod address pool', () => {
+  it('gives each owner a distinct 127.<octet>.x.y and the same one on repeat', () => {
+    const pool = new AddressPool(3);
+    const a = pool.allocate('a');
+    const b = pool.allocate('b');
+    assert.equal(a, '127.3.1.1');
+    assert.equal(b, '127.3.1.2');
+    assert.equal(pool.allocate('a'), a);
+  });
+
+  it('does not hand a released address out again while fresh ones remain', () => {
+    // GIVEN an address released by a Pod that is gone
+    const pool = new AddressPool(1);
+    const first = pool.allocate('gone');
+    pool.release('gone');
+    // WHEN another Pod asks, THEN it gets a different one
+    assert.notEqual(pool.allocate('new'), first);
+  });
+
+  it('fails when the octet is outside 1..254', () => {
+    assert.throws(() => new AddressPool(0), /1\.\.254, got 0/);
+  });
+
+  it('derives the octet from node-<n> names and hashes others into 1..254', () => {
+    assert.equal(nodeNetworkOctet('node-2'), 2);
+    const hashed = nodeNetworkOctet('worker');
+    assert.ok(hashed >= 1 && hashed <= 254);
+    assert.equal(nodeNetworkOctet('worker'), hashed);
+  });
+});
+
+describe('crash-loop backoff', () => {
+  it('doubles from the base and stops at the cap, as the kubelet (10s, 20s, 40s ... 5m)', () => {
+    const delays = [1, 2, 3, 4, 5, 6, 7].map((n) => backoffDelay(kubeletBackoff, n) / 1000);
+    assert.deepEqual(delays, [10, 20, 40, 80, 160, 300, 300]);
+  });
+
+  it('restarts per restartPolicy', () => {
+    assert.equal(shouldRestart('Always', 0), true);
+    assert.equal(shouldRestart('OnFailure', 0), false);
+    assert.equal(shouldRestart('OnFailure', 1), true);
+    assert.equal(shouldRestart('Never', 1), false);
+  });
+});
+
+describe('probe thresholds', () => {
+  it('turns ready after successThreshold successes and unready after failureThreshold failures', () => {
+    const counter = new ProbeCounter({ successThreshold: 2, failureThreshold: 2 }, false);
+    assert.equal(counter.record(true), undefined);
+    assert.equal(counter.record(true), true);
+    assert.equal(counter.record(false), undefined);
+    assert.equal(counter.record(true), undefined, 'a success resets the failure count');
+    assert.equal(counter.record(false), undefined);
+    assert.equal(counter.record(false), false);
+  });
+
+  it('reports a startup probe failure although it was never healthy', () => {
+    const counter = new ProbeCounter({ failureThreshold: 2 }, false, true);
+    assert.equal(counter.record(false), undefined);
+    assert.equal(counter.record(false), false);
+  });
+});
+
+describe('secret and configMap volume files', () => {
+  const data = { 'a.conf': 'A', b: 'B' };
+
+  it('writes every key with the default mode 0644', () => {
+    assert.deepEqual(keyFiles(data, undefined, undefined, 'secret s', false), [
+      { path: 'a.conf', content: 'A', mode: 0o644 },
+      { path: 'b', content: 'B', mode: 0o644 },
+    ]);
+  });
+
+  it('renames selected items and applies item modes over defaultMode', () => {
+    const files = keyFiles(data, [{ key: 'b', path: 'dir/b.txt', mode: 0o600 }], 0o440, 'secret s', false);
+    assert.deepEqual(files, [{ path: 'dir/b.txt', content: 'B', mode: 0o600 }]);
+  });
+
+  it('fails when an item names a missing key, unless optional', () => {
+    assert.throws(
+      () => keyFiles(data, [{ key: 'zz', path: 'zz' }], undefined, 'secret ns/s', false),
+      /couldn't find key zz in secret ns\/s/,
+    );
+    assert.deepEqual(keyFiles(data, [{ key: 'zz', path: 'zz' }], undefined, 'secret ns/s', true), []);
+  });
+});
+
+describe('container launch script', () => {
+  it('binds each mount, remounts read-only ones, then changes directory and execs', () => {
+    const script = launchScript(
+      [
+        { source: '/state/pvc/ns/m-0-data', target: '/var/lib/etcd', readOnly: false },
+        { source: "/state/it's", target: '/etc/conf', readOnly: true },
+      ],
+      '/var/lib/etcd',
+    );
+    assert.equal(
+      script,
+      [
+        'set -e',
+        "/usr/bin/mount --bind '/state/pvc/ns/m-0-data' '/var/lib/etcd'",
+        `/usr/bin/mount --bind ${shellQuote("/state/it's")} '/etc/conf'`,
+        "/usr/bin/mount -o remount,bind,ro '/etc/conf'",
+        "cd '/var/lib/etcd' 2>/dev/null || cd /",
+        'exec "$@"',
+      ].join('\n'),
+    );
+    assert.equal(shellQuote("it's"), `'it'\\''s'`);
+  });
+});
