@@ -1,0 +1,19 @@
+// Finds live processes by what their command line mentions (tests use it to prove nothing is left).
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** Live (non-zombie) processes whose command line contains `text`, as `pid: command line`. */
+export function processesMentioning(text: string): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ');
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+      if (cmdline.includes(text) && state !== 'Z') found.push(`${entry}: ${cmdline.trim()}`);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return found;
+}
