@@ -2,6 +2,7 @@
 // the node agent that runs Pods as local processes, optionally MinIO.
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { type NodeAgent, type NodeAgentOptions, startNodeAgent } from './agent/index.js';
 import { type ApplyDistOptions, applyDist } from './apply-dist.js';
 import { type ControlPlane, startControlPlane } from './control-plane.js';
 import type { Manifest } from './dist-manifests.js';
@@ -17,15 +18,15 @@ export interface EnvironmentOptions {
   minio?: boolean;
   /** Name of the agent's Node. @default 'node-1' */
   nodeName?: string;
+  /** Further node agent options (image map, backoff, ...). @default the agent's defaults */
+  agentOptions?: Partial<Omit<NodeAgentOptions, 'kubeConfig' | 'stateDir' | 'log' | 'nodeName'>>;
   /** State directory, removed by `stop()`. @default a new directory under os.tmpdir() */
   dir?: string;
   /** @default pino on stderr at $ENV_LOG_LEVEL or `warn` */
   log?: Logger;
 }
 
-export interface NodeAgent {
-  stop(): Promise<void>;
-}
+export type { NodeAgent };
 
 export interface Environment {
   readonly controlPlane: ControlPlane;
@@ -69,7 +70,8 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
   };
   try {
     if (options.agent) {
-      agent = await startAgent({
+      agent = await startNodeAgent({
+        ...options.agentOptions,
         kubeConfig: controlPlane.kubeConfig,
         nodeName: options.nodeName ?? 'node-1',
         stateDir: join(controlPlane.dir, 'agent'),
@@ -92,22 +94,4 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
     createNamespace: (name, labels) => createNamespace(kubeConfig, name, labels),
     stop,
   };
-}
-
-interface AgentOptions {
-  kubeConfig: KubeConfig;
-  nodeName: string;
-  stateDir: string;
-  log: Logger;
-}
-
-// The node agent lives in test/env/agent (written separately); loaded on demand so the environment
-// works without it.
-async function startAgent(agentOptions: AgentOptions): Promise<NodeAgent> {
-  const specifier = './agent/index.js';
-  const module = (await import(specifier).catch((error: Error) => {
-    throw new Error(`the node agent (test/env/agent/index.ts) is not available yet: ${error.message}`);
-  })) as { startNodeAgent?: (options: AgentOptions) => Promise<NodeAgent> };
-  if (!module.startNodeAgent) throw new Error('test/env/agent/index.ts does not export startNodeAgent()');
-  return module.startNodeAgent(agentOptions);
 }
