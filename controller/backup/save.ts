@@ -1,0 +1,280 @@
+// `backup save`: docs/design/backup.md, "backup save, step by step".
+//   1. preflight S3 (HeadBucket)   2. pick a member   3-5. stream, verify, abort on failure (stream-to-s3.ts)
+//   6. copy `<key>.part` to `<key>` with the metadata, delete the `.part`   7. retention (apply-retention.ts)
+import { DeleteObjectCommand, HeadBucketCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { Etcd3 } from 'etcd3';
+import type { Logger } from 'pino';
+import { createS3Client, type S3Options, type ServerSideEncryption } from '../s3/client.js';
+import { copyWithMetadata } from '../s3/copy.js';
+import { describeS3Error } from '../s3/errors.js';
+import { applyRetention } from './apply-retention.js';
+import type { EtcdTls } from './etcd-client.js';
+import { BackupError } from './exit-codes.js';
+import { defaultKeyTemplate, keyPrefix, renderKey, validateKeyTemplate } from './key-template.js';
+import { type BackupMetadata, type Compression, toS3Metadata } from './metadata.js';
+import { chooseMember, type HealthyProbe, probeMember } from './pick-member.js';
+import { type RetentionPlan, type RetentionPolicy, validateRetentionPolicy } from './retention.js';
+import { StreamFailure, streamSnapshotToS3 } from './stream-to-s3.js';
+
+/** Everything `backup save` needs; the CLI flags map one to one (docs/design/conventions.md). */
+export interface SaveOptions {
+  /** etcd client URLs. One (the client Service) is used as is; of several, the member with the highest revision. */
+  readonly endpoints: readonly string[];
+  /** @default - plain connections, or system CAs for https endpoints */
+  readonly etcdTls?: EtcdTls;
+  readonly namespace: string;
+  readonly cluster: string;
+  readonly bucket: string;
+  /** @default defaultKeyTemplate (`{namespace}/{cluster}/{timestamp}-rev{revision}.db`) */
+  readonly keyTemplate?: string;
+  readonly s3: S3Options;
+  /** @default - none (the bucket's default encryption applies) */
+  readonly encryption?: ServerSideEncryption;
+  /** @default 'none' */
+  readonly compression?: Compression;
+  /** Applied only after the new backup is stored. @default - keep everything */
+  readonly retention?: RetentionPolicy;
+  /** Multipart part size; memory ≈ partSizeBytes × queueSize. @default 8 MiB */
+  readonly partSizeBytes?: number;
+  /** Parts uploaded concurrently. @default 2 */
+  readonly queueSize?: number;
+}
+
+export interface SaveResult {
+  readonly bucket: string;
+  readonly key: string;
+  readonly metadata: BackupMetadata;
+  readonly retention?: RetentionPlan;
+}
+
+const mib = 1024 * 1024;
+
+function validate(options: SaveOptions): void {
+  const problems: string[] = [];
+  if (options.endpoints.length === 0) problems.push("'endpoints' must list at least one etcd client URL");
+  for (const [name, value] of [
+    ['namespace', options.namespace],
+    ['cluster', options.cluster],
+    ['bucket', options.bucket],
+  ] as const) {
+    if (!value) problems.push(`'${name}' is required`);
+  }
+  const part = options.partSizeBytes ?? 8 * mib;
+  if (part < 5 * mib || part > 512 * mib)
+    problems.push(`'partSize' must be 5..512 MiB, got ${part / mib} MiB`);
+  const queue = options.queueSize ?? 2;
+  if (!Number.isInteger(queue) || queue < 1 || queue > 16)
+    problems.push(`'queueSize' must be 1..16, got ${queue}`);
+  for (const check of [
+    () => validateKeyTemplate(options.keyTemplate ?? defaultKeyTemplate),
+    () => validateRetentionPolicy(options.retention ?? {}),
+  ]) {
+    try {
+      check();
+    } catch (error) {
+      problems.push((error as Error).message);
+    }
+  }
+  if (problems.length > 0) throw new BackupError('USAGE', problems.join('; '));
+}
+
+async function preflight(s3: S3Client, options: SaveOptions): Promise<void> {
+  try {
+    await s3.send(new HeadBucketCommand({ Bucket: options.bucket }));
+  } catch (error) {
+    const where = options.s3.endpoint ?? `AWS S3 (${options.s3.region ?? 'us-east-1'})`;
+    throw new BackupError(
+      'S3_ERROR',
+      `cannot use bucket '${options.bucket}' at ${where}: ${describeS3Error(error)}; etcd was not contacted, nothing was written or deleted`,
+      { cause: error },
+    );
+  }
+}
+
+async function pickMember(
+  options: SaveOptions,
+  log: Logger,
+): Promise<{ member: HealthyProbe; client: Etcd3 }> {
+  const results = await Promise.all(
+    options.endpoints.map((endpoint) => probeMember(endpoint, options.etcdTls ?? {})),
+  );
+  const member = chooseMember(results.map((r) => r.probe));
+  for (const result of results) {
+    if (result.probe.endpoint !== member?.endpoint) result.client?.close();
+    if (!result.probe.ok)
+      log.warn({ endpoint: result.probe.endpoint, error: result.probe.error }, 'etcd member did not answer');
+  }
+  const client = results.find((r) => r.probe.endpoint === member?.endpoint)?.client;
+  if (!member || !client) {
+    const reasons = results
+      .map((r) => `${r.probe.endpoint}: ${r.probe.ok ? 'learner' : r.probe.error}`)
+      .join('; ');
+    throw new BackupError(
+      'ETCD_UNAVAILABLE',
+      `no healthy etcd member to take a snapshot from (${reasons}); nothing was written to S3 or deleted`,
+    );
+  }
+  log.info(
+    { endpoint: member.endpoint, revision: member.revision, version: member.version },
+    'Chose etcd member',
+  );
+  return { member, client };
+}
+
+export async function save(options: SaveOptions, log: Logger): Promise<SaveResult> {
+  validate(options);
+  const s3 = createS3Client(options.s3);
+  try {
+    await preflight(s3, options);
+    const { member, client } = await pickMember(options, log);
+    try {
+      return await saveFrom(client, member, s3, options, log);
+    } finally {
+      client.close();
+    }
+  } finally {
+    s3.destroy();
+  }
+}
+
+async function saveFrom(
+  etcd: Etcd3,
+  member: HealthyProbe,
+  s3: S3Client,
+  options: SaveOptions,
+  log: Logger,
+): Promise<SaveResult> {
+  const time = new Date();
+  const compression = options.compression ?? 'none';
+  const template = options.keyTemplate ?? defaultKeyTemplate;
+  const fields = { namespace: options.namespace, cluster: options.cluster, time, revision: member.revision };
+  const key = renderKey(template, fields, compression);
+  const partKey = `${key}.part`;
+  const where = `s3://${options.bucket}/${key}`;
+  log.info({ bucket: options.bucket, key: partKey, compression }, 'Streaming snapshot to S3');
+  const streamed = await streamSnapshotToS3(etcd, s3, {
+    bucket: options.bucket,
+    key: partKey,
+    compression,
+    encryption: options.encryption,
+    partSizeBytes: options.partSizeBytes ?? 8 * mib,
+    queueSize: options.queueSize ?? 2,
+  }).catch((error: unknown) => {
+    throw streamError(error, member.endpoint, `s3://${options.bucket}/${partKey}`);
+  });
+  const metadata: BackupMetadata = {
+    namespace: options.namespace,
+    cluster: options.cluster,
+    revision: member.revision,
+    etcdVersion: member.version,
+    member: member.endpoint,
+    time: time.toISOString(),
+    compression,
+    ...streamed,
+  };
+  log.info({ key: partKey, ...streamed }, 'Uploaded and verified snapshot');
+  await rename(s3, options, { partKey, key, metadata });
+  log.info(
+    { bucket: options.bucket, key, revision: metadata.revision, size: metadata.objectSize },
+    'Stored backup',
+  );
+  if (
+    !options.retention ||
+    (options.retention.keepLast === undefined && options.retention.maxAgeMs === undefined)
+  ) {
+    return { bucket: options.bucket, key, metadata };
+  }
+  const retention = await applyRetention(
+    s3,
+    {
+      bucket: options.bucket,
+      prefix: keyPrefix(template, fields),
+      namespace: options.namespace,
+      cluster: options.cluster,
+      justWritten: key,
+      policy: options.retention,
+      now: new Date(),
+    },
+    log,
+  );
+  log.debug({ where, decisions: retention.decisions }, 'Retention decisions');
+  return { bucket: options.bucket, key, metadata, retention };
+}
+
+function streamError(error: unknown, endpoint: string, target: string): BackupError {
+  if (!(error instanceof StreamFailure)) {
+    return new BackupError('S3_ERROR', `could not start the upload to ${target}: ${describeS3Error(error)}`, {
+      cause: error,
+    });
+  }
+  const leftover = error.leftoverUpload
+    ? `; its incomplete multipart upload could not be aborted (invisible; a bucket lifecycle rule AbortIncompleteMultipartUpload removes it)`
+    : '';
+  const untouched = `no backup object was written and nothing was deleted${leftover}`;
+  switch (error.side) {
+    case 'checksum':
+      return new BackupError(
+        'CHECKSUM_MISMATCH',
+        `snapshot from ${endpoint} is corrupt: ${error.message}; upload aborted, ${untouched}`,
+        {
+          cause: error,
+        },
+      );
+    case 'etcd':
+      return new BackupError(
+        'ETCD_UNAVAILABLE',
+        `snapshot stream from ${endpoint} failed: ${error.message}; upload aborted, ${untouched}`,
+        {
+          cause: error,
+        },
+      );
+    default:
+      return new BackupError(
+        'S3_ERROR',
+        `upload to ${target} failed: ${describeS3Error(error.cause)}; ${untouched}`,
+        {
+          cause: error,
+        },
+      );
+  }
+}
+
+async function rename(
+  s3: S3Client,
+  options: SaveOptions,
+  object: { partKey: string; key: string; metadata: BackupMetadata },
+): Promise<void> {
+  try {
+    await copyWithMetadata(s3, {
+      bucket: options.bucket,
+      sourceKey: object.partKey,
+      destinationKey: object.key,
+      size: object.metadata.objectSize,
+      metadata: toS3Metadata(object.metadata),
+      contentType: object.metadata.compression === 'gzip' ? 'application/gzip' : 'application/octet-stream',
+      encryption: options.encryption,
+    });
+  } catch (error) {
+    const removed = await s3
+      .send(new DeleteObjectCommand({ Bucket: options.bucket, Key: object.partKey }))
+      .then(() => 'it was removed')
+      .catch(
+        () =>
+          `it remains as s3://${options.bucket}/${object.partKey} (complete and verified; delete it by hand)`,
+      );
+    throw new BackupError(
+      'S3_ERROR',
+      `could not copy the verified snapshot to s3://${options.bucket}/${object.key}: ${describeS3Error(error)}; ${removed}; no backup object was written, nothing was deleted`,
+      { cause: error },
+    );
+  }
+  try {
+    await s3.send(new DeleteObjectCommand({ Bucket: options.bucket, Key: object.partKey }));
+  } catch (error) {
+    throw new BackupError(
+      'S3_ERROR',
+      `backup s3://${options.bucket}/${object.key} is stored, but its staging object ${object.partKey} could not be deleted: ${describeS3Error(error)}; retention was not applied`,
+      { cause: error },
+    );
+  }
+}

@@ -1,0 +1,110 @@
+// Step 3-5 of docs/design/backup.md: etcd snapshot → verifier → (gzip) → hasher → multipart upload of
+// `<key>.part`, with backpressure end to end; any failure aborts the multipart upload.
+import { pipeline } from 'node:stream/promises';
+import { createGzip, constants as zlib } from 'node:zlib';
+import { AbortMultipartUploadCommand, ListMultipartUploadsCommand, type S3Client } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import type { Etcd3 } from 'etcd3';
+import { encryptionParams, type ServerSideEncryption } from '../s3/client.js';
+import { ByteCounter } from './byte-counter.js';
+import type { Compression } from './metadata.js';
+import { openSnapshot, SnapshotBlobs } from './snapshot-source.js';
+import { SnapshotChecksumError, SnapshotVerifier } from './snapshot-verifier.js';
+
+export interface StreamRequest {
+  readonly bucket: string;
+  readonly key: string;
+  readonly compression: Compression;
+  readonly encryption?: ServerSideEncryption;
+  readonly partSizeBytes: number;
+  readonly queueSize: number;
+}
+
+export interface StreamedSnapshot {
+  readonly snapshotSize: number;
+  readonly snapshotSha256: string;
+  readonly objectSize: number;
+  readonly objectSha256: string;
+}
+
+/** Which side failed, so the caller can pick the exit code. */
+export class StreamFailure extends Error {
+  constructor(
+    readonly side: 'etcd' | 's3' | 'checksum',
+    message: string,
+    /** Whether an incomplete multipart upload may remain (invisible, but it holds storage). */
+    readonly leftoverUpload: boolean,
+    options: { cause: unknown },
+  ) {
+    super(message, options);
+    this.name = 'StreamFailure';
+  }
+}
+
+export async function streamSnapshotToS3(
+  etcd: Etcd3,
+  s3: S3Client,
+  request: StreamRequest,
+): Promise<StreamedSnapshot> {
+  const call = await openSnapshot(etcd);
+  let etcdError: unknown;
+  call.on('error', (error) => {
+    etcdError ??= error;
+  });
+  const verifier = new SnapshotVerifier();
+  const counter = new ByteCounter();
+  const gzip = request.compression === 'gzip' ? [createGzip({ level: zlib.Z_BEST_SPEED })] : [];
+  const upload = new Upload({
+    client: s3,
+    partSize: request.partSizeBytes,
+    queueSize: request.queueSize,
+    leavePartsOnError: false,
+    params: {
+      Bucket: request.bucket,
+      Key: request.key,
+      Body: counter,
+      ContentType: 'application/octet-stream',
+      ...encryptionParams(request.encryption),
+    },
+  });
+  const uploading = upload.done().catch((error: unknown) => {
+    counter.destroy(error as Error);
+    throw error;
+  });
+  const piping = pipeline(call, new SnapshotBlobs(), verifier, ...gzip, counter);
+  const [piped, uploaded] = await Promise.allSettled([piping, uploading]);
+  if (piped.status === 'fulfilled' && uploaded.status === 'fulfilled') {
+    return {
+      snapshotSize: verifier.size,
+      snapshotSha256: verifier.sha256 ?? '',
+      objectSize: counter.bytes,
+      objectSha256: counter.sha256 ?? '',
+    };
+  }
+  call.cancel();
+  const cause = piped.status === 'rejected' ? piped.reason : (uploaded as PromiseRejectedResult).reason;
+  const leftover = !(await abortLeftoverUploads(s3, request.bucket, request.key));
+  if (cause instanceof SnapshotChecksumError)
+    throw new StreamFailure('checksum', cause.message, leftover, { cause });
+  if (etcdError)
+    throw new StreamFailure('etcd', (etcdError as Error).message, leftover, { cause: etcdError });
+  const s3Cause = uploaded.status === 'rejected' ? uploaded.reason : cause;
+  throw new StreamFailure('s3', (s3Cause as Error).message, leftover, { cause: s3Cause });
+}
+
+/**
+ * Aborts any multipart upload still open for `key` (lib-storage aborts its own, but not when the abort
+ * itself failed). Resolves `true` when none is left, `false` when that could not be confirmed.
+ */
+async function abortLeftoverUploads(s3: S3Client, bucket: string, key: string): Promise<boolean> {
+  try {
+    const listed = await s3.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: key }));
+    for (const open of listed.Uploads ?? []) {
+      if (open.Key !== key) continue;
+      await s3.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: open.UploadId }));
+    }
+    return true;
+  } catch {
+    return false;
+  }
+}
