@@ -1,0 +1,156 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { repoRoot } from '../../env/binaries.js';
+import { runHealthScript, toLua } from './lua.js';
+
+const docs = join(repoRoot, 'docs', 'gitops');
+const clusterScript = join(docs, 'health-etcdcluster.lua');
+const restoreScript = join(docs, 'health-etcdrestore.lua');
+
+const condition = (type: string, status: string, message = `${type} is ${status}`) => ({
+  type,
+  status,
+  reason: type === 'Ready' ? 'MembersReady' : 'Test',
+  message,
+  lastTransitionTime: '2026-01-01T00:00:00Z',
+});
+
+function cluster(generation: number, status?: Record<string, unknown>, spec: Record<string, unknown> = {}) {
+  return {
+    apiVersion: 'etcd.gitops.dev/v1alpha1',
+    kind: 'EtcdCluster',
+    metadata: { name: 'example', namespace: 'etcd-example', generation },
+    spec: { size: 3, version: '3.6.16', ...spec },
+    ...(status ? { status } : {}),
+  };
+}
+
+const ready = [
+  condition('Ready', 'True', '3/3 members ready'),
+  condition('Available', 'True'),
+  condition('Progressing', 'False'),
+  condition('Degraded', 'False'),
+];
+
+describe('Argo CD health check of EtcdCluster (Lua 5.1)', () => {
+  for (const [given, obj, expected] of [
+    [
+      'a new cluster without status',
+      cluster(1),
+      ['Progressing', 'Waiting for the controller to observe the cluster'],
+    ],
+    [
+      'a ready cluster at the current generation',
+      cluster(2, { observedGeneration: 2, conditions: ready }),
+      ['Healthy', '3/3 members ready'],
+    ],
+    [
+      'a ready cluster whose spec changed since the controller looked',
+      cluster(3, { observedGeneration: 2, conditions: ready }),
+      ['Progressing', 'Waiting for the controller to observe generation 3'],
+    ],
+    [
+      'a cluster adding a learner',
+      cluster(2, {
+        observedGeneration: 2,
+        conditions: [
+          condition('Ready', 'False'),
+          condition('Progressing', 'True', 'Adding learner example-3'),
+        ],
+      }),
+      ['Progressing', 'Adding learner example-3'],
+    ],
+    [
+      'a cluster that lost quorum',
+      cluster(2, {
+        observedGeneration: 2,
+        conditions: [
+          condition('Ready', 'False'),
+          condition('Degraded', 'True', 'Quorum lost: 1/3 members healthy'),
+        ],
+      }),
+      ['Degraded', 'Quorum lost: 1/3 members healthy'],
+    ],
+    [
+      'a cluster not ready with nothing in progress',
+      cluster(2, {
+        observedGeneration: 2,
+        conditions: [condition('Ready', 'False', 'member example-1 is not healthy')],
+      }),
+      ['Degraded', 'member example-1 is not healthy'],
+    ],
+    [
+      'an observed cluster without conditions yet',
+      cluster(1, { observedGeneration: 1 }),
+      ['Progressing', 'Waiting for the Ready condition'],
+    ],
+    [
+      'a paused cluster',
+      cluster(1, { observedGeneration: 1, conditions: ready }, { paused: true }),
+      ['Suspended', 'Paused: the controller reports status but changes nothing'],
+    ],
+  ] as const) {
+    it(`GIVEN ${given} WHEN Argo CD evaluates health THEN it is ${expected[0]}`, () => {
+      const health = runHealthScript(clusterScript, obj);
+      assert.deepEqual([health.status, health.message], expected);
+    });
+  }
+});
+
+describe('Argo CD health check of EtcdRestore (Lua 5.1)', () => {
+  const restore = (status?: Record<string, unknown>) => ({
+    kind: 'EtcdRestore',
+    metadata: { name: 'r', generation: 1 },
+    spec: { clusterName: 'example' },
+    ...(status ? { status } : {}),
+  });
+  for (const [given, obj, expected] of [
+    [
+      'a restore without status',
+      restore(),
+      ['Progressing', 'Waiting for the controller to start the restore'],
+    ],
+    [
+      'a verifying restore',
+      restore({ phase: 'Verifying', observedGeneration: 1 }),
+      ['Progressing', 'Verifying'],
+    ],
+    [
+      'a completed restore',
+      restore({ phase: 'Completed', observedGeneration: 1, message: 'Restored revision 42' }),
+      ['Healthy', 'Restored revision 42'],
+    ],
+    [
+      'a failed restore',
+      restore({ phase: 'Failed', observedGeneration: 1, message: 'ChecksumMismatch: backup sha256 differs' }),
+      ['Degraded', 'ChecksumMismatch: backup sha256 differs'],
+    ],
+  ] as const) {
+    it(`GIVEN ${given} WHEN Argo CD evaluates health THEN it is ${expected[0]}`, () => {
+      const health = runHealthScript(restoreScript, obj);
+      assert.deepEqual([health.status, health.message], expected);
+    });
+  }
+});
+
+describe('the argocd-cm snippet', () => {
+  it('GIVEN docs/gitops/argocd-cm.yaml THEN it carries both Lua scripts verbatim under the right keys', () => {
+    const cm = readFileSync(join(docs, 'argocd-cm.yaml'), 'utf8');
+    for (const [key, script] of [
+      ['resource.customizations.health.etcd.gitops.dev_EtcdCluster', clusterScript],
+      ['resource.customizations.health.etcd.gitops.dev_EtcdRestore', restoreScript],
+    ] as const) {
+      const body = readFileSync(script, 'utf8')
+        .split('\n')
+        .map((line) => (line ? `    ${line}` : line))
+        .join('\n');
+      assert.ok(cm.includes(`  ${key}: |\n${body}`), `${key} is missing or differs from ${script}`);
+    }
+  });
+
+  it('GIVEN strings with quotes and newlines THEN the Lua table literal escapes them', () => {
+    assert.equal(toLua({ a: ['x"y', 'l\n2'], b: null }), '{["a"] = {"x\\"y", "l\\n2"}, ["b"] = nil}');
+  });
+});
