@@ -90,8 +90,7 @@ export async function createTestCluster(version: '3.4' | '3.5' | '3.6'): Promise
     },
     async kill(name) {
       const member = members.get(name);
-      member?.process?.killNow();
-      await member?.process?.exited;
+      await member?.process?.stop(0); // SIGKILL at once; stop() keeps the event loop alive until it is gone
     },
     memberOf(peerURL) {
       return [...members.values()].find((member) => member.peerURL === peerURL)?.name;

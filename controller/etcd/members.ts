@@ -1,0 +1,128 @@
+// The etcd member API the membership controller uses: list, status, add learner, promote, remove, move leader.
+// Ids are 64-bit decimal strings as etcd3 returns them. "Already done" outcomes are results, not errors.
+import { withClient } from './client.js';
+
+export interface EtcdMember {
+  readonly id: string;
+  /** Empty until the member started once. */
+  readonly name: string;
+  readonly peerURLs: readonly string[];
+  readonly clientURLs: readonly string[];
+  readonly isLearner: boolean;
+}
+
+export interface EtcdStatus {
+  readonly memberId: string;
+  readonly clusterId: string;
+  /** `'0'` when the member knows no leader. */
+  readonly leaderId: string;
+  readonly version: string;
+  readonly isLearner: boolean;
+  readonly raftIndex: string;
+}
+
+const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/**
+ * etcd's strict reconfiguration checks refuse a change for a while after the previous one ("unhealthy cluster"
+ * until the leader has been connected to the members for 5 s, "not enough started members", a leader change in
+ * between). Such a refusal is "not yet", not a failure.
+ */
+export function isEtcdBusy(error: unknown): boolean {
+  return /unhealthy cluster|not enough started members|leader changed|too many learner|timed out|no leader/i.test(
+    errorText(error),
+  );
+}
+
+function toMember(member: {
+  ID: string;
+  name: string;
+  peerURLs: string[];
+  clientURLs: string[];
+  isLearner?: boolean;
+}): EtcdMember {
+  return {
+    id: String(member.ID),
+    name: member.name ?? '',
+    peerURLs: member.peerURLs ?? [],
+    clientURLs: member.clientURLs ?? [],
+    isLearner: member.isLearner === true,
+  };
+}
+
+export function listMembers(endpoint: string): Promise<{ clusterId: string; members: EtcdMember[] }> {
+  return withClient(endpoint, async (client) => {
+    const response = await client.cluster.memberList({ linearizable: false });
+    return { clusterId: String(response.header.cluster_id), members: response.members.map(toMember) };
+  });
+}
+
+export function memberStatus(endpoint: string): Promise<EtcdStatus> {
+  return withClient(endpoint, async (client) => {
+    const status = await client.maintenance.status();
+    return {
+      memberId: String(status.header.member_id),
+      clusterId: String(status.header.cluster_id),
+      leaderId: String(status.leader),
+      version: status.version,
+      isLearner: status.isLearner === true,
+      raftIndex: String(status.raftIndex),
+    };
+  });
+}
+
+export type AddLearnerResult = { outcome: 'added'; member: EtcdMember } | { outcome: 'already-exists' };
+
+/** `member add --learner`; a member with that peer URL already there is `already-exists`. */
+export function addLearner(endpoint: string, peerURL: string): Promise<AddLearnerResult> {
+  return withClient(endpoint, async (client) => {
+    try {
+      const response = await client.cluster.memberAdd({ peerURLs: [peerURL], isLearner: true });
+      return { outcome: 'added', member: toMember(response.member) };
+    } catch (error) {
+      if (/peer ?urls? already exists|member id already exist/i.test(errorText(error)))
+        return { outcome: 'already-exists' };
+      throw error;
+    }
+  });
+}
+
+export type PromoteResult = 'promoted' | 'not-ready' | 'not-learner' | 'not-found';
+
+/** `member promote`; etcd refuses until the learner caught up with the leader: that is `not-ready`. */
+export function promoteMember(endpoint: string, id: string): Promise<PromoteResult> {
+  return withClient(endpoint, async (client) => {
+    try {
+      await client.cluster.memberPromote({ ID: id });
+      return 'promoted';
+    } catch (error) {
+      const text = errorText(error);
+      if (/in sync with leader|not ready/i.test(text)) return 'not-ready';
+      if (/not a learner|can only promote a learner member$/i.test(text)) return 'not-learner';
+      if (/member not found/i.test(text)) return 'not-found';
+      throw error;
+    }
+  });
+}
+
+export type RemoveResult = 'removed' | 'not-found';
+
+/** `member remove`; a member already gone is `not-found`. */
+export function removeMember(endpoint: string, id: string): Promise<RemoveResult> {
+  return withClient(endpoint, async (client) => {
+    try {
+      await client.cluster.memberRemove({ ID: id });
+      return 'removed';
+    } catch (error) {
+      if (/member not found/i.test(errorText(error))) return 'not-found';
+      throw error;
+    }
+  });
+}
+
+/** `move-leader`; must be sent to the current leader's endpoint. */
+export function moveLeader(leaderEndpoint: string, targetId: string): Promise<void> {
+  return withClient(leaderEndpoint, async (client) => {
+    await client.maintenance.moveLeader({ targetID: targetId });
+  });
+}
