@@ -6,7 +6,7 @@ import { kubectl } from './kubectl.js';
 export interface ApplyDistOptions {
   /** @default dist/ of the repository */
   dir?: string;
-  /** Field manager of the server-side apply. @default 'etcd-gitops-test' */
+  /** Field manager of the server-side apply. @default kubectl's own ('kubectl'), so a later `kubectl apply --server-side` does not conflict */
   fieldManager?: string;
 }
 
@@ -18,7 +18,13 @@ export async function applyDist(kubeconfigPath: string, options: ApplyDistOption
   for (const wave of syncWaves(manifests)) {
     await kubectl(
       kubeconfigPath,
-      ['apply', '--server-side', `--field-manager=${options.fieldManager ?? 'etcd-gitops-test'}`, '-f', '-'],
+      [
+        'apply',
+        '--server-side',
+        ...(options.fieldManager ? [`--field-manager=${options.fieldManager}`] : []),
+        '-f',
+        '-',
+      ],
       { input: toYamlStream(wave) },
     );
     const crds = wave.filter((m) => m.kind === 'CustomResourceDefinition').map((m) => `crd/${m.name}`);
