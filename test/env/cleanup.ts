@@ -12,8 +12,13 @@ export interface Cleanup {
 
 const registry = new Set<Cleanup>();
 let installed = false;
-const signalExitCodes = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
+const signalExitCodes: Record<string, number> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
 const gracefulDeadlineMs = 20_000;
+
+/** The exit code after cleaning up on `signal` (default 128 + signal number); a CLI may make Ctrl-C exit 0. */
+export function setSignalExitCode(signal: 'SIGINT' | 'SIGTERM' | 'SIGHUP', code: number): void {
+  signalExitCodes[signal] = code;
+}
 
 /** Registers a cleanup that runs if this process exits before `unregister()` is called. */
 export function onProcessExit(cleanup: Cleanup): () => void {
@@ -37,8 +42,9 @@ function install(): void {
   if (installed) return;
   installed = true;
   process.on('exit', runSync);
-  for (const [signal, code] of Object.entries(signalExitCodes)) {
+  for (const signal of Object.keys(signalExitCodes)) {
     process.once(signal, () => {
+      const code = signalExitCodes[signal];
       const graceful = [...registry].map((cleanup) => cleanup.graceful?.().catch(() => undefined));
       const deadline = new Promise((resolve) => setTimeout(resolve, gracefulDeadlineMs).unref());
       void Promise.race([Promise.all(graceful), deadline]).finally(() => process.exit(code));

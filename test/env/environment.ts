@@ -2,7 +2,7 @@
 // the node agent that runs Pods as local processes, optionally MinIO.
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { type NodeAgent, type NodeAgentOptions, startNodeAgent } from './agent/index.js';
+import type { NodeAgent, NodeAgentOptions } from './agent/index.js';
 import { type ApplyDistOptions, applyDist } from './apply-dist.js';
 import { type ControlPlane, startControlPlane } from './control-plane.js';
 import type { Manifest } from './dist-manifests.js';
@@ -70,6 +70,8 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
   };
   try {
     if (options.agent) {
+      // Loaded only when asked for, so environments without the agent never depend on its code.
+      const { startNodeAgent } = await import('./agent/index.js');
       agent = await startNodeAgent({
         ...options.agentOptions,
         kubeConfig: controlPlane.kubeConfig,

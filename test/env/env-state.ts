@@ -1,0 +1,53 @@
+// Where `npm run env:up` keeps the background environment: $ETCD_GITOPS_ENV_DIR, else
+// ${XDG_RUNTIME_DIR:-/tmp}/etcd-gitops-env. Everything in it is removed by `npm run env:down`.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const stateDir =
+  process.env.ETCD_GITOPS_ENV_DIR ?? join(process.env.XDG_RUNTIME_DIR ?? '/tmp', 'etcd-gitops-env');
+
+export const statePaths = {
+  /** Pid of the daemon process that holds the environment (written by `up` as soon as it spawns it). */
+  pid: join(stateDir, 'daemon.pid'),
+  /** The daemon's structured log. */
+  log: join(stateDir, 'daemon.log'),
+  /** Written by the daemon once the environment is ready: {@link EnvState}. */
+  ready: join(stateDir, 'state.json'),
+  /** A copy of the admin kubeconfig at a stable path. */
+  kubeconfig: join(stateDir, 'kubeconfig'),
+  /** The control plane's own directory (certificates, etcd data, component logs, agent state). */
+  cluster: join(stateDir, 'cluster'),
+};
+
+export interface EnvState {
+  pid: number;
+  server: string;
+  kubeconfig: string;
+  kubectl: string;
+  kubernetesVersion: string;
+  agent: boolean;
+  minio?: { endpoint: string; accessKey: string; secretKey: string };
+  logs: string;
+}
+
+export function readState(): EnvState | undefined {
+  return existsSync(statePaths.ready)
+    ? (JSON.parse(readFileSync(statePaths.ready, 'utf8')) as EnvState)
+    : undefined;
+}
+
+/** The daemon's pid if it is alive and really is our daemon (not a reused pid). */
+export function liveDaemonPid(): number | undefined {
+  if (!existsSync(statePaths.pid)) return undefined;
+  const pid = Number(readFileSync(statePaths.pid, 'utf8').trim());
+  try {
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const zombie = stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+    return !zombie && cmdline.some((arg) => arg.endsWith('cli.js')) && cmdline.includes('daemon')
+      ? pid
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
