@@ -1,0 +1,166 @@
+// Performs exactly one planned action: one etcd call or one Kubernetes write (docs/design/membership.md).
+import type { CoreV1Api } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import { addLearner, isEtcdBusy, moveLeader, promoteMember, removeMember } from '../etcd/members.js';
+import { deleteIgnoringNotFound, isAlreadyExists } from '../runtime/kube.js';
+import type { EtcdCluster } from './api.js';
+import type { CrashSwitch } from './crash-switch.js';
+import { buildMemberPod, buildMemberPvc } from './member-pod.js';
+import { peerURL, pvcName } from './names.js';
+import type { EtcdObservation } from './observe-etcd.js';
+import { REQUEUE } from './plan.js';
+import type { Action } from './types.js';
+
+export interface ExecuteContext {
+  readonly cluster: EtcdCluster;
+  readonly core: CoreV1Api;
+  readonly etcd: EtcdObservation | undefined;
+  readonly log: Logger;
+  readonly crash: CrashSwitch;
+}
+
+/** What happened, for Events, metrics and the requeue. */
+export interface Outcome {
+  readonly requeueAfterMs: number;
+  /** A Normal Event for a membership change. */
+  readonly event?: { readonly reason: string; readonly message: string };
+  /** The membership-change metric's `action` label. */
+  readonly change?: string;
+  /** etcd refused for now (strict reconfiguration, learner not caught up). */
+  readonly notYet?: string;
+}
+
+const done = (reason: string, message: string, change?: string): Outcome => ({
+  requeueAfterMs: REQUEUE.soon,
+  event: { reason, message },
+  ...(change ? { change } : {}),
+});
+
+function endpoint(context: ExecuteContext): string {
+  const found = context.etcd?.healthyEndpoints[0];
+  if (!found) throw new Error('no healthy etcd member to send a membership change to');
+  return found;
+}
+
+async function createPvc(
+  context: ExecuteContext,
+  member: string,
+  token: string | undefined,
+): Promise<Outcome> {
+  const pvc = buildMemberPvc(context.cluster, member, token);
+  try {
+    await context.core.createNamespacedPersistentVolumeClaim({
+      namespace: pvc.metadata?.namespace as string,
+      body: pvc,
+    });
+  } catch (error) {
+    if (!isAlreadyExists(error)) throw error;
+  }
+  return done('MemberPVCCreated', `created PVC ${pvc.metadata?.name} for member ${member}`);
+}
+
+async function createPod(
+  context: ExecuteContext,
+  action: Extract<Action, { kind: 'CreatePod' }>,
+): Promise<Outcome> {
+  const pod = buildMemberPod(context.cluster, action);
+  try {
+    await context.core.createNamespacedPod({ namespace: pod.metadata?.namespace as string, body: pod });
+  } catch (error) {
+    if (!isAlreadyExists(error)) throw error;
+  }
+  const reason = action.reason === 'seed' ? 'ClusterSeeded' : 'MemberPodCreated';
+  const message = `created Pod ${action.member} (${action.reason}, initial-cluster-state ${action.state})`;
+  return {
+    ...done(reason, message, action.reason === 'seed' ? 'seed' : undefined),
+    requeueAfterMs: REQUEUE.starting,
+  };
+}
+
+async function etcdChange(action: Action, context: ExecuteContext): Promise<Outcome> {
+  const { name, namespace } = context.cluster.metadata as { name: string; namespace: string };
+  switch (action.kind) {
+    case 'AddLearner': {
+      const result = await addLearner(endpoint(context), peerURL(name, namespace, action.member));
+      return done('MemberAdded', `added learner ${action.member} (${result.outcome})`, 'add-learner');
+    }
+    case 'PromoteLearner': {
+      const result = await promoteMember(endpoint(context), action.id);
+      if (result === 'not-ready')
+        return { requeueAfterMs: REQUEUE.soon, notYet: 'learner not caught up yet' };
+      return done('MemberPromoted', `promoted learner ${action.member} (${result})`, 'promote');
+    }
+    case 'MoveLeader': {
+      const leader = context.etcd?.leaderEndpoint;
+      if (!leader) throw new Error('the leader does not answer: cannot move leadership');
+      await moveLeader(leader, action.toId);
+      return done(
+        'LeaderMoved',
+        `moved leadership from ${action.fromId} to ${action.toMember}`,
+        'move-leader',
+      );
+    }
+    case 'RemoveMember': {
+      const result = await removeMember(endpoint(context), action.id);
+      const change = action.reason === 'dead' ? 'replace' : 'remove';
+      return done('MemberRemoved', `removed member ${action.member} (${action.reason}, ${result})`, change);
+    }
+    default:
+      throw new Error(`not an etcd change: ${action.kind}`);
+  }
+}
+
+async function kubeChange(action: Action, context: ExecuteContext): Promise<Outcome> {
+  const namespace = context.cluster.metadata.namespace as string;
+  switch (action.kind) {
+    case 'CreatePVC':
+      return createPvc(context, action.member, action.token);
+    case 'CreatePod':
+      return createPod(context, action);
+    case 'DeletePod':
+      await deleteIgnoringNotFound(() => context.core.deleteNamespacedPod({ namespace, name: action.pod }));
+      return done('MemberPodDeleted', `deleted Pod ${action.pod} of removed member ${action.member}`);
+    case 'DeletePVC':
+      await deleteIgnoringNotFound(() =>
+        context.core.deleteNamespacedPersistentVolumeClaim({
+          namespace,
+          name: action.pvc ?? pvcName(action.member),
+        }),
+      );
+      return done(
+        'MemberPVCDeleted',
+        `deleted PVC ${action.pvc} of removed member ${action.member} (whenScaled: Delete)`,
+      );
+    default:
+      throw new Error(`not a Kubernetes change: ${action.kind}`);
+  }
+}
+
+const ETCD_ACTIONS = new Set<Action['kind']>(['AddLearner', 'PromoteLearner', 'MoveLeader', 'RemoveMember']);
+const KUBE_ACTIONS = new Set<Action['kind']>(['CreatePVC', 'CreatePod', 'DeletePod', 'DeletePVC']);
+
+/** Performs `action` (at most one side effect); waits, refusals and status-only actions do nothing here. */
+export async function execute(action: Action, context: ExecuteContext): Promise<Outcome> {
+  if (action.kind === 'Wait') return { requeueAfterMs: action.requeueAfterMs };
+  if (!ETCD_ACTIONS.has(action.kind) && !KUBE_ACTIONS.has(action.kind))
+    return { requeueAfterMs: REQUEUE.steady };
+  let outcome: Outcome;
+  try {
+    outcome = ETCD_ACTIONS.has(action.kind)
+      ? await etcdChange(action, context)
+      : await kubeChange(action, context);
+  } catch (error) {
+    if (!ETCD_ACTIONS.has(action.kind) || !isEtcdBusy(error)) throw error;
+    outcome = {
+      requeueAfterMs: REQUEUE.soon,
+      notYet: error instanceof Error ? error.message : String(error),
+    };
+  }
+  if (outcome.notYet) {
+    context.log.info({ action: action.kind, reason: outcome.notYet }, 'etcd refused the change for now');
+  } else {
+    context.log.info({ action }, 'Performed membership action');
+    context.crash.after(action.kind);
+  }
+  return outcome;
+}

@@ -1,0 +1,2 @@
+// The EtcdCluster membership reconciler, as controller/main.ts wires it.
+export { createEtcdClusterReconciler } from './reconciler.js';

@@ -1,0 +1,71 @@
+// Reads everything one pass decides on: the EtcdCluster, its member Pods and PVCs (LIST, not the informer cache,
+// so a write of the previous pass is never missed), and the etcd view through the member Pods' client URLs.
+import {
+  type CoreV1Api,
+  CustomObjectsApi,
+  type KubeConfig,
+  type V1PersistentVolumeClaim,
+  type V1Pod,
+} from '@kubernetes/client-node';
+import { isNotFound } from '../runtime/kube.js';
+import type { ObjectKey } from '../runtime/types.js';
+import type { EtcdCluster } from './api.js';
+import { clientURL, GROUP, memberFromPeerURL, memberSelector, PLURAL, VERSION } from './names.js';
+import { type EtcdObservation, observeEtcd } from './observe-etcd.js';
+import type { PlanInput } from './types.js';
+import { toClusterView, toPodView, toPvcView } from './views.js';
+
+export interface Observed {
+  readonly cluster: EtcdCluster;
+  readonly pods: readonly V1Pod[];
+  readonly pvcs: readonly V1PersistentVolumeClaim[];
+  readonly etcd: EtcdObservation | undefined;
+}
+
+export async function getCluster(kubeConfig: KubeConfig, key: ObjectKey): Promise<EtcdCluster | undefined> {
+  const api = kubeConfig.makeApiClient(CustomObjectsApi);
+  try {
+    return (await api.getNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      plural: PLURAL,
+      namespace: key.namespace,
+      name: key.name,
+    })) as EtcdCluster;
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}
+
+export async function observe(core: CoreV1Api, cluster: EtcdCluster): Promise<Observed> {
+  const { name, namespace } = cluster.metadata as { name: string; namespace: string };
+  const labelSelector = memberSelector(name);
+  const [pods, pvcs] = await Promise.all([
+    core.listNamespacedPod({ namespace, labelSelector }),
+    core.listNamespacedPersistentVolumeClaim({ namespace, labelSelector }),
+  ]);
+  const endpoints = pods.items
+    .map(toPodView)
+    .flatMap((pod) =>
+      pod && !pod.terminating
+        ? [{ member: pod.member, clientURL: clientURL(name, namespace, pod.member) }]
+        : [],
+    );
+  const etcd =
+    endpoints.length > 0
+      ? await observeEtcd(endpoints, (url) => memberFromPeerURL(name, namespace, url))
+      : undefined;
+  return { cluster, pods: pods.items, pvcs: pvcs.items, etcd };
+}
+
+/** The planner's input from what was observed. */
+export function planInput(observed: Observed, nonce: string): PlanInput {
+  return {
+    cluster: toClusterView(observed.cluster),
+    pods: observed.pods.flatMap((pod) => toPodView(pod) ?? []),
+    pvcs: observed.pvcs.flatMap((pvc) => toPvcView(pvc) ?? []),
+    etcd: observed.etcd?.view,
+    nonce,
+  };
+}

@@ -1,0 +1,213 @@
+// The status the controller writes after each pass (pure): conditions with reasons, members, counts.
+import type { Condition, EtcdCluster, EtcdClusterStatus, MemberStatus } from './api.js';
+import { clientURL, memberSelector, peerURL } from './names.js';
+import type { EtcdObservation } from './observe-etcd.js';
+import type { Action } from './types.js';
+
+type ConditionInput = Pick<Condition, 'type' | 'status' | 'reason' | 'message'>;
+
+/** The reason `Progressing` gives for each in-flight action. */
+function progressReason(action: Action): string | undefined {
+  switch (action.kind) {
+    case 'CreatePVC':
+      return action.token ? 'Seeding' : 'AddingMember';
+    case 'CreatePod':
+      return { seed: 'Seeding', join: 'AddingMember', recreate: 'RecreatingMemberPod' }[action.reason];
+    case 'AddLearner':
+    case 'PromoteLearner':
+      return 'AddingMember';
+    case 'MoveLeader':
+    case 'DeletePod':
+    case 'DeletePVC':
+      return 'RemovingMember';
+    case 'RemoveMember':
+      return action.reason === 'dead' ? 'ReplacingMember' : 'RemovingMember';
+    case 'Wait':
+      return action.reason;
+    default:
+      return undefined;
+  }
+}
+
+export function describeAction(action: Action): string {
+  switch (action.kind) {
+    case 'Refuse':
+      return `${action.field}: ${action.value} is not allowed; allowed: ${action.allowed}`;
+    case 'Wait':
+    case 'ReportQuorumLost':
+      return action.message;
+    case 'Steady':
+      return 'all members are ready';
+    case 'Paused':
+      return 'spec.paused is true: the controller changes nothing';
+    default:
+      return `${action.kind} ${'member' in action ? action.member : ''}`.trim();
+  }
+}
+
+function degraded(action: Action, observation: EtcdObservation | undefined): ConditionInput {
+  if (action.kind === 'Refuse') {
+    return { type: 'Degraded', status: 'True', reason: 'InvalidSpec', message: describeAction(action) };
+  }
+  if (action.kind === 'ReportQuorumLost') {
+    return { type: 'Degraded', status: 'True', reason: 'QuorumLost', message: action.message };
+  }
+  const dead = action.kind === 'RemoveMember' && action.reason === 'dead';
+  const unhealthy = observation?.view.members.filter((member) => !member.healthy).length ?? 0;
+  if (dead || unhealthy > 0) {
+    return {
+      type: 'Degraded',
+      status: 'True',
+      reason: dead ? 'MemberDead' : 'MembersUnhealthy',
+      message: `${unhealthy} member(s) not healthy`,
+    };
+  }
+  return { type: 'Degraded', status: 'False', reason: 'AsExpected', message: 'no problem found' };
+}
+
+function conditionsFor(
+  cluster: EtcdCluster,
+  action: Action,
+  observation: EtcdObservation | undefined,
+): ConditionInput[] {
+  const size = cluster.spec.size ?? 3;
+  const members = observation?.view.members ?? [];
+  const allReady =
+    members.length === size &&
+    members.every((member) => member.healthy && !member.learner) &&
+    observation?.view.quorum;
+  const quorum = observation?.view.quorum === true;
+  const progress = progressReason(action);
+  const progressing: ConditionInput = progress
+    ? { type: 'Progressing', status: 'True', reason: progress, message: describeAction(action) }
+    : {
+        type: 'Progressing',
+        status: 'False',
+        reason: action.kind === 'Paused' ? 'Paused' : 'Idle',
+        message: describeAction(action),
+      };
+  const degradedCondition = degraded(action, observation);
+  const stalled = action.kind === 'Refuse' || action.kind === 'ReportQuorumLost';
+  return [
+    allReady
+      ? {
+          type: 'Ready',
+          status: 'True',
+          reason: 'AllMembersReady',
+          message: `${size} of ${size} members ready`,
+        }
+      : {
+          type: 'Ready',
+          status: 'False',
+          reason: progress ?? degradedCondition.reason,
+          message: describeAction(action),
+        },
+    quorum
+      ? {
+          type: 'Available',
+          status: 'True',
+          reason: 'QuorumHeld',
+          message: 'a majority of voting members is healthy',
+        }
+      : {
+          type: 'Available',
+          status: 'False',
+          reason: observation ? 'QuorumLost' : 'NoMemberAnswers',
+          message: 'clients cannot write',
+        },
+    progressing,
+    degradedCondition,
+    { ...progressing, type: 'Reconciling' },
+    stalled
+      ? {
+          type: 'Stalled',
+          status: 'True',
+          reason: degradedCondition.reason,
+          message: degradedCondition.message,
+        }
+      : { type: 'Stalled', status: 'False', reason: 'AsExpected', message: 'progress is possible' },
+  ];
+}
+
+/** Keeps `lastTransitionTime` of a condition whose status did not change. */
+function withTransitions(
+  next: ConditionInput[],
+  previous: readonly Condition[],
+  generation: number,
+  now: string,
+): Condition[] {
+  return next.map((condition) => {
+    const before = previous.find((old) => old.type === condition.type);
+    const lastTransitionTime = before && before.status === condition.status ? before.lastTransitionTime : now;
+    return { ...condition, observedGeneration: generation, lastTransitionTime };
+  });
+}
+
+function memberStatuses(cluster: EtcdCluster, observation: EtcdObservation): MemberStatus[] {
+  const { name, namespace } = cluster.metadata as { name: string; namespace: string };
+  return observation.view.members.map((member) => {
+    const label = member.member ?? member.id;
+    const version = member.member ? observation.statuses.get(member.member)?.version : undefined;
+    return {
+      name: label,
+      id: member.id,
+      ...(member.member
+        ? {
+            peerURL: peerURL(name, namespace, member.member),
+            clientURL: clientURL(name, namespace, member.member),
+          }
+        : {}),
+      learner: member.learner,
+      ready: member.healthy,
+      ...(version ? { version } : {}),
+    };
+  });
+}
+
+function lowestVersion(versions: readonly string[]): string | undefined {
+  return [...versions].sort((a, b) => a.localeCompare(b, 'en', { numeric: true }))[0];
+}
+
+function phaseOf(action: Action, conditions: readonly ConditionInput[]): string {
+  if (action.kind === 'Paused') return 'Paused';
+  if (action.kind === 'ReportQuorumLost') return 'QuorumLost';
+  if (action.kind === 'Refuse') return 'Degraded';
+  if (conditions.find((condition) => condition.type === 'Ready')?.status === 'True') return 'Running';
+  return progressReason(action) ?? 'Pending';
+}
+
+/**
+ * The status after a pass, as a merge patch (`restore` belongs to the restore reconciler and is left out);
+ * the member list is kept from before, all not ready, when no member answered.
+ */
+export function buildStatus(
+  cluster: EtcdCluster,
+  action: Action,
+  observation: EtcdObservation | undefined,
+  now: Date,
+): EtcdClusterStatus {
+  const previous = cluster.status ?? {};
+  const next = conditionsFor(cluster, action, observation);
+  const members = observation
+    ? memberStatuses(cluster, observation)
+    : (previous.members ?? []).map((member) => ({ ...member, ready: false }));
+  const versions = members.flatMap((member) => (member.version ? [member.version] : []));
+  const currentVersion = lowestVersion(versions) ?? previous.currentVersion;
+  const clusterID = observation?.clusterId ?? previous.clusterID;
+  return {
+    observedGeneration: cluster.metadata.generation ?? 0,
+    conditions: withTransitions(
+      next,
+      previous.conditions ?? [],
+      cluster.metadata.generation ?? 0,
+      now.toISOString(),
+    ),
+    members,
+    replicas: observation ? observation.view.members.length : (previous.replicas ?? 0),
+    readyMembers: members.filter((member) => member.ready).length,
+    selector: memberSelector(cluster.metadata.name as string),
+    ...(currentVersion ? { currentVersion } : {}),
+    ...(clusterID ? { clusterID } : {}),
+    phase: phaseOf(action, next),
+  };
+}

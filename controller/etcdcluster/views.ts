@@ -1,0 +1,82 @@
+// Kubernetes objects reduced to what the planner reads (pure).
+import type { V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
+import type { EtcdCluster } from './api.js';
+import {
+  ANNOTATION_CLUSTER_TOKEN,
+  ANNOTATION_CLUSTER_UID,
+  ANNOTATION_VERSION,
+  GROUP,
+  MEMBER_LABEL,
+} from './names.js';
+import type { ClusterView, PodView, PvcView } from './types.js';
+
+/** Restarts after which a Pod that is not ready counts as crash-looping. */
+export const CRASH_LOOP_RESTARTS = 3;
+export const RETAINED_BY_RESTORE_LABEL = `${GROUP}/retained-by-restore`;
+
+export function toClusterView(cluster: EtcdCluster): ClusterView {
+  const { spec, status, metadata } = cluster;
+  return {
+    name: metadata.name as string,
+    namespace: metadata.namespace as string,
+    uid: metadata.uid as string,
+    deleting: Boolean(metadata.deletionTimestamp),
+    paused: spec.paused === true,
+    ...(status?.restore ? { restore: status.restore.phase } : {}),
+    size: spec.size ?? 3,
+    allowEvenSize: spec.allowEvenSize === true,
+    version: spec.version,
+    storage: {
+      size: spec.storage?.size ?? '1Gi',
+      ...(spec.storage?.storageClassName ? { storageClassName: spec.storage.storageClassName } : {}),
+      ephemeral: spec.storage?.ephemeral === true,
+    },
+    whenScaled: spec.persistentVolumeClaimRetentionPolicy?.whenScaled ?? 'Retain',
+    ...(status?.currentVersion ? { runningVersion: status.currentVersion } : {}),
+    knownMembers: (status?.members ?? []).map((member) => member.name),
+  };
+}
+
+export function toPodView(pod: V1Pod): PodView | undefined {
+  const member = pod.metadata?.labels?.[MEMBER_LABEL];
+  if (!member) return undefined;
+  const container = pod.status?.containerStatuses?.find((status) => status.name === 'etcd');
+  const ready = pod.status?.conditions?.some(
+    (condition) => condition.type === 'Ready' && condition.status === 'True',
+  );
+  const restarts = container?.restartCount ?? 0;
+  const version = pod.metadata?.annotations?.[ANNOTATION_VERSION];
+  return {
+    name: pod.metadata?.name as string,
+    member,
+    terminating: Boolean(pod.metadata?.deletionTimestamp),
+    running: Boolean(container?.state?.running),
+    ready: ready === true,
+    crashLooping: pod.status?.phase === 'Failed' || (restarts >= CRASH_LOOP_RESTARTS && ready !== true),
+    ephemeral: (pod.spec?.volumes ?? []).some(
+      (volume) => volume.name === 'data' && volume.emptyDir !== undefined,
+    ),
+    ...(version ? { version } : {}),
+  };
+}
+
+export function toPvcView(pvc: V1PersistentVolumeClaim): PvcView | undefined {
+  const name = pvc.metadata?.name as string;
+  const member =
+    pvc.metadata?.labels?.[MEMBER_LABEL] ?? (name.endsWith('-data') ? name.slice(0, -5) : undefined);
+  if (!member) return undefined;
+  const annotations = pvc.metadata?.annotations ?? {};
+  const clusterUid = annotations[ANNOTATION_CLUSTER_UID];
+  const token = annotations[ANNOTATION_CLUSTER_TOKEN];
+  const size = pvc.spec?.resources?.requests?.storage;
+  return {
+    name,
+    member,
+    terminating: Boolean(pvc.metadata?.deletionTimestamp),
+    ...(clusterUid ? { clusterUid } : {}),
+    ...(token ? { token } : {}),
+    ...(pvc.spec?.storageClassName ? { storageClassName: pvc.spec.storageClassName } : {}),
+    ...(size !== undefined ? { size: String(size) } : {}),
+    retained: pvc.metadata?.labels?.[RETAINED_BY_RESTORE_LABEL] !== undefined,
+  };
+}

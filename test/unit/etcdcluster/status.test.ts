@@ -1,0 +1,125 @@
+// Status after a pass: conditions with reasons, refusals naming the field, transitions kept when unchanged.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { EtcdCluster } from '../../../controller/etcdcluster/api.js';
+import { crashSwitchFromEnv } from '../../../controller/etcdcluster/crash-switch.js';
+import type { EtcdObservation } from '../../../controller/etcdcluster/observe-etcd.js';
+import { buildStatus } from '../../../controller/etcdcluster/status.js';
+import { etcd, member } from './fixtures.js';
+
+const cluster = (status?: EtcdCluster['status']): EtcdCluster => ({
+  apiVersion: 'etcd.gitops.dev/v1alpha1',
+  kind: 'EtcdCluster',
+  metadata: { name: 'demo', namespace: 'ns', uid: 'u', generation: 4 },
+  spec: { size: 3, version: '3.6.16' },
+  ...(status ? { status } : {}),
+});
+
+function observation(healthy: boolean[]): EtcdObservation {
+  const view = etcd(healthy.map((ok, index) => member(index, { healthy: ok })));
+  return {
+    view: { ...view, quorum: healthy.filter(Boolean).length >= 2 },
+    clusterId: '42',
+    members: [],
+    statuses: new Map(healthy.map((_, index) => [`demo-${index}`, { version: '3.6.16' } as never])),
+    healthyEndpoints: [],
+  };
+}
+
+const condition = (status: ReturnType<typeof buildStatus>, type: string) =>
+  status.conditions?.find((candidate) => candidate.type === type);
+
+describe('buildStatus', () => {
+  it('GIVEN three healthy members and a steady plan THEN Ready, Available, counts and selector for the scale subresource', () => {
+    const status = buildStatus(cluster(), { kind: 'Steady' }, observation([true, true, true]), new Date(0));
+    assert.equal(condition(status, 'Ready')?.status, 'True');
+    assert.equal(condition(status, 'Available')?.status, 'True');
+    assert.equal(condition(status, 'Degraded')?.status, 'False');
+    assert.equal(status.replicas, 3);
+    assert.equal(status.readyMembers, 3);
+    assert.equal(status.observedGeneration, 4);
+    assert.equal(
+      status.selector,
+      'app.kubernetes.io/name=etcd,app.kubernetes.io/instance=demo,app.kubernetes.io/component=member',
+    );
+    assert.equal(status.currentVersion, '3.6.16');
+    assert.equal(status.clusterID, '42');
+    assert.equal(status.members?.[0]?.peerURL, 'http://demo-0.demo-peer.ns.svc:2380');
+  });
+
+  it('GIVEN a refusal THEN Degraded and Stalled name the field, the value and what is allowed', () => {
+    const status = buildStatus(
+      cluster(),
+      { kind: 'Refuse', field: 'spec.size', value: '11', allowed: 'an integer from 1 to 9' },
+      observation([true, true, true]),
+      new Date(0),
+    );
+    assert.equal(condition(status, 'Degraded')?.reason, 'InvalidSpec');
+    assert.equal(
+      condition(status, 'Degraded')?.message,
+      'spec.size: 11 is not allowed; allowed: an integer from 1 to 9',
+    );
+    assert.equal(condition(status, 'Stalled')?.status, 'True');
+  });
+
+  it('GIVEN quorum loss THEN Available is False and Degraded says QuorumLost', () => {
+    const status = buildStatus(
+      cluster(),
+      { kind: 'ReportQuorumLost', message: '1 of 3 voting members are healthy' },
+      observation([true, false, false]),
+      new Date(0),
+    );
+    assert.equal(condition(status, 'Available')?.status, 'False');
+    assert.equal(condition(status, 'Degraded')?.reason, 'QuorumLost');
+    assert.equal(status.phase, 'QuorumLost');
+  });
+
+  it('GIVEN an unchanged condition THEN its lastTransitionTime is kept; a changed one gets the new time', () => {
+    const first = buildStatus(cluster(), { kind: 'Steady' }, observation([true, true, true]), new Date(1000));
+    const second = buildStatus(
+      cluster(first),
+      { kind: 'AddLearner', member: 'demo-3' },
+      observation([true, true, true]),
+      new Date(2000),
+    );
+    assert.equal(condition(second, 'Available')?.lastTransitionTime, new Date(1000).toISOString());
+    assert.equal(condition(second, 'Progressing')?.lastTransitionTime, new Date(2000).toISOString());
+    assert.equal(condition(second, 'Progressing')?.reason, 'AddingMember');
+  });
+
+  it('GIVEN no member answers THEN the previous members are kept, none ready', () => {
+    const first = buildStatus(cluster(), { kind: 'Steady' }, observation([true, true, true]), new Date(0));
+    const second = buildStatus(
+      cluster(first),
+      { kind: 'ReportQuorumLost', message: 'x' },
+      undefined,
+      new Date(0),
+    );
+    assert.equal(second.members?.length, 3);
+    assert.equal(second.readyMembers, 0);
+    assert.equal(condition(second, 'Available')?.reason, 'NoMemberAnswers');
+  });
+});
+
+describe('crash switch (test-only)', () => {
+  it('GIVEN AddLearner:2 THEN it kills only after the second AddLearner', () => {
+    let kills = 0;
+    const crash = crashSwitchFromEnv('AddLearner:2', () => {
+      kills += 1;
+    });
+    crash.after('AddLearner');
+    crash.after('CreatePod');
+    assert.equal(kills, 0);
+    crash.after('AddLearner');
+    assert.equal(kills, 1);
+  });
+
+  it('GIVEN no setting THEN it never kills', () => {
+    let kills = 0;
+    const crash = crashSwitchFromEnv(undefined, () => {
+      kills += 1;
+    });
+    crash.after('AddLearner');
+    assert.equal(kills, 0);
+  });
+});
