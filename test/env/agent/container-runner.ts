@@ -65,6 +65,7 @@ export class ContainerRunner {
       const ranMs = Date.now() - startedAt.getTime();
       failures = ranMs >= this.options.backoff.resetAfterMs ? 1 : failures + 1;
       const delay = backoffDelay(this.options.backoff, failures);
+      if (this.status.state.terminated) this.status.lastState = { terminated: this.status.state.terminated };
       this.setState({
         waiting: {
           reason: 'CrashLoopBackOff',

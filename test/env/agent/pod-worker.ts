@@ -1,6 +1,6 @@
 // One Pod on this node, from first sight to removal: address, images, volumes, init containers in
 // order, then the containers; status through the status subresource; graceful deletion at the end.
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { V1Container, V1Pod, V1Volume } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
@@ -225,6 +225,7 @@ export class PodWorker {
     }
     if (this.stopping) return false;
     this.pending.clear();
+    this.extraMounts.push({ source: this.writeResolvConf(), target: '/etc/resolv.conf', readOnly: true });
     if (!mountsToken && this.pod.spec?.automountServiceAccountToken !== false) {
       try {
         const token = await prepareVolume(volumeContext, implicitTokenVolume);
@@ -234,6 +235,22 @@ export class PodWorker {
       }
     }
     return true;
+  }
+
+  /**
+   * The Pod's resolv.conf, bound over /etc/resolv.conf in each container: names resolve from the hosts
+   * file (the agent's block) and any other DNS query goes to 127.0.0.1, where it fails fast, instead of
+   * leaving the machine through the host's nameserver.
+   */
+  private writeResolvConf(): string {
+    const path = join(this.podDir, 'resolv.conf');
+    const ns = this.namespace;
+    mkdirSync(this.podDir, { recursive: true });
+    writeFileSync(
+      path,
+      `nameserver 127.0.0.1\nsearch ${ns}.svc.cluster.local svc.cluster.local cluster.local\noptions ndots:5 timeout:1 attempts:1\n`,
+    );
+    return path;
   }
 
   private runnerFor(
