@@ -17,3 +17,13 @@ export function processesMentioning(text: string): string[] {
   }
   return found;
 }
+
+/** Whether process `pid` exists and is not a zombie. */
+export function processAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !['Z', 'X'].includes(stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3));
+  } catch {
+    return false;
+  }
+}

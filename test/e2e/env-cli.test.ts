@@ -1,0 +1,55 @@
+// `npm run env:up` / `env:down`: the CLI starts the environment in the background, reports how to
+// use it, and `down` leaves nothing behind.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { promisify } from 'node:util';
+import { repoRoot } from '../env/binaries.js';
+import { kubectl } from '../env/kubectl.js';
+import { processAlive, processesMentioning } from '../env/process-scan.js';
+
+const run = promisify(execFile);
+const cli = join(repoRoot, 'build', 'test', 'env', 'cli.js');
+const parent = mkdtempSync(join(tmpdir(), 'etcd-gitops-cli-test-'));
+const stateDir = join(parent, 'env');
+const env = { ...process.env, ETCD_GITOPS_ENV_DIR: stateDir };
+
+after(async () => {
+  await run(process.execPath, [cli, 'down'], { env }).catch(() => undefined);
+  rmSync(parent, { recursive: true, force: true });
+});
+
+test('GIVEN no environment WHEN up, status, then down THEN it runs in the background, answers kubectl, and down removes every process and file', async () => {
+  const up = await run(process.execPath, [cli, 'up', '--no-agent'], { env });
+  const kubeconfig = join(stateDir, 'kubeconfig');
+  assert.match(up.stdout, new RegExp(`^export KUBECONFIG=${kubeconfig}$`, 'm'));
+  assert.match(up.stdout, /Local Kubernetes v1\.34\.4 is running/);
+  const daemonPid = Number(readFileSync(join(stateDir, 'daemon.pid'), 'utf8'));
+  assert.ok(processAlive(daemonPid));
+  assert.ok(processesMentioning(stateDir).length >= 5, 'daemon and control plane run from the state dir');
+
+  const status = await run(process.execPath, [cli, 'status'], { env });
+  assert.match(status.stdout, /\/readyz: ok/);
+  const namespaces = await kubectl(kubeconfig, ['get', 'namespaces', '-o', 'name']);
+  assert.match(namespaces.stdout, /^namespace\/kube-system$/m);
+
+  const down = await run(process.execPath, [cli, 'down'], { env });
+  assert.match(down.stdout, /Stopped the local Kubernetes/);
+  assert.equal(existsSync(stateDir), false);
+  assert.deepEqual(processesMentioning(stateDir), []);
+  assert.equal(processAlive(daemonPid), false, `daemon ${daemonPid} still runs`);
+});
+
+test('fails when status is asked with nothing running: exit code 3 and "not running"', async () => {
+  await assert.rejects(
+    run(process.execPath, [cli, 'status'], { env }),
+    (error: { code: number; stdout: string }) => {
+      assert.equal(error.code, 3);
+      assert.match(error.stdout, /not running/);
+      return true;
+    },
+  );
+});
