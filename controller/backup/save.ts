@@ -1,7 +1,12 @@
 // `backup save`: docs/design/backup.md, "backup save, step by step".
 //   1. preflight S3 (HeadBucket)   2. pick a member   3-5. stream, verify, abort on failure (stream-to-s3.ts)
 //   6. copy `<key>.part` to `<key>` with the metadata, delete the `.part`   7. retention (apply-retention.ts)
-import { DeleteObjectCommand, HeadBucketCommand, type S3Client } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  HeadBucketCommand,
+  ListObjectsV2Command,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import type { Etcd3 } from 'etcd3';
 import type { Logger } from 'pino';
 import { createS3Client, type S3Options, type ServerSideEncryption } from '../s3/client.js';
@@ -81,7 +86,12 @@ function validate(options: SaveOptions): void {
 async function preflight(s3: S3Client, options: SaveOptions): Promise<void> {
   try {
     await s3.send(new HeadBucketCommand({ Bucket: options.bucket }));
-  } catch (error) {
+  } catch (headError) {
+    // HEAD responses have no body, so no error code: ask again with a GET to learn which credential is wrong.
+    const error = await s3
+      .send(new ListObjectsV2Command({ Bucket: options.bucket, MaxKeys: 1 }))
+      .then(() => headError)
+      .catch((listError: unknown) => listError);
     const where = options.s3.endpoint ?? `AWS S3 (${options.s3.region ?? 'us-east-1'})`;
     throw new BackupError(
       'S3_ERROR',

@@ -48,7 +48,10 @@ export async function streamSnapshotToS3(
 ): Promise<StreamedSnapshot> {
   const call = await openSnapshot(etcd);
   let etcdError: unknown;
-  call.on('error', (error) => {
+  let cancelling = false;
+  call.on('error', (error: NodeJS.ErrnoException) => {
+    // When another stage fails, `pipeline` destroys the call, and we cancel it: those errors are not etcd's.
+    if (cancelling || error.name === 'AbortError' || error.code === 'ERR_STREAM_PREMATURE_CLOSE') return;
     etcdError ??= error;
   });
   const verifier = new SnapshotVerifier();
@@ -81,6 +84,7 @@ export async function streamSnapshotToS3(
       objectSha256: counter.sha256 ?? '',
     };
   }
+  cancelling = true;
   call.cancel();
   const cause = piped.status === 'rejected' ? piped.reason : (uploaded as PromiseRejectedResult).reason;
   const leftover = !(await abortLeftoverUploads(s3, request.bucket, request.key));

@@ -22,7 +22,10 @@ export async function verifyObject(
   const check = new SnapshotCheck(metadata.compression);
   await pipeline(body, counter, check);
   if (counter.bytes !== metadata.objectSize) {
-    return { ok: false, reason: `object has ${counter.bytes} bytes, metadata records ${metadata.objectSize}` };
+    return {
+      ok: false,
+      reason: `object has ${counter.bytes} bytes, metadata records ${metadata.objectSize}`,
+    };
   }
   if (counter.sha256 !== metadata.objectSha256) {
     return {
