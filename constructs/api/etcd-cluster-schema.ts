@@ -71,7 +71,7 @@ export const storageSchema: JsonSchema = {
       message: 'storage.storageClassName is immutable: existing member volumes cannot move to another class',
     },
     {
-      rule: 'self.ephemeral == oldSelf.ephemeral',
+      rule: '(has(self.ephemeral) && self.ephemeral) == (has(oldSelf.ephemeral) && oldSelf.ephemeral)',
       message: 'storage.ephemeral is immutable: switching between PVCs and emptyDir would lose member data',
     },
   ],
@@ -177,8 +177,6 @@ export const clusterSpecSchema: JsonSchema = {
       rule: 'self.size % 2 == 1 || (has(self.allowEvenSize) && self.allowEvenSize)',
       message:
         'size must be odd (1, 3, 5, 7 or 9) so the cluster keeps quorum through a member failure; set allowEvenSize: true to allow an even size',
-      messageExpression:
-        "'size must be odd (1, 3, 5, 7 or 9) so the cluster keeps quorum through a member failure, got ' + string(self.size) + '; set allowEvenSize: true to allow an even size'",
       fieldPath: '.size',
     },
     {

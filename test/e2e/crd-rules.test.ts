@@ -1,0 +1,177 @@
+// The CRDs' schema and CEL rules, enforced by a real kube-apiserver of the target version: defaults, the
+// odd-size rule, version format and no downgrade, immutable fields, and `kubectl scale` on the scale subresource.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { etcdClusterCrd, etcdRestoreCrd } from '../../constructs/api/crds.js';
+import { type ControlPlane, startControlPlane } from '../env/control-plane.js';
+import { kubectl } from '../env/kubectl.js';
+
+const ns = 'crd-rules';
+
+function cluster(name: string, spec: Record<string, unknown>) {
+  return {
+    apiVersion: 'etcd.gitops.dev/v1alpha1',
+    kind: 'EtcdCluster',
+    metadata: { name, namespace: ns },
+    spec,
+  };
+}
+
+describe('EtcdCluster and EtcdRestore admission on a real API server', () => {
+  let cp: ControlPlane;
+  const run = (args: string[], input?: unknown) =>
+    kubectl(cp.kubeconfigPath, args, {
+      allowFailure: true,
+      ...(input === undefined ? {} : { input: JSON.stringify(input) }),
+    });
+  const apply = (obj: unknown) => run(['apply', '--server-side', '--force-conflicts', '-f', '-'], obj);
+  const get = async (name: string) =>
+    JSON.parse((await run(['get', 'etcdcluster', name, '-n', ns, '-o', 'json'])).stdout);
+
+  /** Applies `obj` and returns the API server's refusal; fails when it is accepted. */
+  async function refused(obj: unknown): Promise<string> {
+    const result = await apply(obj);
+    assert.notEqual(result.code, 0, `expected a refusal, got: ${result.stdout}`);
+    return result.stderr;
+  }
+
+  before(async () => {
+    cp = await startControlPlane({ waitForControllers: false });
+    await kubectl(cp.kubeconfigPath, ['apply', '--server-side', '-f', '-'], {
+      input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [etcdClusterCrd(), etcdRestoreCrd()] }),
+    });
+    await kubectl(cp.kubeconfigPath, [
+      'wait',
+      '--for=condition=Established',
+      '--timeout=60s',
+      'crd/etcdclusters.etcd.gitops.dev',
+      'crd/etcdrestores.etcd.gitops.dev',
+    ]);
+    await kubectl(cp.kubeconfigPath, ['create', 'namespace', ns]);
+  });
+  after(() => cp?.stop());
+
+  test('GIVEN only a version WHEN created THEN the API server fills size 3, 1Gi storage and Retain policies', async () => {
+    const created = await apply(cluster('defaults', { version: '3.6.16' }));
+    assert.equal(created.code, 0, created.stderr);
+    const { spec } = await get('defaults');
+    assert.equal(spec.size, 3);
+    assert.deepEqual(spec.storage, { size: '1Gi', ephemeral: false });
+    assert.deepEqual(spec.persistentVolumeClaimRetentionPolicy, {
+      whenDeleted: 'Retain',
+      whenScaled: 'Retain',
+    });
+    assert.deepEqual(spec.resources, { requests: { cpu: '100m', memory: '256Mi' } });
+  });
+
+  test('fails when size is even without allowEvenSize, and accepts it with the opt-in', async () => {
+    assert.match(
+      await refused(cluster('even', { version: '3.6.16', size: 4 })),
+      /spec.size: Invalid value: .*size must be odd \(1, 3, 5, 7 or 9\) so the cluster keeps quorum through a member failure; set allowEvenSize: true/,
+    );
+    const allowed = await apply(cluster('even', { version: '3.6.16', size: 4, allowEvenSize: true }));
+    assert.equal(allowed.code, 0, allowed.stderr);
+  });
+
+  test('fails when size is 0 or 10', async () => {
+    assert.match(
+      await refused(cluster('zero', { version: '3.6.16', size: 0 })),
+      /spec.size: Invalid value: 0: .*greater than or equal to 1/,
+    );
+    assert.match(
+      await refused(cluster('ten', { version: '3.6.16', size: 10 })),
+      /spec.size: Invalid value: 10: .*less than or equal to 9/,
+    );
+  });
+
+  test('fails when the version is not X.Y.Z or older than 3.4', async () => {
+    assert.match(
+      await refused(cluster('vprefix', { version: 'v3.6.16' })),
+      /version must be an etcd release written X.Y.Z, e.g. 3.6.16 \(no 'v' prefix\)/,
+    );
+    assert.match(await refused(cluster('old', { version: '3.3.27' })), /version must be 3.4.0 or newer/);
+  });
+
+  test('GIVEN a 3.6.16 cluster WHEN its version goes up THEN it is accepted, and fails when it goes down', async () => {
+    assert.equal((await apply(cluster('upgrade', { version: '3.6.16' }))).code, 0);
+    assert.match(
+      await refused(cluster('upgrade', { version: '3.5.35' })),
+      /version cannot go down from 3.6.16 to 3.5.35: etcd does not support downgrades/,
+    );
+    assert.match(
+      await refused(cluster('upgrade', { version: '3.6.9' })),
+      /version cannot go down from 3.6.16 to 3.6.9/,
+    );
+    const up = await apply(cluster('upgrade', { version: '3.6.17' }));
+    assert.equal(up.code, 0, up.stderr);
+  });
+
+  test('fails when the storage class, ephemeral storage or bootstrap source changes after creation', async () => {
+    assert.equal(
+      (await apply(cluster('immutable', { version: '3.6.16', storage: { storageClassName: 'fast' } }))).code,
+      0,
+    );
+    assert.match(
+      await refused(cluster('immutable', { version: '3.6.16', storage: { storageClassName: 'slow' } })),
+      /storage.storageClassName is immutable/,
+    );
+    assert.match(
+      await refused(
+        cluster('immutable', { version: '3.6.16', storage: { storageClassName: 'fast', ephemeral: true } }),
+      ),
+      /storage.ephemeral is immutable/,
+    );
+    const backup = { bucket: 'etcd-backups', key: 'a.db', credentialsSecretName: 's3' };
+    assert.match(
+      await refused(
+        cluster('immutable', {
+          version: '3.6.16',
+          storage: { storageClassName: 'fast' },
+          bootstrap: { backup },
+        }),
+      ),
+      /bootstrap is immutable/,
+    );
+  });
+
+  test('fails when a backup location names both a key and a prefix, or when the name is too long', async () => {
+    const backup = {
+      bucket: 'etcd-backups',
+      key: 'a.db',
+      latestUnderPrefix: 'x/',
+      credentialsSecretName: 's3',
+    };
+    assert.match(
+      await refused(cluster('both', { version: '3.6.16', bootstrap: { backup } })),
+      /set exactly one of key \(one backup\) or latestUnderPrefix/,
+    );
+    assert.match(
+      await refused(cluster('a'.repeat(46), { version: '3.6.16' })),
+      /EtcdCluster names are at most 45 characters/,
+    );
+  });
+
+  test('GIVEN a cluster WHEN kubectl scale sets 5 replicas THEN spec.size is 5, and fails when scaled to an even size', async () => {
+    assert.equal((await apply(cluster('scaled', { version: '3.6.16' }))).code, 0);
+    const scaled = await run(['scale', 'etcdcluster/scaled', '-n', ns, '--replicas=5']);
+    assert.equal(scaled.code, 0, scaled.stderr);
+    assert.equal((await get('scaled')).spec.size, 5);
+    const even = await run(['scale', 'etcd/scaled', '-n', ns, '--replicas=4']);
+    assert.notEqual(even.code, 0);
+    assert.match(even.stderr, /size must be odd/);
+  });
+
+  test('GIVEN an EtcdRestore WHEN its clusterName changes THEN it is refused', async () => {
+    const restore = (clusterName: string) => ({
+      apiVersion: 'etcd.gitops.dev/v1alpha1',
+      kind: 'EtcdRestore',
+      metadata: { name: 'r1', namespace: ns },
+      spec: {
+        clusterName,
+        backup: { bucket: 'etcd-backups', latestUnderPrefix: 'x/', credentialsSecretName: 's3' },
+      },
+    });
+    assert.equal((await apply(restore('main'))).code, 0);
+    assert.match(await refused(restore('other')), /clusterName is immutable/);
+  });
+});
