@@ -1,0 +1,138 @@
+#!/usr/bin/env node
+// `npm run demo`: a local Kubernetes with the node agent, dist/ applied as Argo CD would, the
+// operator and the example cluster watched until Ready, then kubectl commands to explore.
+// Ctrl-C stops everything and removes every file. `--dist <dir>` applies another synth output.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CustomObjectsApi } from '@kubernetes/client-node';
+import { kubernetesBinary } from './binaries.js';
+import { setSignalExitCode } from './cleanup.js';
+import type { Manifest } from './dist-manifests.js';
+import { type Environment, startEnvironment } from './environment.js';
+import { defaultLogger } from './log.js';
+
+interface Condition {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+}
+
+interface ClusterStatus {
+  phase?: string;
+  readyMembers?: number;
+  conditions?: Condition[];
+}
+
+const operatorWaitSeconds = 120;
+/** Set on Ctrl-C: the cleanup handler is stopping everything, so the demo stops talking. */
+let interrupted = false;
+const clusterWaitMs = 300_000;
+
+async function waitForOperator(env: Environment): Promise<void> {
+  console.log(`\nWaiting up to ${operatorWaitSeconds} s for the operator Deployment to become available...`);
+  const rollout = await env.kubectl(
+    [
+      'rollout',
+      'status',
+      'deployment/etcd-gitops-controller',
+      '-n',
+      'etcd-gitops-system',
+      `--timeout=${operatorWaitSeconds}s`,
+    ],
+    { allowFailure: true },
+  );
+  if (interrupted) return;
+  if (rollout.code === 0) {
+    console.log('  operator is available');
+    return;
+  }
+  console.log(`  operator is not available: ${rollout.stderr.trim() || rollout.stdout.trim()}`);
+  const pods = await env.kubectl(['get', 'pods', '-n', 'etcd-gitops-system', '-o', 'wide'], {
+    allowFailure: true,
+  });
+  console.log(pods.stdout || pods.stderr);
+}
+
+/** Polls one EtcdCluster's status, printing each change, until Ready=True or the deadline. */
+async function waitForCluster(env: Environment, cluster: Manifest): Promise<void> {
+  const api = env.kubeConfig.makeApiClient(CustomObjectsApi);
+  const [group, version] = cluster.apiVersion.split('/');
+  console.log(
+    `\nWatching EtcdCluster ${cluster.namespace}/${cluster.name} until it is Ready (up to ${clusterWaitMs / 60_000} min)...`,
+  );
+  const deadline = Date.now() + clusterWaitMs;
+  let last = '';
+  while (Date.now() < deadline && !interrupted) {
+    const object = (await api.getNamespacedCustomObject({
+      group: group ?? '',
+      version: version ?? '',
+      namespace: cluster.namespace ?? 'default',
+      plural: 'etcdclusters',
+      name: cluster.name,
+    })) as { status?: ClusterStatus };
+    const status = object.status;
+    const ready = status?.conditions?.find((c) => c.type === 'Ready');
+    const line = status
+      ? `phase=${status.phase ?? '-'} readyMembers=${status.readyMembers ?? 0} Ready=${ready?.status ?? '-'} ${ready?.reason ?? ''} ${ready?.message ?? ''}`
+      : 'no status yet (no controller has reported on this cluster)';
+    if (line !== last) console.log(`  ${new Date().toISOString().slice(11, 19)} ${line}`);
+    last = line;
+    if (ready?.status === 'True') return;
+    await sleep(2_000);
+  }
+  if (interrupted) return;
+  console.log(`  not Ready after ${clusterWaitMs / 60_000} min; last seen: ${last}`);
+}
+
+function printExplore(env: Environment, clusters: Manifest[]): void {
+  const kubectl = kubernetesBinary('kubectl');
+  const ns = clusters[0]?.namespace ?? 'default';
+  console.log(`
+Explore it (in another terminal):
+  export KUBECONFIG=${env.kubeconfigPath}
+  alias kubectl=${kubectl}
+  kubectl get etcdclusters -A
+  kubectl get pods,pvc,svc -n ${ns} -o wide
+  kubectl describe etcdcluster ${clusters[0]?.name ?? '<name>'} -n ${ns}
+  kubectl get events -n ${ns} --sort-by=.lastTimestamp
+  kubectl logs -n etcd-gitops-system deployment/etcd-gitops-controller   (no kubelet: read ${env.controlPlane.dir}/agent/logs instead)
+Component logs: ${env.controlPlane.dir}/*.log
+
+Press Ctrl-C to stop everything and remove every file.`);
+}
+
+async function main(): Promise<void> {
+  const distArg = process.argv.indexOf('--dist');
+  const dir = distArg > 0 ? process.argv[distArg + 1] : undefined;
+  setSignalExitCode('SIGINT', 0);
+  process.once('SIGINT', () => {
+    interrupted = true;
+    console.log('\nStopping the local Kubernetes and removing its files...');
+  });
+  console.log(
+    'Starting a local Kubernetes (etcd, kube-apiserver, controller-manager, scheduler, node agent)...',
+  );
+  const env = await startEnvironment({
+    agent: true,
+    log: defaultLogger(process.env.ENV_LOG_LEVEL ?? 'error'),
+  });
+  try {
+    console.log(`  API server ${env.controlPlane.server}`);
+    console.log(`\nApplying ${dir ?? 'dist/'} wave by wave (server-side apply, as Argo CD syncs it)...`);
+    const applied = await env.applyDist(dir ? { dir } : {});
+    for (const m of applied)
+      console.log(`  wave ${m.wave}: ${m.kind} ${m.namespace ? `${m.namespace}/` : ''}${m.name}`);
+    const clusters = applied.filter((m) => m.kind === 'EtcdCluster');
+    await waitForOperator(env);
+    for (const cluster of clusters) await waitForCluster(env, cluster);
+    if (!interrupted) printExplore(env, clusters);
+  } catch (error) {
+    if (interrupted) return; // Ctrl-C while waiting: the cleanup handler stops everything and exits
+    console.error(`\nThe demo failed: ${(error as Error).message}`);
+    await env.stop();
+    process.exit(1);
+  }
+  setInterval(() => undefined, 60_000);
+}
+
+await main();
