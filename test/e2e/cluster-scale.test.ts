@@ -143,6 +143,38 @@ describe('EtcdCluster membership on the local Kubernetes', () => {
     );
   });
 
+  test('GIVEN three members WHEN a member Pod is deleted THEN its Pod is recreated on its PVC and the cluster is Ready', async () => {
+    const core = env.kubeConfig.makeApiClient(CoreV1Api);
+    const before = await core.readNamespacedPod({ namespace: ns, name: 'demo-1' });
+    await core.deleteNamespacedPod({ namespace: ns, name: 'demo-1' });
+    await waitFor(
+      async () =>
+        (await core.readNamespacedPod({ namespace: ns, name: 'demo-1' })).metadata?.uid !==
+        before.metadata?.uid,
+      { what: 'demo-1 recreated', timeoutMs: 120_000, intervalMs: 500 },
+    );
+    const status = await readyAt(3);
+    assert.deepEqual(
+      status.members?.map((member) => member.name),
+      ['demo-0', 'demo-1', 'demo-2'],
+    );
+  });
+
+  test('GIVEN three members WHEN a member loses its PVC (data) THEN it is removed from etcd and replaced, Ready again', async () => {
+    const core = env.kubeConfig.makeApiClient(CoreV1Api);
+    const idBefore = (await read()).status?.members?.find((member) => member.name === 'demo-2')?.id;
+    await core.deleteNamespacedPersistentVolumeClaim({ namespace: ns, name: 'demo-2-data' });
+    await core.deleteNamespacedPod({ namespace: ns, name: 'demo-2' });
+    const status = await waitFor(
+      async () => {
+        const current = await readyAt(3);
+        return !current.members?.some((member) => member.id === idBefore) && current;
+      },
+      { what: 'the member without data replaced by a new one', timeoutMs: 180_000, intervalMs: 1_000 },
+    );
+    assert.equal(status.members?.length, 3);
+  });
+
   test('GIVEN three members WHEN scaled to 1 THEN members leave one at a time, their Pods go, no acknowledged write is lost', async () => {
     await env.kubectl(['scale', 'etcdcluster', name, '-n', ns, '--replicas=1']);
     const status = await readyAt(1);
