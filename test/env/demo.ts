@@ -124,7 +124,7 @@ async function main(): Promise<void> {
       console.log(`  wave ${m.wave}: ${m.kind} ${m.namespace ? `${m.namespace}/` : ''}${m.name}`);
     const clusters = applied.filter((m) => m.kind === 'EtcdCluster');
     await waitForOperator(env);
-    for (const cluster of clusters) await waitForCluster(env, cluster);
+    for (const cluster of clusters) if (!interrupted) await waitForCluster(env, cluster);
     if (!interrupted) printExplore(env, clusters);
   } catch (error) {
     if (interrupted) return; // Ctrl-C while waiting: the cleanup handler stops everything and exits
