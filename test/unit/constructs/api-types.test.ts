@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { etcdClusterCrd, etcdRestoreCrd } from '../../../constructs/api/crds.js';
+import { renderApiReference } from '../../../constructs/api/docgen.js';
 import type { JsonSchema } from '../../../constructs/api/json-schema.js';
 import { renderApiTypes } from '../../../constructs/api/typegen.js';
 import { repoRoot } from '../../env/binaries.js';
@@ -27,6 +28,11 @@ describe('API source of truth (constructs/api)', () => {
   it('GIVEN the schemas WHEN types are rendered THEN constructs/imports/etcd.gitops.dev.ts is current', () => {
     const committed = readFileSync(join(repoRoot, 'constructs', 'imports', 'etcd.gitops.dev.ts'), 'utf8');
     assert.equal(committed, renderApiTypes(), 'stale generated types: run `npm run gen:api` and commit');
+  });
+
+  it('GIVEN the schemas WHEN the API reference is rendered THEN docs/api/etcdcluster.md is current', () => {
+    const committed = readFileSync(join(repoRoot, 'docs', 'api', 'etcdcluster.md'), 'utf8');
+    assert.equal(committed, renderApiReference(), 'stale API reference: run `npm run gen:api` and commit');
   });
 
   for (const crd of [etcdClusterCrd(), etcdRestoreCrd()]) {
