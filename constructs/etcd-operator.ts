@@ -8,6 +8,7 @@ import { objectLabels, selectorLabels } from './labels.js';
 import { CONTROLLER_CLUSTER_RULES, CONTROLLER_LEADER_ELECTION_RULES } from './operator-rbac.js';
 import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from './security.js';
 import { validateDnsLabel, validateInteger } from './validate/names.js';
+import { validateQuantity } from './validate/quantity.js';
 import { DEFAULT_OPERATOR_IMAGE, OPERATOR_ENTRYPOINT } from './version.js';
 
 /** Namespace, ServiceAccount and Deployment name of the operator. */
@@ -56,10 +57,13 @@ export interface EtcdOperatorProps {
 }
 
 function quantities(
+  prop: string,
   map: Readonly<Record<string, string>> | undefined,
 ): Record<string, k8s.Quantity> | undefined {
   if (!map) return undefined;
-  return Object.fromEntries(Object.entries(map).map(([k, v]) => [k, k8s.Quantity.fromString(v)]));
+  return Object.fromEntries(
+    Object.entries(map).map(([k, v]) => [k, k8s.Quantity.fromString(validateQuantity(`${prop}.${k}`, v))]),
+  );
 }
 
 /**
@@ -200,8 +204,11 @@ export class EtcdOperator extends Construct {
                 livenessProbe: probe('/healthz', 10),
                 readinessProbe: probe('/readyz', 5),
                 resources: {
-                  requests: quantities(resources?.requests ?? { cpu: '50m', memory: '64Mi' }),
-                  limits: quantities(resources?.limits ?? { memory: '256Mi' }),
+                  requests: quantities(
+                    'resources.requests',
+                    resources?.requests ?? { cpu: '50m', memory: '64Mi' },
+                  ),
+                  limits: quantities('resources.limits', resources?.limits ?? { memory: '256Mi' }),
                 },
                 securityContext: restrictedContainerSecurityContext(),
                 volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],

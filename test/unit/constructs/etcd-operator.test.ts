@@ -129,6 +129,13 @@ describe('EtcdOperator construct', () => {
     );
   });
 
+  it('fails when a resource limit is not a quantity', () => {
+    assert.throws(
+      () => operator({ resources: { limits: { memory: '1 GB' } } }),
+      /^Error: 'resources.limits.memory' must be a Kubernetes quantity such as 1Gi, 512Mi or 10G, got '1 GB'$/,
+    );
+  });
+
   it('fails when replicas is 0', () => {
     assert.throws(
       () => operator({ replicas: 0 }),
