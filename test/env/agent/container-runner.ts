@@ -29,6 +29,8 @@ export interface RunnerOptions {
   /** Builds env, mounts and argv; throws a ContainerConfigError (retried) or any other error. */
   prepare(): Promise<ContainerLaunch>;
   onChange(): void;
+  /** Called with each new process group, for last-resort cleanup. */
+  onStarted(pid: number): void;
   log: Logger;
 }
 
@@ -107,6 +109,7 @@ export class ContainerRunner {
   private async runOnce(launch: ContainerLaunch): Promise<ContainerExit> {
     const process = launchContainer(launch);
     this.process = process;
+    this.options.onStarted(process.pid);
     this.killReason = undefined;
     const containerID = `agent://${process.pid}`;
     const startedAt = rfc3339(process.startedAt);

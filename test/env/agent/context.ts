@@ -24,6 +24,8 @@ export interface AgentContext {
   baseEnv: Record<string, string>;
   /** A Pod's address, readiness or liveness changed: recompute DNS. */
   onEndpointsChanged(): void;
+  /** Records a container's process group with the agent's reaper (killed even if this process is SIGKILLed). */
+  recordProcessGroup(pid: number): void;
   /** A worker finished (its Pod is gone from this node). */
   onWorkerGone(uid: string): void;
 }

@@ -1,7 +1,7 @@
 // The agent's DNS: one marked block per agent in /etc/hosts, which getaddrinfo (and so dns.lookup,
 // etcd, curl) reads before any DNS server. The block names its agent's node and pid, so blocks left by
 // an agent that died without cleaning up are recognised and removed by the next one.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 
 export interface HostsEntry {
   ip: string;
@@ -11,6 +11,11 @@ export interface HostsEntry {
 const markerPrefix = '# BEGIN etcd-gitops-agent ';
 const blockPattern = /^# BEGIN etcd-gitops-agent (\S+) (\d+)\n[\s\S]*?^# END etcd-gitops-agent \1 \2\n?/gm;
 
+export function renderBlock(nodeName: string, pid: number, entries: HostsEntry[]): string {
+  const lines = entries.map((entry) => `${entry.ip} ${entry.names.join(' ')}\n`).join('');
+  return `${markerPrefix}${nodeName} ${pid}\n${lines}# END etcd-gitops-agent ${nodeName} ${pid}\n`;
+}
+
 /** `content` without the block of (`nodeName`, `pid`), with a fresh one appended when `entries` is given. */
 export function replaceBlock(content: string, nodeName: string, pid: number, entries?: HostsEntry[]): string {
   let rest = content.replace(blockPattern, (block, node: string, owner: string) =>
@@ -18,8 +23,7 @@ export function replaceBlock(content: string, nodeName: string, pid: number, ent
   );
   if (!entries) return rest;
   if (rest.length > 0 && !rest.endsWith('\n')) rest += '\n';
-  const lines = entries.map((entry) => `${entry.ip} ${entry.names.join(' ')}\n`).join('');
-  return `${rest}${markerPrefix}${nodeName} ${pid}\n${lines}# END etcd-gitops-agent ${nodeName} ${pid}\n`;
+  return `${rest}${renderBlock(nodeName, pid, entries)}`;
 }
 
 /** `content` without the blocks whose agent process is no longer alive. */
@@ -38,9 +42,52 @@ export function processAlive(pid: number): boolean {
   }
 }
 
+const lockWaitMs = 3_000;
+const staleLockMs = 10_000;
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Runs `change` holding `<path>.lock` (an atomically created directory naming its owner's pid), so agents
+ * in several processes do not lose each other's blocks. A lock whose owner died, or that is older than
+ * 10 s, is broken; after 3 s of waiting the change is made anyway (and healed by `verify()`).
+ */
+function withLock(path: string, change: () => void): void {
+  const lock = `${path}.lock`;
+  const deadline = Date.now() + lockWaitMs;
+  let locked = false;
+  while (!locked && Date.now() < deadline) {
+    try {
+      mkdirSync(lock);
+      writeFileSync(`${lock}/owner`, String(process.pid));
+      locked = true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (lockIsStale(lock)) rmSync(lock, { recursive: true, force: true });
+      else Atomics.wait(pause, 0, 0, 5);
+    }
+  }
+  try {
+    change();
+  } finally {
+    if (locked) rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+function lockIsStale(lock: string): boolean {
+  try {
+    const owner = Number(readFileSync(`${lock}/owner`, 'utf8'));
+    if (owner > 0 && !processAlive(owner)) return true;
+    return Date.now() - statSync(lock).mtimeMs > staleLockMs;
+  } catch {
+    // The owner file is not written yet, or the lock went away meanwhile.
+    return false;
+  }
+}
+
 /** The block of one agent in one hosts file. Writes in place (the file may be a mount point). */
 export class HostsBlock {
   private last: string | undefined;
+  private entries: HostsEntry[] | undefined;
 
   constructor(
     private readonly path: string,
@@ -58,18 +105,31 @@ export class HostsBlock {
     const rendered = JSON.stringify(entries);
     if (rendered === this.last) return;
     this.last = rendered;
+    this.entries = entries;
     this.rewrite((content) => replaceBlock(content, this.nodeName, this.pid, entries));
+  }
+
+  /** Rewrites the block when the file does not hold it as last written (another writer lost it). */
+  verify(): boolean {
+    const entries = this.entries;
+    if (!entries) return true;
+    if (readFileSync(this.path, 'utf8').includes(renderBlock(this.nodeName, this.pid, entries))) return true;
+    this.rewrite((current) => replaceBlock(current, this.nodeName, this.pid, entries));
+    return false;
   }
 
   /** Removes this agent's block. Synchronous: also used on process exit. */
   remove(): void {
     this.last = undefined;
+    this.entries = undefined;
     this.rewrite((content) => replaceBlock(content, this.nodeName, this.pid));
   }
 
   private rewrite(change: (content: string) => string): void {
-    const content = readFileSync(this.path, 'utf8');
-    const next = change(content);
-    if (next !== content) writeFileSync(this.path, next);
+    withLock(this.path, () => {
+      const content = readFileSync(this.path, 'utf8');
+      const next = change(content);
+      if (next !== content) writeFileSync(this.path, next);
+    });
   }
 }

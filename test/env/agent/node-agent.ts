@@ -11,6 +11,7 @@ import {
   type V1Service,
 } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { onProcessExit, startReaper } from '../cleanup.js';
 import { AddressPool, nodeNetworkOctet } from './addresses.js';
 import { type BackoffPolicy, kubeletBackoff } from './backoff.js';
 import { configSources, identitySources } from './cluster-sources.js';
@@ -20,7 +21,7 @@ import { HostsBlock } from './hosts-file.js';
 import type { ImageRule } from './images.js';
 import { resilientInformer } from './informer.js';
 import { MountPoints } from './mounts.js';
-import { registerNode } from './node-registration.js';
+import { type NodeRegistration, registerNode } from './node-registration.js';
 import { PodWorker } from './pod-worker.js';
 import { ClaimBinder } from './pvc-binder.js';
 import { claimDir } from './volumes.js';
@@ -64,6 +65,8 @@ export interface NodeAgent {
   readonly faults: NodeAgentFaults;
 }
 
+const hostsCheckMs = 1_000;
+
 function apiServerEnv(kubeConfig: KubeConfig): Record<string, string> {
   const server = new URL(kubeConfig.getCurrentCluster()?.server ?? 'https://127.0.0.1:6443');
   const port = server.port || (server.protocol === 'https:' ? '443' : '80');
@@ -97,12 +100,19 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<NodeAge
       .filter((e): e is PodEndpoint => e !== undefined);
     hosts.write(dnsRecords(endpoints, [...services.values()]));
   };
-  const killAllNow = () => {
-    for (const worker of workers.values()) worker.killNow();
-    hosts.remove();
-  };
-  const onExit = () => killAllNow();
-  process.on('exit', onExit);
+  // Last resort when the process dies: the exit hook kills what runs and removes the hosts block; the
+  // reaper kills the recorded process groups even after a SIGKILL (the next agent removes the block).
+  mkdirSync(join(stateDir, 'reaper'), { recursive: true });
+  const reaper = startReaper(join(stateDir, 'reaper'));
+  let stopAgent: () => Promise<void> = async () => undefined;
+  const unregisterExitHook = onProcessExit({
+    sync() {
+      for (const worker of workers.values()) worker.killNow();
+      hosts.remove();
+      reaper.stop();
+    },
+    graceful: () => stopAgent(),
+  });
 
   const ctx: AgentContext = {
     nodeName,
@@ -118,6 +128,7 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<NodeAge
     backoff: { ...kubeletBackoff, ...options.backoff },
     baseEnv: apiServerEnv(kubeConfig),
     onEndpointsChanged: refreshDns,
+    recordProcessGroup: (pid) => reaper.record(pid),
     onWorkerGone(uid) {
       workers.delete(uid);
       finished.add(uid);
@@ -163,7 +174,7 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<NodeAge
   };
   const binder = new ClaimBinder(core, nodeName, stateDir, log);
 
-  const registration = await registerNode(core, coordination, nodeName, log);
+  let registration: NodeRegistration | undefined;
   const informers = [
     resilientInformer<V1Service>(
       kubeConfig,
@@ -188,26 +199,46 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<NodeAge
       `spec.nodeName=${nodeName}`,
     ),
   ];
-  await Promise.all(informers.map((informer) => informer.start()));
+  let stopping: Promise<void> | undefined;
+  stopAgent = () => {
+    stopping ??= (async () => {
+      stopped = true;
+      clearInterval(hostsCheck);
+      registration?.stop();
+      await Promise.all(informers.map((informer) => informer.stop()));
+      await Promise.all([...workers.values()].map((worker) => worker.shutdown(options.stopGraceMs ?? 2_000)));
+      hosts.remove();
+      reaper.stop();
+      const left = ctx.mountPoints.removeCreated();
+      if (left.length > 0) log.warn({ paths: left }, 'Mount points not empty, left in place');
+      unregisterExitHook();
+      log.info('Node agent stopped');
+    })();
+    return stopping;
+  };
+  // Agents in other processes rewrite the same file; a block lost to a race is written again.
+  const hostsCheck = setInterval(() => {
+    try {
+      if (!stopped && !hosts.verify()) log.info('Rewrote the hosts block lost to another writer');
+    } catch (error) {
+      log.warn({ err: (error as Error).message }, 'Cannot check the hosts block');
+    }
+  }, hostsCheckMs);
+  hostsCheck.unref();
+  try {
+    registration = await registerNode(core, coordination, nodeName, log);
+    await Promise.all(informers.map((informer) => informer.start()));
+  } catch (error) {
+    await stopAgent();
+    throw error;
+  }
   log.info({ stateDir }, 'Node agent started');
-
   const findWorker = (namespace: string, pod: string) =>
     [...workers.values()].find((w) => w.namespace === namespace && w.name === pod);
 
   return {
     nodeName,
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      registration.stop();
-      await Promise.all(informers.map((informer) => informer.stop()));
-      await Promise.all([...workers.values()].map((worker) => worker.shutdown(options.stopGraceMs ?? 2_000)));
-      hosts.remove();
-      const left = ctx.mountPoints.removeCreated();
-      if (left.length > 0) log.warn({ paths: left }, 'Mount points not empty, left in place');
-      process.off('exit', onExit);
-      log.info('Node agent stopped');
-    },
+    stop: () => stopAgent(),
     logs(namespace, pod, container) {
       const name = container ?? findWorker(namespace, pod)?.pod.spec?.containers[0]?.name ?? pod;
       return readFileSync(containerLogPath(stateDir, namespace, pod, name), 'utf8');

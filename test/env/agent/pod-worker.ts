@@ -273,6 +273,7 @@ export class PodWorker {
         this.writeStatus();
         this.ctx.onEndpointsChanged();
       },
+      onStarted: (pid) => this.ctx.recordProcessGroup(pid),
       log: this.log,
     });
   }
@@ -392,6 +393,7 @@ export class PodWorker {
   }
 }
 
+/** A pause that does not keep the process alive (the agent may be stopped meanwhile). */
 function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
