@@ -10,6 +10,7 @@ const subcommands: Record<string, () => Promise<number | undefined>> = {
   controller: async () => (await import('./main.js')).main(args),
   backup: async () =>
     ((await import(backupModule)) as { main(args: string[]): Promise<number | undefined> }).main(args),
+  restore: async () => (await import('./restore/cli.js')).main(args),
 };
 
 const start = subcommands[subcommand ?? ''];

@@ -1,0 +1,44 @@
+// `etcd-gitops restore fetch`: flags → options → fetch; logs as JSON on stderr, the result as JSON on stdout,
+// named exit codes (exit-codes.ts; docs/design/restore.md).
+import pino, { type Logger } from 'pino';
+import { parseFetchArgs } from './cli-args.js';
+import { RestoreError, RestoreExitCode } from './exit-codes.js';
+import { fetchBackup } from './fetch.js';
+
+const usageText = `usage: etcd-gitops restore fetch --bucket B (--key K | --latest-under-prefix P) --etcd-version X.Y.Z
+         --name MEMBER --initial-advertise-peer-urls URL --initial-cluster-token TOKEN
+         [--data-dir /var/lib/etcd/data] [--etcdutl PATH] [--s3-endpoint URL --region R --force-path-style]
+flags and exit codes: docs/design/restore.md`;
+
+/** Runs one verb; resolves the exit code. Never throws. */
+export async function runRestore(args: string[], log: Logger, out: (text: string) => void): Promise<number> {
+  const [verb, ...rest] = args;
+  try {
+    if (verb !== 'fetch')
+      throw new RestoreError('InvalidArguments', `unknown verb '${verb ?? ''}'\n${usageText}`);
+    const result = await fetchBackup(parseFetchArgs(rest), log);
+    out(`${JSON.stringify(result)}\n`);
+    return RestoreExitCode.OK;
+  } catch (error) {
+    if (error instanceof RestoreError) {
+      log.error(
+        { exitCode: error.exitCode, code: error.reason, reason: error.message },
+        'Restore fetch failed; no data dir was created',
+      );
+      return error.exitCode;
+    }
+    log.error({ exitCode: RestoreExitCode.INTERNAL, err: error }, 'Restore fetch failed unexpectedly');
+    return RestoreExitCode.INTERNAL;
+  }
+}
+
+/** Process entry point: `etcd-gitops restore ...`. */
+export async function main(args: string[]): Promise<never> {
+  const log = pino(
+    { level: process.env.LOG_LEVEL ?? 'info', base: { command: 'restore' } },
+    pino.destination(2),
+  );
+  const code = await runRestore(args, log, (text) => process.stdout.write(text));
+  log.flush();
+  process.exit(code);
+}

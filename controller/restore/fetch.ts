@@ -1,0 +1,115 @@
+// `restore fetch`: docs/design/restore.md, "The restore command", step by step.
+//   1. `<data-dir>/member` exists → done, nothing touched (a restarted or recreated seed Pod).
+//   2. locate the backup (key, or newest under a prefix by recorded time); refuse a newer etcd's snapshot;
+//      download into `restore/snapshot.db.part` verifying object sha256, snapshot trailer and sha256.
+//   3. fsync, rename to `restore/snapshot.db`.
+//   4. `etcdutl snapshot restore` into `restore/data`, fsync, rename to `<data-dir>`, remove `restore/`.
+// Any failure removes `restore/` and leaves `<data-dir>` as it was (absent).
+import { mkdir, readdir, rm, rmdir, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { Logger } from 'pino';
+import { createS3Client, type S3Options } from '../s3/client.js';
+import { downloadSnapshot } from './download.js';
+import { snapshotVersionProblem } from './etcd-version.js';
+import { RestoreError } from './exit-codes.js';
+import { durableRename, syncTree } from './fsync.js';
+import { type BackupSource, type LocatedBackup, locateBackup } from './locate.js';
+import { runSnapshotRestore, type SeedIdentity } from './snapshot-restore.js';
+
+export interface FetchOptions {
+  readonly source: BackupSource;
+  readonly s3: S3Options;
+  /** The member's data dir, `/var/lib/etcd/data` in a member Pod; its parent holds the `restore/` staging dir. */
+  readonly dataDir: string;
+  /** The cluster's `spec.version`: a snapshot of a newer minor is refused. */
+  readonly clusterVersion: string;
+  readonly seed: SeedIdentity;
+  /** Path of `etcdutl` (or 3.4's `etcdctl`) matching `clusterVersion`. */
+  readonly restoreTool: string;
+}
+
+export type FetchResult =
+  | { readonly outcome: 'skipped'; readonly dataDir: string }
+  | {
+      readonly outcome: 'restored';
+      readonly dataDir: string;
+      readonly bucket: string;
+      readonly key: string;
+      readonly revision: string;
+      readonly etcdVersion: string;
+      readonly snapshotBytes: number;
+    };
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Step 1, and the guard that an existing non-empty data dir is never overwritten. */
+async function existingData(dataDir: string): Promise<'restored' | 'absent' | 'empty'> {
+  if (await exists(join(dataDir, 'member'))) return 'restored';
+  if (!(await exists(dataDir))) return 'absent';
+  const entries = await readdir(dataDir);
+  if (entries.length === 0) return 'empty';
+  throw new RestoreError(
+    'DataDirNotEmpty',
+    `${dataDir} holds ${entries.slice(0, 5).join(', ')} but no member/ directory; left untouched, nothing restored`,
+  );
+}
+
+function checkVersion(backup: LocatedBackup, clusterVersion: string): void {
+  const problem = snapshotVersionProblem(backup.metadata.etcdVersion, clusterVersion);
+  if (problem) {
+    throw new RestoreError('SnapshotFromNewerEtcd', `s3://${backup.bucket}/${backup.key}: ${problem}`);
+  }
+}
+
+/** Verifies the backup and restores it into `dataDir`, or does nothing when the member already has data. */
+export async function fetchBackup(options: FetchOptions, log: Logger): Promise<FetchResult> {
+  const { dataDir } = options;
+  const state = await existingData(dataDir);
+  if (state === 'restored') {
+    log.info({ dataDir }, 'Data dir already holds a member: nothing to restore, left untouched');
+    return { outcome: 'skipped', dataDir };
+  }
+  const work = join(dirname(dataDir), 'restore');
+  await rm(work, { recursive: true, force: true });
+  await mkdir(work, { recursive: true });
+  const s3 = createS3Client(options.s3);
+  try {
+    const backup = await locateBackup(s3, options.source);
+    log.info(
+      { bucket: backup.bucket, key: backup.key, revision: backup.metadata.revision },
+      'Located backup',
+    );
+    checkVersion(backup, options.clusterVersion);
+    const snapshot = await downloadSnapshot(s3, backup, join(work, 'snapshot.db'));
+    log.info({ key: backup.key, bytes: snapshot.snapshotBytes }, 'Downloaded and verified the snapshot');
+    const staged = join(work, 'data');
+    await runSnapshotRestore(options.restoreTool, snapshot.file, staged, options.seed);
+    await syncTree(staged);
+    if (state === 'empty') await rmdir(dataDir);
+    await durableRename(staged, dataDir);
+    await rm(work, { recursive: true, force: true });
+    log.info(
+      { dataDir, member: options.seed.name, key: backup.key },
+      'Restored the data dir from the backup',
+    );
+    return {
+      outcome: 'restored',
+      dataDir,
+      bucket: backup.bucket,
+      key: backup.key,
+      revision: backup.metadata.revision,
+      etcdVersion: backup.metadata.etcdVersion,
+      snapshotBytes: snapshot.snapshotBytes,
+    };
+  } catch (error) {
+    await rm(work, { recursive: true, force: true });
+    throw error;
+  } finally {
+    s3.destroy();
+  }
+}

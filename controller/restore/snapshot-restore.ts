@@ -1,0 +1,66 @@
+// Runs `etcdutl snapshot restore` (etcd ≥ 3.5; `etcdctl snapshot restore` for 3.4, same flags) for one seed
+// member into a fresh directory. The caller renames the result into place.
+import { execFile } from 'node:child_process';
+import { access, constants } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { RestoreError } from './exit-codes.js';
+
+const run = promisify(execFile);
+
+/** Who the seed is: etcd bakes these into the restored data dir (a new cluster id, one member). */
+export interface SeedIdentity {
+  /** `--name`: the member name. */
+  readonly name: string;
+  /** `--initial-advertise-peer-urls`: the member's peer URL. */
+  readonly peerURL: string;
+  /** `--initial-cluster`. @default `<name>=<peerURL>` */
+  readonly initialCluster?: string;
+  /** `--initial-cluster-token`: fresh for every restore, so the new cluster never talks to the old one. */
+  readonly token: string;
+}
+
+export function restoreArgs(snapshot: string, dataDir: string, seed: SeedIdentity): string[] {
+  return [
+    'snapshot',
+    'restore',
+    snapshot,
+    `--data-dir=${dataDir}`,
+    `--name=${seed.name}`,
+    `--initial-advertise-peer-urls=${seed.peerURL}`,
+    `--initial-cluster=${seed.initialCluster ?? `${seed.name}=${seed.peerURL}`}`,
+    `--initial-cluster-token=${seed.token}`,
+  ];
+}
+
+/** Restores `snapshot` into `dataDir` (which must not exist) with `tool`. */
+export async function runSnapshotRestore(
+  tool: string,
+  snapshot: string,
+  dataDir: string,
+  seed: SeedIdentity,
+): Promise<void> {
+  try {
+    await access(tool, constants.X_OK);
+  } catch {
+    throw new RestoreError(
+      'RestoreFailed',
+      `the restore tool ${tool} is missing or not executable (set --etcdutl or ETCD_GITOPS_ETCD_TOOLS)`,
+    );
+  }
+  try {
+    await run(tool, restoreArgs(snapshot, dataDir, seed), {
+      env: { ...process.env, ETCDCTL_API: '3' },
+      maxBuffer: 16 * 1024 * 1024,
+    });
+  } catch (error) {
+    const stderr = String((error as { stderr?: string }).stderr ?? '').trim();
+    const lastLines = stderr.split('\n').slice(-5).join('\n');
+    throw new RestoreError(
+      'RestoreFailed',
+      `${tool} snapshot restore failed: ${lastLines || (error as Error).message}`,
+      {
+        cause: error,
+      },
+    );
+  }
+}
