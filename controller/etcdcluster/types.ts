@@ -32,7 +32,8 @@ export interface PodView {
   /** The etcd container is running (the process started). */
   readonly running: boolean;
   readonly ready: boolean;
-  /** Restarted at least the crash-loop threshold and not ready, or phase Failed. */
+  /** Phase Failed, or restarted at least the crash-loop threshold, not ready, and etcd last exited by itself
+   *  with an error (a kill from outside never counts): see `isCrashLooping` in views.ts. */
   readonly crashLooping: boolean;
   /** Data on an emptyDir rather than a PVC. */
   readonly ephemeral: boolean;

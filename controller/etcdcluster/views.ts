@@ -1,5 +1,10 @@
 // Kubernetes objects reduced to what the planner reads (pure).
-import type { V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
+import type {
+  V1ContainerStateTerminated,
+  V1ContainerStatus,
+  V1PersistentVolumeClaim,
+  V1Pod,
+} from '@kubernetes/client-node';
 import type { EtcdCluster } from './api.js';
 import {
   ANNOTATION_CLUSTER_TOKEN,
@@ -10,7 +15,7 @@ import {
 } from './names.js';
 import type { ClusterView, PodView, PvcView } from './types.js';
 
-/** Restarts after which a Pod that is not ready counts as crash-looping. */
+/** Restarts after which a Pod that is not ready counts as crash-looping (see {@link isCrashLooping}). */
 export const CRASH_LOOP_RESTARTS = 3;
 export const RETAINED_BY_RESTORE_LABEL = `${GROUP}/retained-by-restore`;
 
@@ -37,6 +42,30 @@ export function toClusterView(cluster: EtcdCluster): ClusterView {
   };
 }
 
+/** The container's most recent termination: the current one while it waits to restart, else the last one. */
+function lastTermination(container: V1ContainerStatus | undefined): V1ContainerStateTerminated | undefined {
+  return container?.state?.terminated ?? container?.lastState?.terminated;
+}
+
+/**
+ * A member Pod cannot run (docs/design/membership.md, "Dead members"): phase `Failed`, or restarted at least
+ * {@link CRASH_LOOP_RESTARTS} times, not ready, and its last run ended with etcd exiting by itself with an error
+ * (exit code 1..127: "member has already been bootstrapped", a raft panic, a corrupt data dir). A process killed
+ * from outside (SIGKILL, OOM, a liveness kill: exit code ≥ 128) says nothing about its data, so it never counts,
+ * however often it happened: such a member comes back by itself. The planner also requires the member itself to be
+ * unhealthy, so etcd's own health always dominates.
+ */
+export function isCrashLooping(pod: V1Pod): boolean {
+  if (pod.status?.phase === 'Failed') return true;
+  const container = pod.status?.containerStatuses?.find((status) => status.name === 'etcd');
+  const ready = pod.status?.conditions?.some(
+    (condition) => condition.type === 'Ready' && condition.status === 'True',
+  );
+  if (ready === true || (container?.restartCount ?? 0) < CRASH_LOOP_RESTARTS) return false;
+  const exitCode = lastTermination(container)?.exitCode;
+  return exitCode !== undefined && exitCode > 0 && exitCode < 128;
+}
+
 export function toPodView(pod: V1Pod): PodView | undefined {
   const member = pod.metadata?.labels?.[MEMBER_LABEL];
   if (!member) return undefined;
@@ -44,7 +73,6 @@ export function toPodView(pod: V1Pod): PodView | undefined {
   const ready = pod.status?.conditions?.some(
     (condition) => condition.type === 'Ready' && condition.status === 'True',
   );
-  const restarts = container?.restartCount ?? 0;
   const version = pod.metadata?.annotations?.[ANNOTATION_VERSION];
   return {
     name: pod.metadata?.name as string,
@@ -52,7 +80,7 @@ export function toPodView(pod: V1Pod): PodView | undefined {
     terminating: Boolean(pod.metadata?.deletionTimestamp),
     running: Boolean(container?.state?.running),
     ready: ready === true,
-    crashLooping: pod.status?.phase === 'Failed' || (restarts >= CRASH_LOOP_RESTARTS && ready !== true),
+    crashLooping: isCrashLooping(pod),
     ephemeral: (pod.spec?.volumes ?? []).some(
       (volume) => volume.name === 'data' && volume.emptyDir !== undefined,
     ),
