@@ -1,7 +1,7 @@
 // The node agent: a kubelet stand-in that registers a Node and runs every Pod bound to it as local
 // processes (see test/env/README.md for what is faithful and what is mapped).
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import {
   CoordinationV1Api,
   CoreV1Api,
@@ -12,12 +12,12 @@ import {
 } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { onProcessExit, startReaper } from '../cleanup.js';
-import { AddressPool, nodeNetworkOctet } from './addresses.js';
+import { AddressPool, fileClaims, nodeNetworkOctet } from './addresses.js';
 import { type BackoffPolicy, kubeletBackoff } from './backoff.js';
 import { configSources, identitySources } from './cluster-sources.js';
 import { type AgentContext, containerLogPath } from './context.js';
 import { dnsRecords, type PodEndpoint, type ServiceInfo } from './dns-records.js';
-import { HostsBlock } from './hosts-file.js';
+import { HostsBlock, processAlive } from './hosts-file.js';
 import type { ImageRule } from './images.js';
 import { resilientInformer } from './informer.js';
 import { MountPoints } from './mounts.js';
@@ -41,6 +41,8 @@ export interface NodeAgentOptions {
   podNetworkOctet?: number;
   /** @default '/etc/hosts' */
   hostsFile?: string;
+  /** Where Pod addresses are claimed machine-wide (one file per address). @default '/run/etcd-gitops-agent/addresses' */
+  addressClaimsDir?: string;
   /** Grace period for the Pods' processes on stop(). @default 2000 */
   stopGraceMs?: number;
 }
@@ -66,6 +68,17 @@ export interface NodeAgent {
 }
 
 const hostsCheckMs = 1_000;
+
+/** Removes `dir` and its parent when nothing (no other agent's claim) is left in them. */
+function removeIfEmpty(dir: string): void {
+  for (const path of [dir, dirname(dir)]) {
+    try {
+      rmdirSync(path);
+    } catch {
+      return;
+    }
+  }
+}
 
 function apiServerEnv(kubeConfig: KubeConfig): Record<string, string> {
   const server = new URL(kubeConfig.getCurrentCluster()?.server ?? 'https://127.0.0.1:6443');
@@ -100,6 +113,11 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<NodeAge
       .filter((e): e is PodEndpoint => e !== undefined);
     hosts.write(dnsRecords(endpoints, [...services.values()]));
   };
+  const claimsDir = options.addressClaimsDir ?? '/run/etcd-gitops-agent/addresses';
+  const addresses = new AddressPool(
+    options.podNetworkOctet ?? nodeNetworkOctet(nodeName),
+    fileClaims(claimsDir, processAlive),
+  );
   // Last resort when the process dies: the exit hook kills what runs and removes the hosts block; the
   // reaper kills the recorded process groups even after a SIGKILL (the next agent removes the block).
   mkdirSync(join(stateDir, 'reaper'), { recursive: true });
@@ -110,6 +128,7 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<NodeAge
       for (const worker of workers.values()) worker.killNow();
       hosts.remove();
       reaper.stop();
+      addresses.releaseAll();
     },
     graceful: () => stopAgent(),
   });
@@ -122,7 +141,7 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<NodeAge
     core,
     config: configSources(core),
     identity: identitySources(core, kubeConfig),
-    addresses: new AddressPool(options.podNetworkOctet ?? nodeNetworkOctet(nodeName)),
+    addresses,
     mountPoints: new MountPoints(),
     imageRules: options.imageMap ?? [],
     backoff: { ...kubeletBackoff, ...options.backoff },
@@ -209,6 +228,8 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<NodeAge
       await Promise.all([...workers.values()].map((worker) => worker.shutdown(options.stopGraceMs ?? 2_000)));
       hosts.remove();
       reaper.stop();
+      addresses.releaseAll();
+      removeIfEmpty(claimsDir);
       const left = ctx.mountPoints.removeCreated();
       if (left.length > 0) log.warn({ paths: left }, 'Mount points not empty, left in place');
       unregisterExitHook();

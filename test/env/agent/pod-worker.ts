@@ -1,37 +1,24 @@
 // One Pod on this node, from first sight to removal: address, images, volumes, init containers in
 // order, then the containers; status through the status subresource; graceful deletion at the end.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { V1Container, V1Pod, V1Volume } from '@kubernetes/client-node';
+import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { containerLaunch, implicitTokenVolume, writeResolvConf } from './container-launch.js';
 import type { ContainerLaunch } from './container-process.js';
 import { ContainerRunner } from './container-runner.js';
 import { type ContainerStatus, rfc3339, waitingStatus } from './container-status.js';
 import { type AgentContext, containerLogPath } from './context.js';
 import type { PodEndpoint } from './dns-records.js';
-import { containerEnv, expandArgv } from './env.js';
-import { containerArgv, type LocalImage, resolveExecutable, resolveImage } from './images.js';
-import { errorMessage, isNotFound, mergePatch } from './kube.js';
-import { containerMounts, type Mount, serviceAccountPath } from './mounts.js';
-import { podStatus } from './pod-status.js';
+import { type LocalImage, resolveImage } from './images.js';
+import { errorMessage, isNotFound } from './kube.js';
+import { type Mount, serviceAccountPath } from './mounts.js';
+import { type PodStatusPatch, podStatus } from './pod-status.js';
+import { StatusWriter } from './status-writer.js';
 import { type HostVolume, prepareVolume } from './volumes.js';
 
 const retryMs = 2_000;
-const defaultPath = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 type RestartPolicy = 'Always' | 'OnFailure' | 'Never';
-
-/** The volume the ServiceAccount admission plugin would add, for API servers that run without it. */
-const implicitTokenVolume: V1Volume = {
-  name: 'kube-api-access-agent',
-  projected: {
-    defaultMode: 0o644,
-    sources: [
-      { serviceAccountToken: { path: 'token', expirationSeconds: 3607 } },
-      { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
-      { downwardAPI: { items: [{ path: 'namespace', fieldRef: { fieldPath: 'metadata.namespace' } }] } },
-    ],
-  },
-};
 
 export class PodWorker {
   podIP: string | undefined;
@@ -47,8 +34,7 @@ export class PodWorker {
   private stopping = false;
   private gone = false;
   private terminating: Promise<void> | undefined;
-  private writing = false;
-  private dirty = false;
+  private readonly status: StatusWriter;
 
   constructor(
     private readonly ctx: AgentContext,
@@ -56,6 +42,7 @@ export class PodWorker {
   ) {
     this.log = ctx.log.child({ pod: `${this.namespace}/${this.name}` });
     this.podDir = join(ctx.stateDir, 'pods', this.uid);
+    this.status = new StatusWriter(ctx.core, this.namespace, this.name, () => this.currentStatus(), this.log);
   }
 
   get namespace(): string {
@@ -93,6 +80,7 @@ export class PodWorker {
   /** The Pod object is gone from the API server: stop everything now. */
   async vanish(): Promise<void> {
     this.gone = true;
+    this.status.close();
     await this.terminate(0);
   }
 
@@ -105,6 +93,7 @@ export class PodWorker {
   /** Stops the processes without touching the API (agent shutdown). */
   async shutdown(graceMs: number): Promise<void> {
     this.stopping = true;
+    this.status.close();
     await Promise.all([...this.initRunners, ...this.runners].map((runner) => runner.stop(graceMs)));
   }
 
@@ -225,7 +214,8 @@ export class PodWorker {
     }
     if (this.stopping) return false;
     this.pending.clear();
-    this.extraMounts.push({ source: this.writeResolvConf(), target: '/etc/resolv.conf', readOnly: true });
+    const resolvConf = writeResolvConf(this.podDir, this.namespace);
+    this.extraMounts.push({ source: resolvConf, target: '/etc/resolv.conf', readOnly: true });
     if (!mountsToken && this.pod.spec?.automountServiceAccountToken !== false) {
       try {
         const token = await prepareVolume(volumeContext, implicitTokenVolume);
@@ -235,22 +225,6 @@ export class PodWorker {
       }
     }
     return true;
-  }
-
-  /**
-   * The Pod's resolv.conf, bound over /etc/resolv.conf in each container: names resolve from the hosts
-   * file (the agent's block) and any other DNS query goes to 127.0.0.1, where it fails fast, instead of
-   * leaving the machine through the host's nameserver.
-   */
-  private writeResolvConf(): string {
-    const path = join(this.podDir, 'resolv.conf');
-    const ns = this.namespace;
-    mkdirSync(this.podDir, { recursive: true });
-    writeFileSync(
-      path,
-      `nameserver 127.0.0.1\nsearch ${ns}.svc.cluster.local svc.cluster.local cluster.local\noptions ndots:5 timeout:1 attempts:1\n`,
-    );
-    return path;
   }
 
   private runnerFor(
@@ -278,29 +252,24 @@ export class PodWorker {
     });
   }
 
-  private async launchFor(container: V1Container, image: LocalImage): Promise<ContainerLaunch> {
-    const placement = { podIP: this.podIP ?? '', hostIP: this.ctx.hostIP, nodeName: this.ctx.nodeName };
-    const base = { PATH: defaultPath, HOSTNAME: this.pod.spec?.hostname ?? this.name, ...this.ctx.baseEnv };
-    const env = await containerEnv(this.pod, container, placement, this.ctx.config, base);
-    const argv = expandArgv(containerArgv(image, container.command, container.args), env);
-    const [command, ...args] = argv;
-    if (!command) throw new Error(`container "${container.name}" has no command and its image no entrypoint`);
-    const executable = resolveExecutable(image, command);
-    if (!executable)
-      throw new Error(`exec: "${command}": executable file not found in image ${container.image}`);
-    const mounts = [...containerMounts(container, this.volumes), ...this.extraMounts];
-    for (const mount of mounts) this.ctx.mountPoints.ensure(mount);
-    return {
-      argv: [...executable, ...args],
-      env,
-      mounts,
-      workingDir: container.workingDir ?? image.workingDir ?? '/',
+  private launchFor(container: V1Container, image: LocalImage): Promise<ContainerLaunch> {
+    return containerLaunch({
+      pod: this.pod,
+      container,
+      image,
+      placement: { podIP: this.podIP ?? '', hostIP: this.ctx.hostIP, nodeName: this.ctx.nodeName },
+      config: this.ctx.config,
+      baseEnv: this.ctx.baseEnv,
+      volumes: this.volumes,
+      extraMounts: this.extraMounts,
+      mountPoints: this.ctx.mountPoints,
       logPath: containerLogPath(this.ctx.stateDir, this.namespace, this.name, container.name),
-    };
+    });
   }
 
   private async doTerminate(graceSeconds?: number): Promise<void> {
     this.stopping = true;
+    this.status.close();
     this.ctx.onEndpointsChanged();
     const grace =
       graceSeconds ??
@@ -342,54 +311,27 @@ export class PodWorker {
     });
   }
 
-  /** Coalesces status writes: at most one in flight, the latest state always written last. */
   private writeStatus(): void {
-    if (this.gone || this.stopping) return;
-    this.dirty = true;
-    if (this.writing) return;
-    this.writing = true;
-    void this.flushStatus().finally(() => {
-      this.writing = false;
-    });
+    if (!this.gone && !this.stopping) this.status.request();
   }
 
-  private async flushStatus(): Promise<void> {
-    while (this.dirty && !this.gone && !this.stopping) {
-      this.dirty = false;
-      const spec = this.pod.spec;
-      const status = podStatus(
-        {
-          podIP: this.podIP,
-          hostIP: this.ctx.hostIP,
-          startTime: this.startTime,
-          restartPolicy: this.restartPolicy,
-          initStatuses: this.statusOf(spec?.initContainers ?? [], this.initRunners, 'PodInitializing'),
-          containerStatuses: this.statusOf(
-            spec?.containers ?? [],
-            this.runners,
-            this.initialized ? 'ContainerCreating' : 'PodInitializing',
-          ),
-          initialized: this.initialized,
-          readinessGates: (spec?.readinessGates ?? []).map((gate) => gate.conditionType),
-        },
-        this.pod.status?.conditions ?? [],
-        rfc3339(new Date()),
-      );
-      try {
-        await this.ctx.core.patchNamespacedPodStatus(
-          { namespace: this.namespace, name: this.name, body: { status } },
-          mergePatch,
-        );
-      } catch (error) {
-        if (isNotFound(error)) {
-          this.gone = true;
-          return;
-        }
-        this.log.warn({ err: errorMessage(error) }, 'Failed to write pod status');
-        this.dirty = true;
-        await sleep(1_000);
-      }
-    }
+  private currentStatus(): PodStatusPatch {
+    const spec = this.pod.spec;
+    const waitingApp = this.initialized ? 'ContainerCreating' : 'PodInitializing';
+    return podStatus(
+      {
+        podIP: this.podIP,
+        hostIP: this.ctx.hostIP,
+        startTime: this.startTime,
+        restartPolicy: this.restartPolicy,
+        initStatuses: this.statusOf(spec?.initContainers ?? [], this.initRunners, 'PodInitializing'),
+        containerStatuses: this.statusOf(spec?.containers ?? [], this.runners, waitingApp),
+        initialized: this.initialized,
+        readinessGates: (spec?.readinessGates ?? []).map((gate) => gate.conditionType),
+      },
+      this.pod.status?.conditions ?? [],
+      rfc3339(new Date()),
+    );
   }
 }
 

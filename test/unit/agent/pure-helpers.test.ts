@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
-import { AddressPool, nodeNetworkOctet } from '../../env/agent/addresses.js';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { AddressPool, fileClaims, nodeNetworkOctet } from '../../env/agent/addresses.js';
 import { backoffDelay, kubeletBackoff, shouldRestart } from '../../env/agent/backoff.js';
 import { expandVariables } from '../../env/agent/expand.js';
 import { launchScript, shellQuote } from '../../env/agent/mounts.js';
@@ -137,5 +140,32 @@ describe('container launch script', () => {
       ].join('\n'),
     );
     assert.equal(shellQuote("it's"), `'it'\\''s'`);
+  });
+});
+
+describe('machine-wide address claims', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-claims-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('skips addresses another pool holds and reclaims those of dead processes', () => {
+    // GIVEN a claim left by a process that no longer runs, and a pool that holds 127.1.1.1
+    writeFileSync(join(dir, '127.1.1.3'), '999999');
+    const first = new AddressPool(
+      1,
+      fileClaims(dir, (pid) => pid !== 999999),
+    );
+    assert.equal(first.allocate('a'), '127.1.1.1');
+    // WHEN a second pool on the same octet allocates
+    const second = new AddressPool(
+      1,
+      fileClaims(dir, (pid) => pid !== 999999),
+    );
+    // THEN it skips 127.1.1.1 and takes .2, then the dead process's .3
+    assert.equal(second.allocate('b'), '127.1.1.2');
+    assert.equal(second.allocate('c'), '127.1.1.3');
+    assert.equal(readFileSync(join(dir, '127.1.1.3'), 'utf8'), String(process.pid));
+    // AND released addresses lose their claim file
+    first.releaseAll();
+    assert.equal(existsSync(join(dir, '127.1.1.1')), false);
   });
 });
