@@ -1,13 +1,15 @@
 // `etcd-gitops controller`: flags → logger → Kubernetes client → manager (probes, metrics, leader election,
 // informers, controllers). The reconcilers are wired in `controllers()` below.
 import { pino } from 'pino';
-import type { Controller } from './runtime/controller.js';
+import { createEtcdClusterReconciler } from './etcdcluster/index.js';
+import { Controller } from './runtime/controller.js';
 import { KubeEventRecorder } from './runtime/events.js';
 import { type ControllerFlags, parseControllerFlags } from './runtime/flags.js';
 import { SharedInformers } from './runtime/informers.js';
 import { loadKubeConfig } from './runtime/kube.js';
 import { ExitCode, runManager } from './runtime/manager.js';
 import { Metrics } from './runtime/metrics.js';
+import { clusterKeysOfMember, clusterKeysOfRestore } from './runtime/owner-keys.js';
 import type { ReconcilerDeps } from './runtime/types.js';
 
 /** Runs the controller until SIGTERM/SIGINT (→ 0) or a lost leader Lease (→ 1); returns the exit code. */
@@ -67,25 +69,25 @@ export async function main(argv: readonly string[]): Promise<number> {
 
 /** The controllers this process runs while it leads. */
 function controllers(
-  _deps: ReconcilerDeps,
-  _informers: SharedInformers,
-  _flags: ControllerFlags,
-  _metrics: Metrics,
+  deps: ReconcilerDeps,
+  informers: SharedInformers,
+  flags: ControllerFlags,
+  metrics: Metrics,
 ): Controller[] {
-  // TODO(membership wiring): once controller/etcdcluster/index.ts exports createEtcdClusterReconciler, return
-  //   new Controller({
-  //     name: 'etcdcluster',
-  //     reconciler: createEtcdClusterReconciler(deps),
-  //     log: deps.log,
-  //     primary: informers.clusters,
-  //     secondaries: [
-  //       { informer: informers.pods, keysOf: clusterKeysOfMember },
-  //       { informer: informers.persistentVolumeClaims, keysOf: clusterKeysOfMember },
-  //       { informer: informers.restores, keysOf: clusterKeysOfRestore },
-  //     ],
-  //     concurrency: flags.concurrency,
-  //     resyncPeriodMs: flags.resyncPeriodMs,
-  //     observer: metrics.observer('etcdcluster'),
-  //   })
-  return [];
+  return [
+    new Controller({
+      name: 'etcdcluster',
+      reconciler: createEtcdClusterReconciler(deps),
+      log: deps.log,
+      primary: informers.clusters,
+      secondaries: [
+        { informer: informers.pods, keysOf: clusterKeysOfMember },
+        { informer: informers.persistentVolumeClaims, keysOf: clusterKeysOfMember },
+        { informer: informers.restores, keysOf: clusterKeysOfRestore },
+      ],
+      concurrency: flags.concurrency,
+      resyncPeriodMs: flags.resyncPeriodMs,
+      observer: metrics.observer('etcdcluster'),
+    }),
+  ];
 }

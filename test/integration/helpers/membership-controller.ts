@@ -1,0 +1,108 @@
+// The controller as its own process (`node build/controller/cli.js controller`), as the Deployment runs it, for
+// the e2e membership tests: loopback metrics and probes, one namespace, optionally the test-only crash switch.
+// Every process started here is stopped by stop(), on process exit, and (through a detached reaper) even if the
+// test process is SIGKILLed.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { repoRoot } from '../../env/binaries.js';
+import { onProcessExit, removeDir, startReaper } from '../../env/cleanup.js';
+import { httpGet } from '../../env/http-get.js';
+import { freePorts } from '../../env/ports.js';
+import { type ManagedProcess, startProcess } from '../../env/process-group.js';
+import { waitFor } from '../../env/wait.js';
+
+export interface ControllerRun {
+  readonly process: ManagedProcess;
+  /** `http://127.0.0.1:<port>/metrics`. */
+  readonly metricsURL: string;
+}
+
+export interface ControllerProcesses {
+  /** Starts one controller process and waits until it is ready (leading, informers synced). */
+  start(options?: { crashAfter?: string }): Promise<ControllerRun>;
+  /** The value of one sample of the current run's /metrics, e.g. `etcd_gitops_quorum_lost{...}`. */
+  metric(run: ControllerRun, name: string, labels: Record<string, string>): Promise<number | undefined>;
+  /** Stops every process started here and removes the directory. */
+  stop(): Promise<void>;
+}
+
+export async function controllerProcesses(options: {
+  kubeconfigPath: string;
+  namespace: string;
+}): Promise<ControllerProcesses> {
+  const dir = await mkdtemp(join(tmpdir(), 'etcd-gitops-controller-'));
+  const reaper = startReaper(dir);
+  const runs: ManagedProcess[] = [];
+  let count = 0;
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      await Promise.all(runs.map((run) => run.stop(5_000)));
+      reaper.stop();
+      await rm(dir, { recursive: true, force: true, maxRetries: 3 });
+      unregister();
+    })();
+    return stopping;
+  };
+  const unregister = onProcessExit({
+    sync: () => {
+      for (const run of runs) run.killNow();
+      reaper.stop();
+      removeDir(dir);
+    },
+    graceful: stop,
+  });
+  return {
+    async start(startOptions = {}) {
+      const [metricsPort, healthPort] = await freePorts(2);
+      count += 1;
+      const process = startProcess({
+        name: `controller-${count}`,
+        command: globalThis.process.execPath,
+        args: [
+          join(repoRoot, 'build', 'controller', 'cli.js'),
+          'controller',
+          `--namespace=${options.namespace}`,
+          `--metrics-bind-address=127.0.0.1:${metricsPort}`,
+          `--health-probe-bind-address=127.0.0.1:${healthPort}`,
+          `--log-level=${globalThis.process.env.TEST_LOG_LEVEL ?? 'info'}`,
+        ],
+        logPath: join(dir, `controller-${count}.log`),
+        env: {
+          KUBECONFIG: options.kubeconfigPath,
+          ...(startOptions.crashAfter ? { ETCD_GITOPS_TEST_CRASH_AFTER: startOptions.crashAfter } : {}),
+        },
+      });
+      runs.push(process);
+      reaper.record(process.pid);
+      await waitFor(async () => (await httpGet(`http://127.0.0.1:${healthPort}/readyz`)).status === 200, {
+        what: `controller-${count} ready`,
+        timeoutMs: 30_000,
+        intervalMs: 200,
+        // A crash switch may fire before the first readiness probe: that is a ready process too.
+        abortIf: () =>
+          process.exitStatus() && !startOptions.crashAfter
+            ? `${process.exitStatus()}: ${process.logTail(20)}`
+            : undefined,
+      }).catch((error: unknown) => {
+        if (!startOptions.crashAfter || !process.exitStatus()) throw error;
+      });
+      return { process, metricsURL: `http://127.0.0.1:${metricsPort}/metrics` };
+    },
+    async metric(run, name, labels) {
+      const text = (await httpGet(run.metricsURL)).body;
+      const wanted = Object.entries(labels);
+      for (const line of text.split('\n')) {
+        const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+        if (!match || match[1] !== name) continue;
+        const found = new Map(
+          [...(match[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((pair) => [pair[1], pair[2]]),
+        );
+        if (wanted.every(([key, value]) => found.get(key) === value)) return Number(match[3]);
+      }
+      return undefined;
+    },
+    stop,
+  };
+}

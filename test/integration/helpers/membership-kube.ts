@@ -1,0 +1,156 @@
+// EtcdClusters on the local Kubernetes for the e2e membership tests: the CRD, a namespace with each cluster's
+// peer and client Services (the constructs make these; the tests make only what they need), apply/read/wait,
+// and the membership as etcd, Pods and PVCs each see it.
+import { CoreV1Api, CustomObjectsApi, type V1Pod } from '@kubernetes/client-node';
+import { etcdClusterCrd } from '../../../constructs/api/crds.js';
+import { listMembers } from '../../../controller/etcd/members.js';
+import type { EtcdCluster } from '../../../controller/etcdcluster/api.js';
+import { clientURL, memberFromPeerURL } from '../../../controller/etcdcluster/names.js';
+import type { Environment } from '../../env/environment.js';
+import { waitFor } from '../../env/wait.js';
+
+export const memberLabels = (cluster: string) => ({
+  'app.kubernetes.io/name': 'etcd',
+  'app.kubernetes.io/instance': cluster,
+  'app.kubernetes.io/component': 'member',
+});
+
+/** The CRD (once per environment) and a namespace. */
+export async function prepareNamespace(env: Environment, namespace: string): Promise<void> {
+  await env.kubectl(['apply', '--server-side', '-f', '-'], { input: JSON.stringify(etcdClusterCrd()) });
+  await env.kubectl([
+    'wait',
+    '--for=condition=Established',
+    'crd/etcdclusters.etcd.gitops.dev',
+    '--timeout=60s',
+  ]);
+  await env.createNamespace(namespace);
+}
+
+/** What one cluster looks like from etcd, from its Pods and from its PVCs. */
+export interface Membership {
+  /** Member names in etcd (from the peer URLs), sorted. */
+  readonly etcd: string[];
+  /** Member ids in etcd, by member name. */
+  readonly ids: Map<string, string>;
+  readonly pods: V1Pod[];
+  /** PVC names, sorted. */
+  readonly pvcs: string[];
+}
+
+export interface ClusterHandle {
+  readonly name: string;
+  readonly namespace: string;
+  /** `kubectl apply --server-side` of the EtcdCluster with this spec (as a Git sync would). */
+  apply(spec: Record<string, unknown>): Promise<void>;
+  /** `kubectl scale etcdcluster --replicas=n` (the scale subresource). */
+  scale(replicas: number): Promise<void>;
+  read(): Promise<EtcdCluster>;
+  /** Waits until status says Ready with `size` voting members, all ready; returns that status. */
+  readyAt(size: number, timeoutMs?: number): Promise<NonNullable<EtcdCluster['status']>>;
+  /** The etcd member list (asked of the first member Pod that answers), the Pods and the PVCs. */
+  membership(): Promise<Membership>;
+  /** The client Service URL, for writers. */
+  readonly clientURL: string;
+}
+
+export async function createClusterHandle(
+  env: Environment,
+  namespace: string,
+  name: string,
+): Promise<ClusterHandle> {
+  const core = env.kubeConfig.makeApiClient(CoreV1Api);
+  const custom = env.kubeConfig.makeApiClient(CustomObjectsApi);
+  await core.createNamespacedService({
+    namespace,
+    body: {
+      metadata: { name: `${name}-peer` },
+      spec: {
+        clusterIP: 'None',
+        publishNotReadyAddresses: true,
+        selector: memberLabels(name),
+        ports: [{ name: 'peer', port: 2380 }],
+      },
+    },
+  });
+  await core.createNamespacedService({
+    namespace,
+    body: {
+      metadata: { name: `${name}-client` },
+      spec: { selector: memberLabels(name), ports: [{ name: 'client', port: 2379 }] },
+    },
+  });
+  const read = async () =>
+    (await custom.getNamespacedCustomObject({
+      group: 'etcd.gitops.dev',
+      version: 'v1alpha1',
+      plural: 'etcdclusters',
+      namespace,
+      name,
+    })) as EtcdCluster;
+  const selector = Object.entries(memberLabels(name))
+    .map(([key, value]) => `${key}=${value}`)
+    .join(',');
+  return {
+    name,
+    namespace,
+    clientURL: `http://${name}-client.${namespace}.svc:2379`,
+    async apply(spec) {
+      await env.kubectl(['apply', '--server-side', '--field-manager=git', '-f', '-'], {
+        input: JSON.stringify({
+          apiVersion: 'etcd.gitops.dev/v1alpha1',
+          kind: 'EtcdCluster',
+          metadata: { name, namespace },
+          spec,
+        }),
+      });
+    },
+    async scale(replicas) {
+      await env.kubectl(['scale', 'etcdcluster', name, '-n', namespace, `--replicas=${replicas}`]);
+    },
+    read,
+    readyAt: (size, timeoutMs = 240_000) =>
+      waitFor(
+        async () => {
+          const status = (await read()).status;
+          const ready =
+            status?.conditions?.find((condition) => condition.type === 'Ready')?.status === 'True';
+          const voters = status?.members?.filter((member) => !member.learner && member.ready).length;
+          return ready && status?.replicas === size && voters === size && status;
+        },
+        { what: `${name} Ready with ${size} members`, timeoutMs, intervalMs: 500 },
+      ),
+    async membership() {
+      const [pods, pvcs] = await Promise.all([
+        core.listNamespacedPod({ namespace, labelSelector: selector }),
+        core.listNamespacedPersistentVolumeClaim({ namespace, labelSelector: selector }),
+      ]);
+      let lastError: unknown;
+      for (const pod of pods.items) {
+        const member = pod.metadata?.name as string;
+        try {
+          const { members } = await listMembers(clientURL(name, namespace, member));
+          const ids = new Map<string, string>();
+          for (const entry of members) {
+            const found = entry.peerURLs.map((url) => memberFromPeerURL(name, namespace, url)).find(Boolean);
+            ids.set(found ?? `foreign:${entry.peerURLs.join(',')}`, entry.id);
+          }
+          return {
+            etcd: [...ids.keys()].sort(),
+            ids,
+            pods: pods.items,
+            pvcs: pvcs.items.map((pvc) => pvc.metadata?.name as string).sort(),
+          };
+        } catch (error) {
+          lastError = error;
+        }
+      }
+      throw new Error(`no member of ${name} answers the member list: ${String(lastError)}`);
+    },
+  };
+}
+
+/** Pod names of a membership, sorted. */
+export function podNames(membership: Membership): string[] {
+  return membership.pods.map((pod) => pod.metadata?.name as string).sort();
+}
