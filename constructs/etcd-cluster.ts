@@ -86,7 +86,7 @@ export class EtcdCluster extends Construct {
       spec: renderEtcdClusterSpec(props),
     });
     this.createServices();
-    this.createDisruptionBudget(props.size ?? 3);
+    this.createDisruptionBudget();
     this.createNetworkPolicy(props.clients ?? []);
     this.createSecretAccess();
   }
@@ -141,12 +141,17 @@ export class EtcdCluster extends Construct {
     });
   }
 
-  /** Voluntary evictions may never take the cluster below quorum of its declared size. */
-  private createDisruptionBudget(size: number): void {
+  /**
+   * At most one member may be voluntarily evicted at a time, and none while another is unhealthy (the
+   * eviction API counts unhealthy Pods as already disrupted). `maxUnavailable: 1` keeps quorum for every
+   * size >= 3 and, unlike a `minAvailable` computed here, stays right after `kubectl scale` changes the
+   * size behind Git's back; a size-1 cluster does not block node drains forever (its data stays on its PVC).
+   */
+  private createDisruptionBudget(): void {
     new k8s.KubePodDisruptionBudget(this, 'DisruptionBudget', {
       metadata: this.metadata(this.name),
       spec: {
-        minAvailable: k8s.IntOrString.fromNumber(Math.floor(size / 2) + 1),
+        maxUnavailable: k8s.IntOrString.fromNumber(1),
         selector: { matchLabels: memberSelector(this.name) },
       },
     });
