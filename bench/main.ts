@@ -1,12 +1,16 @@
 // `npm run bench`: runs every benchmark module in this list, one after the other.
 // Each module exports `run(): Promise<void>` that prints a table and writes bench/results/<name>.json.
+import * as backup from './backup.js';
 import * as synth from './synth.js';
 
 interface BenchModule {
   run(): Promise<void>;
 }
 
-const benches: Array<[string, BenchModule]> = [['synth', synth]];
+const benches: Array<[string, BenchModule]> = [
+  ['synth', synth],
+  ['backup', backup],
+];
 
 const wanted = process.argv.slice(2);
 for (const [name, bench] of benches) {

@@ -55,7 +55,8 @@ export async function streamSnapshotToS3(
     etcdError ??= error;
   });
   const verifier = new SnapshotVerifier();
-  const counter = new ByteCounter();
+  // A part's worth of buffer lets etcd keep streaming while every uploader is busy (bounded: one more part).
+  const counter = new ByteCounter({ highWaterMark: request.partSizeBytes });
   const gzip = request.compression === 'gzip' ? [createGzip({ level: zlib.Z_BEST_SPEED })] : [];
   const upload = new Upload({
     client: s3,
