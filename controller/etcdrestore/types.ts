@@ -1,0 +1,121 @@
+// What the EtcdRestore planner sees (one observed snapshot) and what it decides (one action).
+// docs/design/restore.md, "In-place recovery".
+
+export type RestorePhase = 'Pending' | 'Verifying' | 'Restoring' | 'Completed' | 'Failed';
+
+/** Condition reasons of a refusal: the restore ends `Failed` and nothing was changed. */
+export type RefusalReason =
+  | 'ClusterNotFound'
+  | 'ClusterDeleting'
+  | 'ClusterPaused'
+  | 'ClusterHealthy'
+  | 'InvalidBackupSource';
+
+/** The EtcdRestore, reduced to what the planner needs. */
+export interface RestoreView {
+  readonly name: string;
+  readonly uid: string;
+  readonly phase: RestorePhase;
+  readonly clusterName: string;
+  readonly allowHealthyCluster: boolean;
+  /** What is wrong with `spec.backup` (both/neither of key and prefix, ...), checked without S3. */
+  readonly sourceProblem?: string;
+  /** `status.backupKey`: the exact object verified, so a later "latest" cannot change what is restored. */
+  readonly backupKey?: string;
+}
+
+/** `EtcdCluster.status.restore`. */
+export interface RestoreLock {
+  readonly name: string;
+  readonly uid: string;
+  readonly token?: string;
+  readonly phase: 'Restoring' | 'Growing';
+}
+
+/** The EtcdCluster named by the restore. */
+export interface TargetView {
+  readonly name: string;
+  readonly uid: string;
+  readonly deleting: boolean;
+  readonly paused: boolean;
+  readonly version: string;
+  readonly size: number;
+  readonly ephemeral: boolean;
+  readonly whenScaled: 'Retain' | 'Delete';
+  readonly lock?: RestoreLock;
+  /** Member names in `status.members` (never reused for the seed). */
+  readonly knownMembers: readonly string[];
+}
+
+/** A member Pod of the cluster. */
+export interface MemberPodView {
+  readonly name: string;
+  readonly member: string;
+  readonly terminating: boolean;
+  readonly ready: boolean;
+  /** Annotation `etcd.gitops.dev/cluster-token`: set on seed Pods only. */
+  readonly token?: string;
+  /** The `restore fetch` init container exited with an error at least once: its last message. */
+  readonly initFailure?: string;
+}
+
+/** A PVC of the cluster (member or retained). */
+export interface MemberPvcView {
+  readonly name: string;
+  readonly member: string;
+  readonly terminating: boolean;
+  readonly token?: string;
+  /** Label `etcd.gitops.dev/retained-by-restore`. */
+  readonly retainedBy?: string;
+}
+
+/** etcd as the membership observation shows it; `undefined` when no member answered. */
+export interface TargetEtcdView {
+  readonly quorum: boolean;
+  readonly members: number;
+  readonly healthyVoters: number;
+  readonly learners: number;
+}
+
+export interface RestorePlanInput {
+  readonly restore: RestoreView;
+  /** `undefined`: no EtcdCluster of that name in the namespace. */
+  readonly cluster: TargetView | undefined;
+  /** What is wrong with the credentials Secret (missing, keys missing), or `undefined` when usable. */
+  readonly credentialsProblem?: string;
+  readonly pods: readonly MemberPodView[];
+  readonly pvcs: readonly MemberPvcView[];
+  readonly etcd: TargetEtcdView | undefined;
+  /** Random hex for a new cluster token (input, so the planner stays pure). */
+  readonly nonce: string;
+}
+
+export type RestoreAction =
+  | { readonly kind: 'Refuse'; readonly reason: RefusalReason; readonly message: string }
+  | {
+      readonly kind: 'Wait';
+      readonly reason: string;
+      readonly message: string;
+      readonly requeueAfterMs: number;
+      /** Something is wrong and the user may want to look (e.g. the seed's init container fails). */
+      readonly degraded?: boolean;
+    }
+  | { readonly kind: 'StartVerifying' }
+  | { readonly kind: 'Verify' }
+  | { readonly kind: 'TakeLock'; readonly token: string }
+  | { readonly kind: 'RetainPVC'; readonly pvc: string }
+  | { readonly kind: 'DeletePod'; readonly pod: string }
+  | { readonly kind: 'CreateSeedPVC'; readonly member: string; readonly token: string }
+  | {
+      readonly kind: 'CreateSeedPod';
+      readonly member: string;
+      readonly token: string;
+      readonly backupKey: string;
+    }
+  | { readonly kind: 'ReleaseToPlanner' }
+  | { readonly kind: 'Complete' }
+  | { readonly kind: 'ReleaseLock' }
+  | { readonly kind: 'DeleteRetainedPVC'; readonly pvc: string }
+  | { readonly kind: 'Done' };
+
+export type RestoreActionKind = RestoreAction['kind'];
