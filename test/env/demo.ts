@@ -28,7 +28,8 @@ const operatorWaitSeconds = 120;
 let interrupted = false;
 const clusterWaitMs = 300_000;
 
-async function waitForOperator(env: Environment): Promise<void> {
+/** Whether the operator Deployment became available. */
+async function waitForOperator(env: Environment): Promise<boolean> {
   console.log(`\nWaiting up to ${operatorWaitSeconds} s for the operator Deployment to become available...`);
   const rollout = await env.kubectl(
     [
@@ -41,16 +42,17 @@ async function waitForOperator(env: Environment): Promise<void> {
     ],
     { allowFailure: true },
   );
-  if (interrupted) return;
+  if (interrupted) return false;
   if (rollout.code === 0) {
     console.log('  operator is available');
-    return;
+    return true;
   }
   console.log(`  operator is not available: ${rollout.stderr.trim() || rollout.stdout.trim()}`);
   const pods = await env.kubectl(['get', 'pods', '-n', 'etcd-gitops-system', '-o', 'wide'], {
     allowFailure: true,
   });
   console.log(pods.stdout || pods.stderr);
+  return false;
 }
 
 /** Polls one EtcdCluster's status, printing each change, until Ready=True or the deadline. */
@@ -123,8 +125,13 @@ async function main(): Promise<void> {
     for (const m of applied)
       console.log(`  wave ${m.wave}: ${m.kind} ${m.namespace ? `${m.namespace}/` : ''}${m.name}`);
     const clusters = applied.filter((m) => m.kind === 'EtcdCluster');
-    await waitForOperator(env);
-    for (const cluster of clusters) if (!interrupted) await waitForCluster(env, cluster);
+    if (await waitForOperator(env)) {
+      for (const cluster of clusters) if (!interrupted) await waitForCluster(env, cluster);
+    } else if (!interrupted) {
+      console.log(
+        'No operator runs, so no EtcdCluster will get members or status; the objects are there to look at.',
+      );
+    }
     if (!interrupted) printExplore(env, clusters);
   } catch (error) {
     if (interrupted) return; // Ctrl-C while waiting: the cleanup handler stops everything and exits
