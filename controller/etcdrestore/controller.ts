@@ -1,0 +1,36 @@
+// The EtcdRestore controller as controller/main.ts runs it: EtcdRestore keys, enqueued by changes of the restore
+// itself and of the cluster it names (the cluster object, its member Pods and PVCs).
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { Controller } from '../runtime/controller.js';
+import type { ControllerFlags } from '../runtime/flags.js';
+import type { SharedInformers } from '../runtime/informers.js';
+import type { Metrics } from '../runtime/metrics.js';
+import { clusterKeysOfMember, ownKey } from '../runtime/owner-keys.js';
+import type { ReconcilerDeps } from '../runtime/types.js';
+import { createEtcdRestoreReconciler } from './reconciler.js';
+import { restoreKeysOfCluster } from './watch-keys.js';
+
+export function createEtcdRestoreController(
+  deps: ReconcilerDeps,
+  informers: SharedInformers,
+  flags: ControllerFlags,
+  metrics: Metrics,
+): Controller {
+  const restoresOf =
+    (clusters: (object: KubernetesObject) => ReturnType<typeof ownKey>) => (object: KubernetesObject) =>
+      restoreKeysOfCluster(informers.restores, clusters(object));
+  return new Controller({
+    name: 'etcdrestore',
+    reconciler: createEtcdRestoreReconciler(deps),
+    log: deps.log,
+    primary: informers.restores,
+    secondaries: [
+      { informer: informers.clusters, keysOf: restoresOf(ownKey) },
+      { informer: informers.pods, keysOf: restoresOf(clusterKeysOfMember) },
+      { informer: informers.persistentVolumeClaims, keysOf: restoresOf(clusterKeysOfMember) },
+    ],
+    concurrency: flags.concurrency,
+    resyncPeriodMs: flags.resyncPeriodMs,
+    observer: metrics.observer('etcdrestore'),
+  });
+}

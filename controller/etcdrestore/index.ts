@@ -1,0 +1,2 @@
+export { createEtcdRestoreReconciler, EtcdRestoreReconciler } from './reconciler.js';
+export { restoreKeysOfCluster } from './watch-keys.js';

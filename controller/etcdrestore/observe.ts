@@ -1,0 +1,106 @@
+// Reads everything one restore pass decides on: the EtcdRestore, its EtcdCluster, the cluster's Pods, PVCs and
+// etcd view (the membership reconciler's observation, LIST not cache), and the credentials Secret.
+import { type CoreV1Api, CustomObjectsApi, type KubeConfig, type V1Secret } from '@kubernetes/client-node';
+import { GROUP, VERSION } from '../etcdcluster/names.js';
+import { getCluster, type Observed, observe } from '../etcdcluster/observe.js';
+import { isNotFound } from '../runtime/kube.js';
+import type { ObjectKey } from '../runtime/types.js';
+import { type EtcdRestore, RESTORE_PLURAL } from './api.js';
+import type { RestorePlanInput } from './types.js';
+import type { S3Credentials } from './verify.js';
+import { toMemberPodView, toMemberPvcView, toRestoreView, toTargetEtcdView, toTargetView } from './views.js';
+
+export interface RestoreObserved {
+  readonly restore: EtcdRestore;
+  readonly cluster?: Observed;
+  readonly secret?: V1Secret;
+}
+
+export async function getRestore(kubeConfig: KubeConfig, key: ObjectKey): Promise<EtcdRestore | undefined> {
+  const api = kubeConfig.makeApiClient(CustomObjectsApi);
+  try {
+    return (await api.getNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      plural: RESTORE_PLURAL,
+      namespace: key.namespace,
+      name: key.name,
+    })) as EtcdRestore;
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}
+
+async function readSecret(
+  core: CoreV1Api,
+  namespace: string,
+  name: string | undefined,
+): Promise<V1Secret | undefined> {
+  if (!name) return undefined;
+  try {
+    return await core.readNamespacedSecret({ namespace, name });
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}
+
+/** Observes the cluster (and etcd) only while the restore still has work that depends on it. */
+export async function observeRestore(
+  kubeConfig: KubeConfig,
+  core: CoreV1Api,
+  restore: EtcdRestore,
+): Promise<RestoreObserved> {
+  const namespace = restore.metadata.namespace as string;
+  const phase = restore.status?.phase;
+  if (phase === 'Failed') return { restore };
+  const cluster = await getCluster(kubeConfig, { namespace, name: restore.spec.clusterName });
+  const observed = cluster ? await observe(core, cluster) : undefined;
+  const secret =
+    phase === 'Completed'
+      ? undefined
+      : await readSecret(core, namespace, restore.spec.backup?.credentialsSecretName);
+  return { restore, ...(observed ? { cluster: observed } : {}), ...(secret ? { secret } : {}) };
+}
+
+const secretKeys = ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'] as const;
+
+function decode(secret: V1Secret, name: string): string | undefined {
+  const value = secret.data?.[name];
+  return value === undefined ? secret.stringData?.[name] : Buffer.from(value, 'base64').toString('utf8');
+}
+
+/** The S3 credentials in the Secret, or why they cannot be used. */
+export function credentialsOf(
+  restore: EtcdRestore,
+  secret: V1Secret | undefined,
+): { credentials: S3Credentials } | { problem: string } {
+  const name = restore.spec.backup?.credentialsSecretName;
+  if (!secret) return { problem: `Secret ${name} (spec.backup.credentialsSecretName) does not exist` };
+  const missing = secretKeys.filter((key) => !decode(secret, key));
+  if (missing.length > 0) return { problem: `Secret ${name} lacks ${missing.join(' and ')}` };
+  const sessionToken = decode(secret, 'AWS_SESSION_TOKEN');
+  return {
+    credentials: {
+      accessKeyId: decode(secret, 'AWS_ACCESS_KEY_ID') as string,
+      secretAccessKey: decode(secret, 'AWS_SECRET_ACCESS_KEY') as string,
+      ...(sessionToken ? { sessionToken } : {}),
+    },
+  };
+}
+
+export function restorePlanInput(observed: RestoreObserved, nonce: string): RestorePlanInput {
+  const { restore, cluster } = observed;
+  const credentials =
+    restore.status?.phase === 'Completed' ? undefined : credentialsOf(restore, observed.secret);
+  return {
+    restore: toRestoreView(restore),
+    cluster: cluster ? toTargetView(cluster.cluster) : undefined,
+    ...(credentials && 'problem' in credentials ? { credentialsProblem: credentials.problem } : {}),
+    pods: (cluster?.pods ?? []).flatMap((pod) => toMemberPodView(pod) ?? []),
+    pvcs: (cluster?.pvcs ?? []).map(toMemberPvcView),
+    etcd: toTargetEtcdView(cluster?.etcd),
+    nonce,
+  };
+}

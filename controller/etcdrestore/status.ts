@@ -1,0 +1,160 @@
+// The EtcdRestore status after a pass (pure): phase, conditions with reasons (plus kstatus Reconciling/Stalled),
+// the verified key and revision, timestamps. `undefined` when nothing changes (Done).
+import type { Condition, EtcdRestore, EtcdRestoreStatus } from './api.js';
+import type { RestoreAction, RestorePhase } from './types.js';
+
+/** What the executor reports back for status and Events. */
+export interface RestoreOutcome {
+  readonly requeueAfterMs?: number;
+  readonly event?: { readonly type: 'Normal' | 'Warning'; readonly reason: string; readonly message: string };
+  /** Verify succeeded: the exact key and its revision. */
+  readonly verified?: { readonly key: string; readonly revision: string };
+  /** Verify (or a refusal) failed for good: the restore is `Failed`, nothing was changed. */
+  readonly failed?: { readonly reason: string; readonly message: string };
+  /** A transient problem (S3 unreachable): retried, reported as Degraded. */
+  readonly retrying?: { readonly reason: string; readonly message: string };
+}
+
+type ConditionInput = Pick<Condition, 'type' | 'status' | 'reason' | 'message'>;
+
+interface Summary {
+  readonly phase: RestorePhase;
+  readonly progressing: boolean;
+  readonly reason: string;
+  readonly message: string;
+  readonly degraded?: boolean;
+}
+
+const stepMessages: Partial<Record<RestoreAction['kind'], string>> = {
+  TakeLock: 'took the cluster (status.restore); the membership planner waits',
+  RetainPVC: 'labelling the old member PVCs retained',
+  DeletePod: 'stopping the old member Pods',
+  CreateSeedPVC: 'creating the seed PVC',
+  CreateSeedPod: 'creating the seed Pod that restores the backup',
+  ReleaseToPlanner: 'the seed serves the restored data; the cluster grows to its declared size',
+};
+
+function summarize(
+  current: RestorePhase,
+  action: RestoreAction,
+  outcome: RestoreOutcome,
+): Summary | undefined {
+  if (outcome.failed) return { phase: 'Failed', progressing: false, degraded: true, ...outcome.failed };
+  if (outcome.retrying) return { phase: current, progressing: true, degraded: true, ...outcome.retrying };
+  switch (action.kind) {
+    case 'Refuse':
+      return {
+        phase: 'Failed',
+        progressing: false,
+        degraded: true,
+        reason: action.reason,
+        message: action.message,
+      };
+    case 'Wait':
+      return {
+        phase: current,
+        progressing: action.reason !== 'WaitingForRestore',
+        degraded: action.degraded === true,
+        reason: action.reason,
+        message: action.message,
+      };
+    case 'StartVerifying':
+      return {
+        phase: 'Verifying',
+        progressing: true,
+        reason: 'Verifying',
+        message: 'downloading and verifying the backup',
+      };
+    case 'Verify': {
+      const key = outcome.verified?.key ?? '';
+      return { phase: 'Restoring', progressing: true, reason: 'BackupVerified', message: `verified ${key}` };
+    }
+    case 'Complete':
+      return {
+        phase: 'Completed',
+        progressing: false,
+        reason: 'RestoreCompleted',
+        message: 'the cluster is Ready at its declared size with the restored data',
+      };
+    case 'ReleaseLock':
+    case 'DeleteRetainedPVC':
+    case 'Done':
+      return undefined;
+    default:
+      return {
+        phase: 'Restoring',
+        progressing: true,
+        reason: 'Restoring',
+        message: stepMessages[action.kind] ?? action.kind,
+      };
+  }
+}
+
+function conditions(summary: Summary): ConditionInput[] {
+  const { reason, message } = summary;
+  const done = summary.phase === 'Completed';
+  const failed = summary.phase === 'Failed';
+  const progressing: ConditionInput = {
+    type: 'Progressing',
+    status: summary.progressing ? 'True' : 'False',
+    reason,
+    message,
+  };
+  return [
+    { type: 'Ready', status: done ? 'True' : 'False', reason, message },
+    progressing,
+    {
+      type: 'Degraded',
+      status: summary.degraded ? 'True' : 'False',
+      reason: summary.degraded ? reason : 'AsExpected',
+      message,
+    },
+    { ...progressing, type: 'Reconciling' },
+    { type: 'Stalled', status: failed ? 'True' : 'False', reason: failed ? reason : 'AsExpected', message },
+  ];
+}
+
+function withTransitions(
+  next: ConditionInput[],
+  previous: readonly Condition[],
+  generation: number,
+  now: string,
+): Condition[] {
+  return next.map((condition) => {
+    const before = previous.find((old) => old.type === condition.type);
+    const lastTransitionTime = before && before.status === condition.status ? before.lastTransitionTime : now;
+    return { ...condition, observedGeneration: generation, lastTransitionTime };
+  });
+}
+
+export function buildRestoreStatus(
+  restore: EtcdRestore,
+  action: RestoreAction,
+  outcome: RestoreOutcome,
+  now: Date,
+): EtcdRestoreStatus | undefined {
+  const previous = restore.status ?? {};
+  const current = (previous.phase ?? 'Pending') as RestorePhase;
+  const summary = summarize(current, action, outcome);
+  if (!summary) return undefined;
+  const at = now.toISOString();
+  const status: EtcdRestoreStatus = {
+    observedGeneration: restore.metadata.generation ?? 0,
+    phase: summary.phase,
+    conditions: withTransitions(
+      conditions(summary),
+      previous.conditions ?? [],
+      restore.metadata.generation ?? 0,
+      at,
+    ),
+    message: summary.message,
+  };
+  if (outcome.verified) {
+    status.backupKey = outcome.verified.key;
+    status.revision = Number(outcome.verified.revision);
+  }
+  if (!previous.startedAt && summary.phase !== 'Pending') status.startedAt = at;
+  if (summary.phase === 'Completed' || summary.phase === 'Failed')
+    status.completedAt = previous.completedAt ?? at;
+  return status;
+}

@@ -1,0 +1,107 @@
+// Kubernetes objects reduced to what the restore planner reads (pure).
+import type { V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
+import type { EtcdCluster } from '../etcdcluster/api.js';
+import { ANNOTATION_CLUSTER_TOKEN, MEMBER_LABEL } from '../etcdcluster/names.js';
+import type { EtcdObservation } from '../etcdcluster/observe-etcd.js';
+import { RETAINED_BY_RESTORE_LABEL } from '../etcdcluster/views.js';
+import { RESTORE_INIT_CONTAINER } from '../restore/seed-init-container.js';
+import type { EtcdRestore, S3Location } from './api.js';
+import type {
+  MemberPodView,
+  MemberPvcView,
+  RestorePhase,
+  RestoreView,
+  TargetEtcdView,
+  TargetView,
+} from './types.js';
+
+/** What is wrong with an S3 location without asking S3, or `undefined`. */
+export function sourceProblem(location: S3Location | undefined): string | undefined {
+  if (!location?.bucket) return 'spec.backup.bucket is empty';
+  const hasKey = location.key !== undefined && location.key !== '';
+  const hasPrefix = location.latestUnderPrefix !== undefined;
+  if (hasKey === hasPrefix) {
+    return `spec.backup must give exactly one of key and latestUnderPrefix, got ${hasKey ? 'both' : 'neither'}`;
+  }
+  if (!location.credentialsSecretName) return 'spec.backup.credentialsSecretName is empty';
+  return undefined;
+}
+
+export function toRestoreView(restore: EtcdRestore): RestoreView {
+  const problem = sourceProblem(restore.spec?.backup);
+  return {
+    name: restore.metadata.name as string,
+    uid: restore.metadata.uid as string,
+    phase: (restore.status?.phase ?? 'Pending') as RestorePhase,
+    clusterName: restore.spec.clusterName,
+    allowHealthyCluster: restore.spec.allowHealthyCluster === true,
+    ...(problem ? { sourceProblem: problem } : {}),
+    ...(restore.status?.backupKey ? { backupKey: restore.status.backupKey } : {}),
+  };
+}
+
+export function toTargetView(cluster: EtcdCluster): TargetView {
+  const { spec, status, metadata } = cluster;
+  return {
+    name: metadata.name as string,
+    uid: metadata.uid as string,
+    deleting: Boolean(metadata.deletionTimestamp),
+    paused: spec.paused === true,
+    version: spec.version,
+    size: spec.size ?? 3,
+    ephemeral: spec.storage?.ephemeral === true,
+    whenScaled: spec.persistentVolumeClaimRetentionPolicy?.whenScaled ?? 'Retain',
+    ...(status?.restore ? { lock: status.restore } : {}),
+    knownMembers: (status?.members ?? []).map((member) => member.name),
+  };
+}
+
+/** The last failure of the restore init container, when it exited with an error. */
+function initFailure(pod: V1Pod): string | undefined {
+  const status = pod.status?.initContainerStatuses?.find((init) => init.name === RESTORE_INIT_CONTAINER);
+  const terminated = status?.state?.terminated ?? status?.lastState?.terminated;
+  if (!terminated || terminated.exitCode === 0) return undefined;
+  const detail = terminated.message ?? terminated.reason ?? '';
+  return `exit code ${terminated.exitCode}${detail ? `: ${detail}` : ''} (restarts ${status?.restartCount ?? 0})`;
+}
+
+export function toMemberPodView(pod: V1Pod): MemberPodView | undefined {
+  const member = pod.metadata?.labels?.[MEMBER_LABEL];
+  if (!member) return undefined;
+  const ready = pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+  const token = pod.metadata?.annotations?.[ANNOTATION_CLUSTER_TOKEN];
+  const failure = initFailure(pod);
+  return {
+    name: pod.metadata?.name as string,
+    member,
+    terminating: Boolean(pod.metadata?.deletionTimestamp),
+    ready,
+    ...(token ? { token } : {}),
+    ...(failure ? { initFailure: failure } : {}),
+  };
+}
+
+export function toMemberPvcView(pvc: V1PersistentVolumeClaim): MemberPvcView {
+  const name = pvc.metadata?.name as string;
+  const labels = pvc.metadata?.labels ?? {};
+  const token = pvc.metadata?.annotations?.[ANNOTATION_CLUSTER_TOKEN];
+  const retainedBy = labels[RETAINED_BY_RESTORE_LABEL];
+  return {
+    name,
+    member: labels[MEMBER_LABEL] ?? name.replace(/-data$/, ''),
+    terminating: Boolean(pvc.metadata?.deletionTimestamp),
+    ...(token ? { token } : {}),
+    ...(retainedBy ? { retainedBy } : {}),
+  };
+}
+
+export function toTargetEtcdView(observation: EtcdObservation | undefined): TargetEtcdView | undefined {
+  if (!observation) return undefined;
+  const { members, quorum } = observation.view;
+  return {
+    quorum,
+    members: members.length,
+    healthyVoters: members.filter((member) => member.healthy && !member.learner).length,
+    learners: members.filter((member) => member.learner).length,
+  };
+}

@@ -1,0 +1,69 @@
+// The seed member's `restore fetch` init container (docs/design/restore.md, "The restore command"): added to the
+// member Pod of a seed that starts from a backup, for `spec.bootstrap.backup` and for an in-place restore. Pure.
+import type { V1Container, V1Pod } from '@kubernetes/client-node';
+import type { S3Location } from '../../constructs/imports/etcd.gitops.dev.js';
+import { DEFAULT_OPERATOR_IMAGE, OPERATOR_ENTRYPOINT } from '../../constructs/version.js';
+import { DATA_DIR, DATA_MOUNT_PATH } from '../etcdcluster/member-pod.js';
+
+export const RESTORE_INIT_CONTAINER = 'restore';
+
+export interface SeedRestore {
+  /** Where the backup is; `key` wins over `latestUnderPrefix` (an in-place restore passes the verified key). */
+  readonly location: S3Location;
+  /** The cluster's `spec.version`. */
+  readonly clusterVersion: string;
+  readonly member: string;
+  readonly peerURL: string;
+  readonly token: string;
+  /** Our image. @default DEFAULT_OPERATOR_IMAGE */
+  readonly image?: string;
+}
+
+export function restoreFetchArgs(seed: SeedRestore): string[] {
+  const { location } = seed;
+  return [
+    'restore',
+    'fetch',
+    `--bucket=${location.bucket}`,
+    location.key !== undefined
+      ? `--key=${location.key}`
+      : `--latest-under-prefix=${location.latestUnderPrefix ?? ''}`,
+    ...(location.endpoint ? [`--s3-endpoint=${location.endpoint}`] : []),
+    `--region=${location.region ?? 'us-east-1'}`,
+    ...(location.forcePathStyle ? ['--force-path-style'] : []),
+    `--etcd-version=${seed.clusterVersion}`,
+    `--data-dir=${DATA_DIR}`,
+    `--name=${seed.member}`,
+    `--initial-advertise-peer-urls=${seed.peerURL}`,
+    `--initial-cluster-token=${seed.token}`,
+  ];
+}
+
+export function restoreInitContainer(seed: SeedRestore): V1Container {
+  return {
+    name: RESTORE_INIT_CONTAINER,
+    image: seed.image ?? DEFAULT_OPERATOR_IMAGE,
+    command: [OPERATOR_ENTRYPOINT],
+    args: restoreFetchArgs(seed),
+    envFrom: [{ secretRef: { name: seed.location.credentialsSecretName } }],
+    volumeMounts: [{ name: 'data', mountPath: DATA_MOUNT_PATH }],
+    resources: { requests: { cpu: '100m', memory: '128Mi' } },
+    securityContext: {
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
+      privileged: false,
+      readOnlyRootFilesystem: true,
+      runAsNonRoot: true,
+      seccompProfile: { type: 'RuntimeDefault' },
+    },
+  };
+}
+
+/** `pod` with the restore init container first. */
+export function withRestoreInitContainer(pod: V1Pod, seed: SeedRestore): V1Pod {
+  const spec = pod.spec ?? { containers: [] };
+  return {
+    ...pod,
+    spec: { ...spec, initContainers: [restoreInitContainer(seed), ...(spec.initContainers ?? [])] },
+  };
+}
