@@ -1,5 +1,6 @@
 // `etcd-gitops controller`: flags → logger → Kubernetes client → manager (probes, metrics, leader election,
-// informers, controllers). The reconcilers are wired in `controllers()` below.
+// informers, controllers). The reconcilers are wired in `controllers()` below: EtcdCluster keys, enqueued by
+// changes of the cluster, its member Pods and PVCs, and the EtcdRestores naming it.
 import { pino } from 'pino';
 import { createEtcdClusterReconciler } from './etcdcluster/index.js';
 import { Controller } from './runtime/controller.js';
@@ -74,20 +75,19 @@ function controllers(
   flags: ControllerFlags,
   metrics: Metrics,
 ): Controller[] {
-  return [
-    new Controller({
-      name: 'etcdcluster',
-      reconciler: createEtcdClusterReconciler(deps),
-      log: deps.log,
-      primary: informers.clusters,
-      secondaries: [
-        { informer: informers.pods, keysOf: clusterKeysOfMember },
-        { informer: informers.persistentVolumeClaims, keysOf: clusterKeysOfMember },
-        { informer: informers.restores, keysOf: clusterKeysOfRestore },
-      ],
-      concurrency: flags.concurrency,
-      resyncPeriodMs: flags.resyncPeriodMs,
-      observer: metrics.observer('etcdcluster'),
-    }),
-  ];
+  const etcdClusters = new Controller({
+    name: 'etcdcluster',
+    reconciler: createEtcdClusterReconciler(deps),
+    log: deps.log,
+    primary: informers.clusters,
+    secondaries: [
+      { informer: informers.pods, keysOf: clusterKeysOfMember },
+      { informer: informers.persistentVolumeClaims, keysOf: clusterKeysOfMember },
+      { informer: informers.restores, keysOf: clusterKeysOfRestore },
+    ],
+    concurrency: flags.concurrency,
+    resyncPeriodMs: flags.resyncPeriodMs,
+    observer: metrics.observer('etcdcluster'),
+  });
+  return [etcdClusters];
 }
