@@ -1,8 +1,10 @@
 // `etcd-gitops controller`: flags → logger → Kubernetes client → manager (probes, metrics, leader election,
 // informers, controllers). The reconcilers are wired in `controllers()` below: EtcdCluster keys, enqueued by
-// changes of the cluster, its member Pods and PVCs, and the EtcdRestores naming it.
+// changes of the cluster, its member Pods and PVCs, and the EtcdRestores naming it; EtcdRestore keys (its own
+// controller factory, controller/etcdrestore/controller.ts).
 import { pino } from 'pino';
 import { createEtcdClusterReconciler } from './etcdcluster/index.js';
+import { createEtcdRestoreController } from './etcdrestore/controller.js';
 import { Controller } from './runtime/controller.js';
 import { KubeEventRecorder } from './runtime/events.js';
 import { type ControllerFlags, parseControllerFlags } from './runtime/flags.js';
@@ -89,5 +91,5 @@ function controllers(
     resyncPeriodMs: flags.resyncPeriodMs,
     observer: metrics.observer('etcdcluster'),
   });
-  return [etcdClusters];
+  return [etcdClusters, createEtcdRestoreController(deps, informers, flags, metrics)];
 }
