@@ -1,0 +1,156 @@
+// The EtcdRestore status after each kind of step, and the views the planner reads (pure).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { EtcdRestore } from '../../../controller/etcdrestore/api.js';
+import { buildRestoreStatus } from '../../../controller/etcdrestore/status.js';
+import { sourceProblem, toMemberPodView, toMemberPvcView } from '../../../controller/etcdrestore/views.js';
+
+const now = new Date('2025-01-02T03:04:05Z');
+const restore = (status: EtcdRestore['status'] = undefined): EtcdRestore => ({
+  apiVersion: 'etcd.gitops.dev/v1alpha1',
+  kind: 'EtcdRestore',
+  metadata: { name: 'r1', namespace: 'ns', uid: 'u1', generation: 2 },
+  spec: { clusterName: 'main', backup: { bucket: 'b', key: 'k', credentialsSecretName: 's' } },
+  ...(status ? { status } : {}),
+});
+const condition = (status: ReturnType<typeof buildRestoreStatus>, type: string) =>
+  status?.conditions?.find((c) => c.type === type);
+
+describe('buildRestoreStatus', () => {
+  it('GIVEN a refusal THEN Failed, Degraded and Stalled name the reason, completedAt is set', () => {
+    const status = buildRestoreStatus(
+      restore(),
+      { kind: 'Refuse', reason: 'ClusterNotFound', message: 'EtcdCluster main does not exist' },
+      {},
+      now,
+    );
+    assert.equal(status?.phase, 'Failed');
+    assert.equal(condition(status, 'Degraded')?.status, 'True');
+    assert.equal(condition(status, 'Degraded')?.reason, 'ClusterNotFound');
+    assert.equal(condition(status, 'Stalled')?.status, 'True');
+    assert.equal(condition(status, 'Ready')?.status, 'False');
+    assert.equal(status?.completedAt, now.toISOString());
+    assert.equal(condition(status, 'Ready')?.observedGeneration, 2);
+  });
+
+  it('GIVEN a verified backup THEN Restoring with the exact key and the revision as a number', () => {
+    const status = buildRestoreStatus(
+      restore({ phase: 'Verifying', startedAt: '2025-01-01T00:00:00Z' }),
+      { kind: 'Verify' },
+      { verified: { key: 'ns/main/x.db', revision: '1234' } },
+      now,
+    );
+    assert.equal(status?.phase, 'Restoring');
+    assert.equal(status?.backupKey, 'ns/main/x.db');
+    assert.equal(status?.revision, 1234);
+    assert.equal(status?.startedAt, undefined, 'startedAt is written once');
+  });
+
+  it('GIVEN a failed verification THEN Failed with the verification reason', () => {
+    const status = buildRestoreStatus(
+      restore({ phase: 'Verifying' }),
+      { kind: 'Verify' },
+      { failed: { reason: 'ChecksumMismatch', message: 'object sha256 differs' } },
+      now,
+    );
+    assert.equal(status?.phase, 'Failed');
+    assert.equal(condition(status, 'Degraded')?.reason, 'ChecksumMismatch');
+  });
+
+  it('GIVEN S3 is unreachable THEN the phase stays and Degraded says so while it retries', () => {
+    const status = buildRestoreStatus(
+      restore({ phase: 'Verifying' }),
+      { kind: 'Verify' },
+      { retrying: { reason: 'S3Unavailable', message: 'connection refused' } },
+      now,
+    );
+    assert.equal(status?.phase, 'Verifying');
+    assert.equal(condition(status, 'Degraded')?.status, 'True');
+    assert.equal(condition(status, 'Stalled')?.status, 'False');
+  });
+
+  it('GIVEN another restore holds the cluster THEN Pending with Progressing False, reason WaitingForRestore', () => {
+    const status = buildRestoreStatus(
+      restore(),
+      {
+        kind: 'Wait',
+        reason: 'WaitingForRestore',
+        message: 'EtcdRestore r0 is restoring',
+        requeueAfterMs: 5000,
+      },
+      {},
+      now,
+    );
+    assert.equal(status?.phase, 'Pending');
+    assert.equal(condition(status, 'Progressing')?.status, 'False');
+    assert.equal(condition(status, 'Progressing')?.reason, 'WaitingForRestore');
+  });
+
+  it('GIVEN Complete THEN Completed and Ready; an unchanged condition keeps its lastTransitionTime', () => {
+    const earlier = '2025-01-01T00:00:00Z';
+    const previous = restore({
+      phase: 'Restoring',
+      conditions: [
+        { type: 'Degraded', status: 'False', reason: 'AsExpected', message: '', lastTransitionTime: earlier },
+      ],
+    });
+    const status = buildRestoreStatus(previous, { kind: 'Complete' }, {}, now);
+    assert.equal(status?.phase, 'Completed');
+    assert.equal(condition(status, 'Ready')?.status, 'True');
+    assert.equal(condition(status, 'Degraded')?.lastTransitionTime, earlier);
+    assert.equal(condition(status, 'Ready')?.lastTransitionTime, now.toISOString());
+  });
+
+  it('GIVEN Done THEN nothing is written', () =>
+    assert.equal(buildRestoreStatus(restore({ phase: 'Completed' }), { kind: 'Done' }, {}, now), undefined));
+});
+
+describe('sourceProblem', () => {
+  for (const [name, location, problem] of [
+    ['a key', { bucket: 'b', key: 'k', credentialsSecretName: 's' }, undefined],
+    ['a prefix', { bucket: 'b', latestUnderPrefix: 'p/', credentialsSecretName: 's' }, undefined],
+    ['both', { bucket: 'b', key: 'k', latestUnderPrefix: 'p/', credentialsSecretName: 's' }, /got both/],
+    ['neither', { bucket: 'b', credentialsSecretName: 's' }, /got neither/],
+    ['no Secret name', { bucket: 'b', key: 'k', credentialsSecretName: '' }, /credentialsSecretName/],
+  ] as const) {
+    it(`${problem ? 'fails when the source has' : 'accepts'} ${name}`, () => {
+      const found = sourceProblem(location);
+      if (problem) assert.match(found ?? '', problem);
+      else assert.equal(found, undefined);
+    });
+  }
+});
+
+describe('member views', () => {
+  it('GIVEN a seed Pod whose restore init container failed THEN the failure and the token are seen', () => {
+    const view = toMemberPodView({
+      metadata: {
+        name: 'main-3',
+        labels: { 'etcd.gitops.dev/member': 'main-3' },
+        annotations: { 'etcd.gitops.dev/cluster-token': 't' },
+      },
+      status: {
+        initContainerStatuses: [
+          {
+            name: 'restore',
+            image: 'x',
+            imageID: '',
+            ready: false,
+            restartCount: 2,
+            lastState: { terminated: { exitCode: 5, reason: 'Error' } },
+          },
+        ],
+      },
+    });
+    assert.equal(view?.token, 't');
+    assert.equal(view?.initFailure, 'exit code 5: Error (restarts 2)');
+  });
+
+  it('GIVEN a retained PVC without member label THEN its member comes from its name', () =>
+    assert.deepEqual(
+      toMemberPvcView({
+        metadata: { name: 'main-1-data', labels: { 'etcd.gitops.dev/retained-by-restore': 'r1' } },
+      }),
+      { name: 'main-1-data', member: 'main-1', terminating: false, retainedBy: 'r1' },
+    ));
+});
