@@ -1,7 +1,7 @@
 // The runtime's Controller against a real kube-apiserver with the product's CRDs: EtcdCluster changes and member
 // Pod changes both enqueue the cluster's key, the resync enqueues every known cluster again, and a failed pass
-// does not stop the controller (the retry timing itself is unit-tested in test/unit/runtime/queue.test.ts). The reconciler here only records what it is asked (the seam under test is the
-// runtime, not a reconciler).
+// does not stop the controller (retry timing is unit-tested in test/unit/runtime/queue.test.ts). The reconciler
+// here only records what it is asked: the seam under test is the runtime, not a reconciler.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
