@@ -1,0 +1,334 @@
+// In-place disaster recovery on the local Kubernetes with MinIO: a 3-member cluster (real etcd member Pods run by
+// the node agent) is backed up, written to again, loses a majority of its members with their data; a corrupt
+// backup is refused before any Pod or PVC changes; a good EtcdRestore brings the cluster back Ready at its
+// declared size with exactly the keys of the backup. Both reconcilers are driven in-process, level-triggered.
+import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { Etcd3 } from 'etcd3';
+import { pino } from 'pino';
+import { etcdClusterCrd, etcdRestoreCrd } from '../../constructs/api/crds.js';
+import type { EtcdCluster } from '../../controller/etcdcluster/api.js';
+import { createEtcdClusterReconciler } from '../../controller/etcdcluster/index.js';
+import type { EtcdRestore } from '../../controller/etcdrestore/api.js';
+import { createEtcdRestoreReconciler } from '../../controller/etcdrestore/index.js';
+import { KubeEventRecorder } from '../../controller/runtime/events.js';
+import { Metrics } from '../../controller/runtime/metrics.js';
+import type { Reconciler } from '../../controller/runtime/types.js';
+import type { ImageRule } from '../env/agent/images.js';
+import { etcdBinary, etcdVersions } from '../env/binaries.js';
+import { type Environment, startEnvironment } from '../env/environment.js';
+import { waitFor } from '../env/wait.js';
+import {
+  awsEnv,
+  cliPath,
+  createBucket,
+  failureReason,
+  minioClient,
+  runBackupCli,
+  s3Args,
+} from '../integration/helpers/backup-cli.js';
+import { download, metadataOf } from '../integration/helpers/s3-objects.js';
+
+const ns = 'restore-inplace';
+const name = 'demo';
+const version = etcdVersions['3.6'];
+const labels = {
+  'app.kubernetes.io/name': 'etcd',
+  'app.kubernetes.io/instance': name,
+  'app.kubernetes.io/component': 'member',
+};
+const clientURL = `http://${name}-client.${ns}.svc:2379`;
+
+/** Our image with `/app/etcd/v<minor>/etcdutl` inside: the agent runs the CLI with ETCD_GITOPS_ETCD_TOOLS set to a
+ *  directory of that layout (symlinks to the built etcd tools). */
+function ourImageWithTools(toolsDir: string): ImageRule {
+  return (reference) => {
+    if (!/^ghcr\.io\/etcd-gitops\/etcd-gitops(?::[\w.-]+)?$/.test(reference)) return undefined;
+    const cli = ['/usr/bin/env', `ETCD_GITOPS_ETCD_TOOLS=${toolsDir}`, process.execPath, cliPath];
+    return {
+      entrypoint: ['/app/bin/etcd-gitops'],
+      cmd: [],
+      executables: { '/app/bin/etcd-gitops': cli },
+      hostCommands: false,
+    };
+  };
+}
+
+async function makeToolsDir(dir: string): Promise<void> {
+  for (const [minor, tool] of [
+    ['3.4', 'etcdctl'],
+    ['3.5', 'etcdutl'],
+    ['3.6', 'etcdutl'],
+  ] as const) {
+    await mkdir(join(dir, `v${minor}`), { recursive: true });
+    await symlink(etcdBinary(etcdVersions[minor], tool), join(dir, `v${minor}`, tool));
+  }
+}
+
+describe('in-place restore after quorum loss (local Kubernetes, MinIO)', () => {
+  let env: Environment;
+  let s3: S3Client;
+  let tools: string;
+  let bucket: string;
+  let backupKey: string;
+  const stopDrivers = new AbortController();
+  const drivers: Promise<void>[] = [];
+  const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'warn' });
+
+  const custom = () => env.kubeConfig.makeApiClient(CustomObjectsApi);
+  const core = () => env.kubeConfig.makeApiClient(CoreV1Api);
+  const readCluster = async () =>
+    (await custom().getNamespacedCustomObject({
+      group: 'etcd.gitops.dev',
+      version: 'v1alpha1',
+      plural: 'etcdclusters',
+      namespace: ns,
+      name,
+    })) as EtcdCluster;
+  const readRestore = async (restore: string) =>
+    (await custom().getNamespacedCustomObject({
+      group: 'etcd.gitops.dev',
+      version: 'v1alpha1',
+      plural: 'etcdrestores',
+      namespace: ns,
+      name: restore,
+    })) as EtcdRestore;
+  const readyAt = (size: number) =>
+    waitFor(
+      async () => {
+        const status = (await readCluster()).status;
+        const ready = status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
+        return ready && status?.readyMembers === size && status?.replicas === size && status;
+      },
+      { what: `cluster Ready with ${size} members`, timeoutMs: 240_000, intervalMs: 500 },
+    );
+
+  /** Reconciles `key` again and again, as the runtime's queue would (requeue delay capped at 1 s). */
+  function drive(reconciler: Reconciler, key: { namespace: string; name: string }): void {
+    drivers.push(
+      (async () => {
+        while (!stopDrivers.signal.aborted) {
+          try {
+            const result = await reconciler.reconcile(key, stopDrivers.signal);
+            await sleep(Math.min(result.requeueAfterMs ?? 1_000, 1_000));
+          } catch (error) {
+            log.warn({ err: error, key }, 'reconcile failed');
+            await sleep(1_000);
+          }
+        }
+      })(),
+    );
+  }
+
+  const deps = () => ({
+    kubeConfig: env.kubeConfig,
+    log,
+    events: new KubeEventRecorder({ kubeConfig: env.kubeConfig, log }),
+    metrics: new Metrics({ processMetrics: false }),
+  });
+
+  async function createRestore(restore: string, key: string): Promise<void> {
+    await custom().createNamespacedCustomObject({
+      group: 'etcd.gitops.dev',
+      version: 'v1alpha1',
+      plural: 'etcdrestores',
+      namespace: ns,
+      body: {
+        apiVersion: 'etcd.gitops.dev/v1alpha1',
+        kind: 'EtcdRestore',
+        metadata: { name: restore },
+        spec: {
+          clusterName: name,
+          backup: {
+            bucket,
+            key,
+            endpoint: env.minio?.endpoint,
+            forcePathStyle: true,
+            credentialsSecretName: 's3',
+          },
+        },
+      },
+    });
+    drive(createEtcdRestoreReconciler(deps()), { namespace: ns, name: restore });
+  }
+
+  async function podsAndPvcs(): Promise<string[]> {
+    const selector = { namespace: ns, labelSelector: `app.kubernetes.io/instance=${name}` };
+    const pods = (await core().listNamespacedPod(selector)).items;
+    const pvcs = (await core().listNamespacedPersistentVolumeClaim(selector)).items;
+    return [...pods, ...pvcs]
+      .map(
+        (o) =>
+          `${o.kind ?? ''}${o.metadata?.name}@${o.metadata?.resourceVersion}:${JSON.stringify(o.metadata?.labels)}`,
+      )
+      .sort();
+  }
+
+  before(async () => {
+    tools = await mkdtemp(join(tmpdir(), 'etcd-gitops-image-tools-'));
+    await makeToolsDir(tools);
+    env = await startEnvironment({
+      agent: true,
+      minio: true,
+      agentOptions: { backoff: { baseMs: 1_000 }, imageMap: [ourImageWithTools(tools)] },
+    });
+    s3 = minioClient(env.minio!);
+    bucket = await createBucket(s3, 'restore');
+    for (const crd of [etcdClusterCrd(), etcdRestoreCrd()]) {
+      await env.kubectl(['apply', '--server-side', '-f', '-'], { input: JSON.stringify(crd) });
+      await env.kubectl(['wait', '--for=condition=Established', `crd/${crd.metadata.name}`, '--timeout=60s']);
+    }
+    await env.createNamespace(ns);
+    await core().createNamespacedService({
+      namespace: ns,
+      body: {
+        metadata: { name: `${name}-peer` },
+        spec: {
+          clusterIP: 'None',
+          publishNotReadyAddresses: true,
+          selector: labels,
+          ports: [{ name: 'peer', port: 2380 }],
+        },
+      },
+    });
+    await core().createNamespacedService({
+      namespace: ns,
+      body: {
+        metadata: { name: `${name}-client` },
+        spec: { selector: labels, ports: [{ name: 'client', port: 2379 }] },
+      },
+    });
+    await core().createNamespacedSecret({
+      namespace: ns,
+      body: {
+        metadata: { name: 's3' },
+        stringData: { AWS_ACCESS_KEY_ID: env.minio!.accessKey, AWS_SECRET_ACCESS_KEY: env.minio!.secretKey },
+      },
+    });
+    drive(createEtcdClusterReconciler(deps()), { namespace: ns, name });
+  });
+
+  after(async () => {
+    stopDrivers.abort();
+    await Promise.allSettled(drivers);
+    s3?.destroy();
+    await env?.stop();
+    if (tools) await rm(tools, { recursive: true, force: true });
+  });
+
+  test('GIVEN a Ready 3-member cluster with keys WHEN backed up and written to again THEN the backup holds the first keys', async () => {
+    await env.kubectl(['apply', '--server-side', '-f', '-'], {
+      input: JSON.stringify({
+        apiVersion: 'etcd.gitops.dev/v1alpha1',
+        kind: 'EtcdCluster',
+        metadata: { name, namespace: ns },
+        spec: { size: 3, version },
+      }),
+    });
+    await readyAt(3);
+    const client = new Etcd3({ hosts: [clientURL] });
+    try {
+      for (let i = 0; i < 100; i++) await client.put(`before/${i}`).value(`v${i}`);
+      const saved = await runBackupCli(
+        [
+          'save',
+          `--endpoints=${clientURL}`,
+          `--namespace=${ns}`,
+          `--cluster=${name}`,
+          ...s3Args(env.minio!, bucket),
+        ],
+        awsEnv(env.minio!),
+      );
+      assert.equal(saved.code, 0, failureReason(saved));
+      backupKey = (JSON.parse(saved.stdout) as { key: string }).key;
+      for (let i = 0; i < 50; i++) await client.put(`after/${i}`).value(`w${i}`);
+    } finally {
+      client.close();
+    }
+  });
+
+  test('GIVEN a majority killed with its data WHEN a restore names a corrupt backup THEN it fails before any Pod or PVC changes', async () => {
+    // GIVEN two of three members lose Pod and PVC
+    for (const member of ['demo-1', 'demo-2']) {
+      await core().deleteNamespacedPersistentVolumeClaim({ namespace: ns, name: `${member}-data` });
+      await core().deleteNamespacedPod({ namespace: ns, name: member, gracePeriodSeconds: 0 });
+    }
+    await waitFor(
+      async () =>
+        (await readCluster()).status?.conditions?.find((c) => c.type === 'Available')?.status === 'False',
+      { what: 'the cluster to report quorum lost', timeoutMs: 120_000, intervalMs: 1_000 },
+    );
+    // AND a corrupt copy of the backup with the original's metadata
+    const file = join(tools, 'corrupt.db');
+    await download(s3, bucket, backupKey, file);
+    const bytes = await readFile(file);
+    bytes[Math.floor(bytes.length / 2)] ^= 0xff;
+    await writeFile(file, bytes);
+    const metadata = await metadataOf(s3, bucket, backupKey);
+    await s3.send(
+      new PutObjectCommand({ Bucket: bucket, Key: `${backupKey}.corrupt`, Body: bytes, Metadata: metadata }),
+    );
+    const before = await podsAndPvcs();
+
+    // WHEN a restore names it
+    await createRestore('corrupt', `${backupKey}.corrupt`);
+
+    // THEN it fails with ChecksumMismatch, the cluster was never locked, no Pod or PVC changed
+    const restore = await waitFor(
+      async () => (await readRestore('corrupt')).status?.phase === 'Failed' && readRestore('corrupt'),
+      {
+        what: 'the corrupt restore to fail',
+        timeoutMs: 60_000,
+      },
+    );
+    const degraded = restore.status?.conditions?.find((c) => c.type === 'Degraded');
+    assert.equal(degraded?.reason, 'ChecksumMismatch', JSON.stringify(restore.status));
+    assert.equal((await readCluster()).status?.restore, undefined);
+    assert.deepEqual(await podsAndPvcs(), before);
+  });
+
+  test('WHEN a restore names the good backup THEN the cluster is Ready at 3 members with exactly the keys of the backup', async () => {
+    await createRestore('good', backupKey);
+    const restore = await waitFor(
+      async () => (await readRestore('good')).status?.phase === 'Completed' && readRestore('good'),
+      {
+        what: 'the restore to complete',
+        timeoutMs: 300_000,
+        intervalMs: 1_000,
+      },
+    );
+    assert.equal(restore.status?.backupKey, backupKey);
+    await readyAt(3);
+    await waitFor(async () => (await readCluster()).status?.restore === undefined, {
+      what: 'the lock released',
+      timeoutMs: 30_000,
+    });
+    const client = new Etcd3({ hosts: [clientURL] });
+    try {
+      const before = await client.getAll().prefix('before/').keys();
+      const after = await client.getAll().prefix('after/').keys();
+      assert.equal(before.length, 100);
+      assert.equal(after.length, 0, 'keys written after the backup are gone');
+    } finally {
+      client.close();
+    }
+    // AND the old PVC that survived is retained, labelled with the restore, no longer a member's
+    const retained = (
+      await core().listNamespacedPersistentVolumeClaim({
+        namespace: ns,
+        labelSelector: 'etcd.gitops.dev/retained-by-restore=good',
+      })
+    ).items;
+    assert.deepEqual(
+      retained.map((pvc) => pvc.metadata?.name),
+      ['demo-0-data'],
+    );
+    assert.equal(retained[0]?.metadata?.labels?.['etcd.gitops.dev/member'], undefined);
+  });
+});
