@@ -1,0 +1,171 @@
+// `restore fetch` (download + verify object sha256, snapshot trailer and sha256 + `etcdutl snapshot restore`) and
+// etcd started on the result until healthy, beside the same by hand: download of the object to a file with the
+// same SDK, `etcdutl snapshot restore`, etcd start. 64 and 256 MiB databases (etcd 3.6, MinIO), medians over
+// BENCH_RUNS runs, in the same run; a table on stdout, JSON in bench/results/restore.json.
+// Not measured here: request-to-Ready of an EtcdRestore on the local Kubernetes (see docs/design/restore.md).
+import { execFile } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { etcdBinary } from '../test/env/binaries.js';
+import { startMinio } from '../test/env/minio.js';
+import { freePorts } from '../test/env/ports.js';
+import { childEnv } from '../test/env/process-group.js';
+import {
+  awsEnv,
+  cliPath,
+  createBucket,
+  minioClient,
+  s3Args,
+} from '../test/integration/helpers/backup-cli.js';
+import { startEtcd } from '../test/integration/helpers/etcd.js';
+import { fillEtcd } from '../test/integration/helpers/fill.js';
+import { startEtcdOnDataDir } from '../test/integration/helpers/restore.js';
+import { download } from '../test/integration/helpers/s3-objects.js';
+
+const exec = promisify(execFile);
+const here = dirname(fileURLToPath(import.meta.url));
+const results = join(here, '..', '..', 'bench', 'results');
+const mib = 1024 * 1024;
+const runs = Number(process.env.BENCH_RUNS ?? 3);
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+const seconds = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e9;
+
+interface Row {
+  databaseMiB: number;
+  runs: number;
+  oursFetchSeconds: number;
+  oursToHealthySeconds: number;
+  byHandDownloadSeconds: number;
+  byHandRestoreSeconds: number;
+  byHandToHealthySeconds: number;
+}
+
+export async function run(): Promise<void> {
+  const [minio, etcd] = await Promise.all([startMinio(), startEtcd({ version: '3.6' })]);
+  const work = await mkdtemp(join(tmpdir(), 'etcd-gitops-bench-restore-'));
+  const s3 = minioClient(minio);
+  const rows: Row[] = [];
+  const etcdutl = etcdBinary(etcd.version, 'etcdutl');
+  try {
+    const bucket = await createBucket(s3, 'bench-restore');
+    const env = childEnv({ ...awsEnv(minio), LOG_LEVEL: 'warn' });
+    const client = etcd.client();
+    let filled = 0;
+    for (const databaseMiB of [64, 256]) {
+      await fillEtcd(client, (databaseMiB - filled) * mib, { prefix: `fill-${databaseMiB}/` });
+      filled = databaseMiB;
+      const saved = await exec(
+        process.execPath,
+        [
+          cliPath,
+          'backup',
+          'save',
+          `--endpoints=${etcd.clientURL}`,
+          '--namespace=bench',
+          `--cluster=db${databaseMiB}`,
+          ...s3Args(minio, bucket),
+        ],
+        { env },
+      );
+      const key = (JSON.parse(saved.stdout) as { key: string }).key;
+      const measured = {
+        fetch: [] as number[],
+        ours: [] as number[],
+        dl: [] as number[],
+        restore: [] as number[],
+        hand: [] as number[],
+      };
+      for (let i = 0; i < runs; i++) {
+        const [peerPort] = (await freePorts(1)) as [number];
+        const seed = { name: 'bench-0', peerURL: `http://127.0.0.1:${peerPort}` };
+        // ours
+        const mount = join(work, `ours-${databaseMiB}-${i}`);
+        await mkdir(mount);
+        let start = process.hrtime.bigint();
+        await exec(
+          process.execPath,
+          [
+            cliPath,
+            'restore',
+            'fetch',
+            ...s3Args(minio, bucket),
+            `--key=${key}`,
+            `--etcd-version=${etcd.version}`,
+            `--data-dir=${join(mount, 'data')}`,
+            `--name=${seed.name}`,
+            `--initial-advertise-peer-urls=${seed.peerURL}`,
+            '--initial-cluster-token=bench',
+            `--etcdutl=${etcdutl}`,
+          ],
+          { env },
+        );
+        measured.fetch.push(seconds(start));
+        const ours = await startEtcdOnDataDir(etcd.version, join(mount, 'data'), seed.name, peerPort, mount);
+        measured.ours.push(seconds(start));
+        await ours.stop();
+        await rm(mount, { recursive: true, force: true });
+        // by hand
+        const hand = join(work, `hand-${databaseMiB}-${i}`);
+        await mkdir(hand);
+        start = process.hrtime.bigint();
+        await download(s3, bucket, key, join(hand, 'snapshot.db'));
+        measured.dl.push(seconds(start));
+        const restoreStart = process.hrtime.bigint();
+        await exec(
+          etcdutl,
+          [
+            'snapshot',
+            'restore',
+            join(hand, 'snapshot.db'),
+            `--data-dir=${join(hand, 'data')}`,
+            `--name=${seed.name}`,
+            `--initial-advertise-peer-urls=${seed.peerURL}`,
+            `--initial-cluster=${seed.name}=${seed.peerURL}`,
+            '--initial-cluster-token=bench',
+          ],
+          { env },
+        );
+        measured.restore.push(seconds(restoreStart));
+        const byHand = await startEtcdOnDataDir(etcd.version, join(hand, 'data'), seed.name, peerPort, hand);
+        measured.hand.push(seconds(start));
+        await byHand.stop();
+        await rm(hand, { recursive: true, force: true });
+      }
+      rows.push({
+        databaseMiB,
+        runs,
+        oursFetchSeconds: median(measured.fetch),
+        oursToHealthySeconds: median(measured.ours),
+        byHandDownloadSeconds: median(measured.dl),
+        byHandRestoreSeconds: median(measured.restore),
+        byHandToHealthySeconds: median(measured.hand),
+      });
+    }
+    client.close();
+  } finally {
+    s3.destroy();
+    await Promise.all([minio.stop(), etcd.stop(), rm(work, { recursive: true, force: true })]);
+  }
+  console.table(
+    rows.map((row) =>
+      Object.fromEntries(
+        Object.entries(row).map(([k, v]) => [k, typeof v === 'number' ? Number(v.toFixed(2)) : v]),
+      ),
+    ),
+  );
+  mkdirSync(results, { recursive: true });
+  writeFileSync(
+    join(results, 'restore.json'),
+    `${JSON.stringify({ when: new Date().toISOString(), rows }, null, 2)}\n`,
+  );
+}
