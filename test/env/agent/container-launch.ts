@@ -6,7 +6,7 @@ import type { V1Container, V1Pod, V1Volume } from '@kubernetes/client-node';
 import type { ContainerLaunch } from './container-process.js';
 import { type ConfigSources, containerEnv, expandArgv } from './env.js';
 import type { PodPlacement } from './field-ref.js';
-import { containerArgv, type LocalImage, resolveExecutable } from './images.js';
+import { containerArgv, type LocalImage, podExecutable, resolveExecutable } from './images.js';
 import { containerMounts, type Mount, type MountPoints } from './mounts.js';
 import type { HostVolume } from './volumes.js';
 
@@ -50,6 +50,8 @@ export interface LaunchInputs {
   /** Mounts every container gets (resolv.conf, implicit token). */
   extraMounts: Mount[];
   mountPoints: MountPoints;
+  /** The agent's state directory (volume directories live under it). */
+  stateDir: string;
   logPath: string;
 }
 
@@ -70,10 +72,11 @@ export async function containerLaunch(inputs: LaunchInputs): Promise<ContainerLa
   const mounts = [...containerMounts(container, inputs.volumes), ...inputs.extraMounts];
   for (const mount of mounts) inputs.mountPoints.ensure(mount);
   return {
-    argv: [...executable, ...args],
+    argv: [...podExecutable(image, executable, inputs.placement.podIP), ...args],
     env,
     mounts,
     workingDir: container.workingDir ?? image.workingDir ?? '/',
+    sourceDir: inputs.stateDir,
     logPath: inputs.logPath,
   };
 }

@@ -13,6 +13,8 @@ export interface ContainerLaunch {
   env: Record<string, string>;
   mounts: Mount[];
   workingDir: string;
+  /** The agent's state directory, holding the host side of every volume (see `launchScript`). */
+  sourceDir?: string;
   logPath: string;
 }
 
@@ -29,7 +31,7 @@ export interface ContainerProcess {
 }
 
 export function launchContainer(launch: ContainerLaunch): ContainerProcess {
-  const script = launchScript(launch.mounts, launch.workingDir);
+  const script = launchScript(launch.mounts, launch.workingDir, launch.sourceDir);
   const fd = openSync(launch.logPath, 'a');
   try {
     const child = spawn(

@@ -2,7 +2,8 @@
 // There is no container runtime here, so an image is a promise about files: the etcd images hold
 // the etcd build of their version, ours holds the compiled controller, busybox is the host's shell.
 import { existsSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { etcdBinary, repoRoot } from '../binaries.js';
 
 /** What the agent runs for one image. */
@@ -17,6 +18,12 @@ export interface LocalImage {
   hostCommands: boolean;
   /** The image's WORKDIR. @default '/' */
   workingDir?: string;
+  /**
+   * The executables are Node programs (`node <script>`): the agent loads `pod-network-preload.ts` into
+   * them, so a listen on every interface binds the Pod IP, as in the Pod's own network namespace.
+   * @default false
+   */
+  nodePodNetwork?: boolean;
 }
 
 /** One entry of the table: returns the image for a reference it knows, `undefined` otherwise; throws when it
@@ -58,6 +65,7 @@ export const etcdGitopsImage: ImageRule = (reference) => {
     cmd: [],
     executables: { '/app/bin/etcd-gitops': cli },
     hostCommands: false,
+    nodePodNetwork: true,
   };
 };
 
@@ -109,4 +117,17 @@ export function containerArgv(
 ): string[] {
   if (command && command.length > 0) return [...command, ...(args ?? [])];
   return [...image.entrypoint, ...(args && args.length > 0 ? args : image.cmd)];
+}
+
+const podNetworkPreload = pathToFileURL(
+  join(dirname(fileURLToPath(import.meta.url)), 'pod-network-preload.js'),
+);
+
+/** The host argv that runs `executable` (an image's entry) for a Pod at `podIP`. */
+export function podExecutable(image: LocalImage, executable: string[], podIP: string): string[] {
+  const [node, ...rest] = executable;
+  if (!image.nodePodNetwork || !node || !podIP) return executable;
+  const preload = new URL(podNetworkPreload);
+  preload.searchParams.set('podIP', podIP);
+  return [node, `--import=${preload.href}`, ...rest];
 }

@@ -2,7 +2,7 @@
 // (`unshare --mount --propagation private`) whose first act is to bind each volume's host directory
 // at its mountPath, so Pod paths such as /var/lib/etcd work unchanged and nothing leaks to the host.
 import { existsSync, mkdirSync, readdirSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join, normalize } from 'node:path';
+import { dirname, join, normalize, resolve } from 'node:path';
 import type { V1Container } from '@kubernetes/client-node';
 import type { HostVolume } from './volumes.js';
 
@@ -44,11 +44,22 @@ export function shellQuote(value: string): string {
 /**
  * The shell script run inside the new mount namespace: bind every mount (read-only ones remounted
  * read-only), change to the working directory (as a runtime does, `/` when it does not exist), exec argv.
+ *
+ * A mount can hide the host directories of the mounts after it: an emptyDir at `/tmp` hides every
+ * volume directory of an agent whose `stateDir` lies under `/tmp`. So the script first changes to
+ * `sourceDir` (the agent's state directory) and names the sources inside it relative to it, without
+ * canonicalization: a relative lookup starts at the working directory, which a later mount does not
+ * replace, so every source stays reachable whatever the targets are.
  */
-export function launchScript(mounts: Mount[], workingDir: string): string {
+export function launchScript(mounts: Mount[], workingDir: string, sourceDir?: string): string {
   const lines = ['set -e'];
+  const base = sourceDir ? resolve(sourceDir) : undefined;
+  if (base) lines.push(`cd ${shellQuote(base)}`);
   for (const mount of mounts) {
-    lines.push(`/usr/bin/mount --bind ${shellQuote(mount.source)} ${shellQuote(mount.target)}`);
+    const inside = base !== undefined && mount.source.startsWith(`${base}/`);
+    const source = inside ? `./${mount.source.slice(base.length + 1)}` : mount.source;
+    const flags = inside ? '--no-canonicalize --bind' : '--bind';
+    lines.push(`/usr/bin/mount ${flags} ${shellQuote(source)} ${shellQuote(mount.target)}`);
     if (mount.readOnly) lines.push(`/usr/bin/mount -o remount,bind,ro ${shellQuote(mount.target)}`);
   }
   lines.push(`cd ${shellQuote(workingDir)} 2>/dev/null || cd /`, 'exec "$@"');

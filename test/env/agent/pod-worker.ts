@@ -263,6 +263,7 @@ export class PodWorker {
       volumes: this.volumes,
       extraMounts: this.extraMounts,
       mountPoints: this.ctx.mountPoints,
+      stateDir: this.ctx.stateDir,
       logPath: containerLogPath(this.ctx.stateDir, this.namespace, this.name, container.name),
     });
   }

@@ -7,6 +7,7 @@ import { AddressPool, fileClaims, nodeNetworkOctet } from '../../env/agent/addre
 import { backoffDelay, kubeletBackoff, shouldRestart } from '../../env/agent/backoff.js';
 import { expandVariables } from '../../env/agent/expand.js';
 import { launchScript, shellQuote } from '../../env/agent/mounts.js';
+import { podListenArgs } from '../../env/agent/pod-network-preload.js';
 import { ProbeCounter } from '../../env/agent/probe-loop.js';
 import { keyFiles } from '../../env/agent/volume-files.js';
 
@@ -140,6 +141,61 @@ describe('container launch script', () => {
       ].join('\n'),
     );
     assert.equal(shellQuote("it's"), `'it'\\''s'`);
+  });
+
+  it('names sources under the state directory relative to it, so an earlier mount cannot hide them', () => {
+    // GIVEN an emptyDir at /tmp and a token volume whose host directory is also under /tmp
+    const script = launchScript(
+      [
+        { source: '/tmp/state/pods/u/volumes/tmp', target: '/tmp', readOnly: false },
+        { source: '/tmp/state/pods/u/volumes/token', target: '/var/run/secrets/x', readOnly: true },
+        { source: '/srv/host', target: '/host', readOnly: false },
+      ],
+      '/',
+      '/tmp/state/',
+    );
+    // THEN the script works from the state directory and binds relative, uncanonicalized sources
+    assert.equal(
+      script,
+      [
+        'set -e',
+        "cd '/tmp/state'",
+        "/usr/bin/mount --no-canonicalize --bind './pods/u/volumes/tmp' '/tmp'",
+        "/usr/bin/mount --no-canonicalize --bind './pods/u/volumes/token' '/var/run/secrets/x'",
+        "/usr/bin/mount -o remount,bind,ro '/var/run/secrets/x'",
+        "/usr/bin/mount --bind '/srv/host' '/host'",
+        "cd '/' 2>/dev/null || cd /",
+        'exec "$@"',
+      ].join('\n'),
+    );
+  });
+});
+
+describe('pod network preload', () => {
+  const ip = '127.1.1.4';
+  const callback = () => undefined;
+
+  it('binds listens on every interface to the Pod IP', () => {
+    assert.deepEqual(podListenArgs([{ port: 8081 }], ip), [{ port: 8081, host: ip }]);
+    assert.deepEqual(podListenArgs([{ host: '::', port: 8081 }, callback], ip), [
+      { host: ip, port: 8081 },
+      callback,
+    ]);
+    assert.deepEqual(podListenArgs([8080], ip), [8080, ip]);
+    assert.deepEqual(podListenArgs([8080, callback], ip), [8080, ip, callback]);
+    assert.deepEqual(podListenArgs([8080, '0.0.0.0', 511], ip), [8080, ip, 511]);
+    assert.deepEqual(podListenArgs([callback], ip), [0, ip, callback]);
+  });
+
+  it('leaves explicit hosts, Unix sockets and handles alone', () => {
+    const explicit = [{ host: '127.0.0.1', port: 8081 }];
+    assert.equal(podListenArgs(explicit, ip), explicit);
+    const socket = ['/tmp/x.sock'];
+    assert.equal(podListenArgs(socket, ip), socket);
+    const path = [{ path: '/tmp/x.sock' }];
+    assert.equal(podListenArgs(path, ip), path);
+    const host = [8080, 'localhost'];
+    assert.equal(podListenArgs(host, ip), host);
   });
 });
 
