@@ -1,0 +1,301 @@
+// The GitOps path end to end: dist/ applied to an empty cluster exactly as Argo CD syncs it (wave by
+// wave, server-side), and nothing else. The operator Deployment of dist/ then runs under the node agent
+// (two replicas, in-cluster config from the projected token, leader election on a Lease), forms the
+// example EtcdCluster of dist/, and Git stays the owner of spec: re-applying dist/ changes nothing.
+//
+// The example cluster's backup CronJob points at an S3 endpoint that does not exist here and fires at
+// `0 */6 * * *` (a CronJob never fires for times before it was created), so this file never waits
+// for a backup; the environment, and any Job it might start at a six-hour boundary, is gone at the end.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { CoordinationV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { Etcd3 } from 'etcd3';
+import type { EtcdCluster } from '../../controller/etcdcluster/api.js';
+import { distDir, type Manifest, readManifests } from '../env/dist-manifests.js';
+import { type Environment, startEnvironment } from '../env/environment.js';
+import { httpGet } from '../env/http-get.js';
+import { waitFor } from '../env/wait.js';
+
+const operatorNamespace = 'etcd-gitops-system';
+const operator = 'etcd-gitops-controller';
+const manifests = readManifests();
+const example = manifests.find((m) => m.kind === 'EtcdCluster');
+const namespace = example?.namespace ?? 'etcd-example';
+const name = example?.name ?? 'example';
+/** The client Service of the example cluster, by its DNS name (the agent's hosts block). */
+const clientURL = `http://${name}-client.${namespace}.svc:2379`;
+
+interface ManagedField {
+  manager?: string;
+  operation?: string;
+  subresource?: string;
+}
+
+interface OperatorPod {
+  name: string;
+  ip: string;
+  ready: boolean;
+  restarts: number;
+}
+
+describe('GitOps: dist/ applied as Argo CD would, on a cluster that runs Pods', () => {
+  let env: Environment;
+  let applied: Manifest[];
+  const etcdClients: Etcd3[] = [];
+
+  const custom = () => env.kubeConfig.makeApiClient(CustomObjectsApi);
+  const readCluster = async () =>
+    (await custom().getNamespacedCustomObject({
+      group: 'etcd.gitops.dev',
+      version: 'v1alpha1',
+      namespace,
+      plural: 'etcdclusters',
+      name,
+    })) as EtcdCluster & { metadata: { generation?: number } };
+  const leaseHolder = async () =>
+    (
+      await env.kubeConfig
+        .makeApiClient(CoordinationV1Api)
+        .readNamespacedLease({ namespace: operatorNamespace, name: operator })
+    ).spec?.holderIdentity;
+  const operatorPods = async (): Promise<OperatorPod[]> => {
+    const list = JSON.parse(
+      (
+        await env.kubectl([
+          'get',
+          'pods',
+          '-n',
+          operatorNamespace,
+          '-l',
+          'app.kubernetes.io/component=controller',
+          '-o',
+          'json',
+        ])
+      ).stdout,
+    ) as {
+      items: {
+        metadata: { name: string; deletionTimestamp?: string };
+        status: {
+          podIP?: string;
+          containerStatuses?: { ready: boolean; restartCount: number }[];
+        };
+      }[];
+    };
+    return list.items
+      .filter((pod) => !pod.metadata.deletionTimestamp)
+      .map((pod) => ({
+        name: pod.metadata.name,
+        ip: pod.status.podIP ?? '',
+        ready: pod.status.containerStatuses?.[0]?.ready === true,
+        restarts: pod.status.containerStatuses?.[0]?.restartCount ?? 0,
+      }));
+  };
+  /** `etcd_gitops_<metric>` as one replica's /metrics (on its own Pod IP) reports it. */
+  const metric = async (pod: OperatorPod, series: string) => {
+    const { body } = await httpGet(`http://${pod.ip}:8080/metrics`);
+    const line = body.split('\n').find((l) => l.startsWith(`${series} `));
+    return line === undefined ? undefined : Number(line.slice(series.length + 1));
+  };
+  const readyCluster = () =>
+    waitFor(
+      async () => {
+        const cluster = await readCluster();
+        const ready = cluster.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
+        return ready && cluster.status?.readyMembers === 3 && cluster;
+      },
+      {
+        what: `EtcdCluster ${namespace}/${name} Ready with 3 members`,
+        timeoutMs: 300_000,
+        intervalMs: 1_000,
+      },
+    );
+
+  before(async () => {
+    // Restarts after a crash wait 30 s, longer than the 15 s lease: a killed leader comes back as a
+    // standby instead of renewing its own lease under the same identity (its Pod name).
+    env = await startEnvironment({ agent: true, agentOptions: { backoff: { baseMs: 30_000 } } });
+  });
+  after(async () => {
+    for (const client of etcdClients) client.close();
+    await env?.stop();
+  });
+
+  test('GIVEN an empty cluster WHEN dist/ is applied wave by wave THEN every object of dist/ is there and nothing else was applied', async () => {
+    assert.ok(example, `dist/ (${distDir}) holds no EtcdCluster`);
+    applied = await env.applyDist();
+    assert.equal(applied.length, manifests.length);
+    const waves = applied.map((m) => m.wave);
+    assert.deepEqual(
+      waves,
+      [...waves].sort((a, b) => a - b),
+      'applied in sync-wave order',
+    );
+    const listed = await env.kubectl(['get', 'etcdclusters', '-A', '-o', 'name']);
+    assert.equal(listed.stdout.trim(), `etcdcluster.etcd.gitops.dev/${name}`);
+  });
+
+  test('THEN the operator Deployment becomes Available with 2 ready replicas, each on its own Pod IP', async () => {
+    await env.kubectl([
+      'rollout',
+      'status',
+      `deployment/${operator}`,
+      '-n',
+      operatorNamespace,
+      '--timeout=180s',
+    ]);
+    const deployment = JSON.parse(
+      (await env.kubectl(['get', 'deployment', operator, '-n', operatorNamespace, '-o', 'json'])).stdout,
+    ) as {
+      status: {
+        readyReplicas?: number;
+        availableReplicas?: number;
+        conditions?: { type: string; status: string }[];
+      };
+    };
+    assert.equal(deployment.status.readyReplicas, 2);
+    assert.equal(deployment.status.availableReplicas, 2);
+    assert.equal(deployment.status.conditions?.find((c) => c.type === 'Available')?.status, 'True');
+    const pods = await operatorPods();
+    assert.equal(pods.length, 2);
+    assert.notEqual(pods[0]?.ip, pods[1]?.ip);
+    for (const pod of pods) assert.equal((await httpGet(`http://${pod.ip}:8081/readyz`)).status, 200);
+  });
+
+  test('THEN exactly one replica holds the Lease and leads; the other stands by', async () => {
+    const pods = await operatorPods();
+    const holder = await waitFor(leaseHolder, { what: 'a holder of the leader Lease', timeoutMs: 60_000 });
+    assert.ok(
+      pods.some((pod) => pod.name === holder),
+      `Lease holder ${holder} is one of ${pods.map((p) => p.name)}`,
+    );
+    const leading = await waitFor(
+      async () => {
+        const gauges = await Promise.all(pods.map((pod) => metric(pod, 'etcd_gitops_leader')));
+        return (
+          gauges.filter((g) => g === 1).length === 1 &&
+          gauges.filter((g) => g === 0).length === 1 &&
+          pods.filter((_, i) => gauges[i] === 1)
+        );
+      },
+      { what: 'one replica reporting etcd_gitops_leader 1 and the other 0', timeoutMs: 30_000 },
+    );
+    assert.deepEqual(
+      leading.map((p) => p.name),
+      [holder],
+    );
+  });
+
+  test('THEN the example EtcdCluster becomes Ready with 3 voting members, in status and in etcd', async () => {
+    const cluster = await readyCluster();
+    const members = cluster.status?.members ?? [];
+    assert.equal(members.length, 3);
+    assert.ok(
+      members.every((m) => m.learner === false && m.ready === true),
+      JSON.stringify(members),
+    );
+    assert.equal(cluster.status?.replicas, 3);
+    assert.equal(cluster.status?.observedGeneration, cluster.metadata.generation);
+
+    // etcd itself, through the client Service's DNS name
+    const client = new Etcd3({ hosts: [clientURL] });
+    etcdClients.push(client);
+    const list = await waitFor(() => client.cluster.memberList({}), {
+      what: `etcd member list through ${clientURL}`,
+      timeoutMs: 30_000,
+    });
+    const inEtcd = list.members.map((m) => ({ name: m.name, id: m.ID, learner: m.isLearner }));
+    assert.deepEqual(inEtcd.map((m) => m.name).sort(), members.map((m) => m.name).sort());
+    assert.ok(
+      inEtcd.every((m) => !m.learner),
+      JSON.stringify(inEtcd),
+    );
+    assert.deepEqual(inEtcd.map((m) => m.id).sort(), members.map((m) => m.id).sort());
+  });
+
+  test('THEN kubectl get etcdclusters -A shows it in the printer columns', async () => {
+    const row = async (wide: boolean) => {
+      const { stdout } = await env.kubectl(['get', 'etcdclusters', '-A', ...(wide ? ['-o', 'wide'] : [])]);
+      const [header, ...rows] = stdout.trim().split('\n');
+      const columns = header?.split(/\s+/) ?? [];
+      const cells = rows.map((r) => r.split(/\s+/)).find((c) => c[1] === name);
+      assert.ok(cells, stdout);
+      return (column: string) => {
+        assert.ok(columns.includes(column), `no column ${column} in: ${header}`);
+        return cells[columns.indexOf(column)];
+      };
+    };
+    const cell = await row(false);
+    assert.equal(cell('NAMESPACE'), namespace);
+    assert.equal(cell('SIZE'), '3');
+    assert.equal(cell('READY'), '3');
+    assert.equal(cell('VERSION'), /^ {2}version: "?([\d.]+)"?$/m.exec(example?.yaml ?? '')?.[1]);
+    assert.equal(cell('PHASE'), 'Running');
+    const wide = await row(true);
+    assert.equal(wide('AVAILABLE'), 'True');
+    assert.equal(wide('PAUSED'), 'false');
+  });
+
+  test('WHEN dist/ is applied again after the controller acted THEN nothing changes (no drift)', async () => {
+    const before = await readCluster();
+    const diff = await env.kubectl(['diff', '--server-side', '-f', distDir], { allowFailure: true });
+    assert.equal(
+      diff.code,
+      0,
+      `kubectl diff --server-side -f dist/ shows a difference:\n${diff.stdout}${diff.stderr}`,
+    );
+    await env.applyDist();
+    const afterApply = await readCluster();
+    assert.equal(afterApply.metadata.generation, before.metadata.generation);
+    assert.deepEqual(afterApply.spec, before.spec);
+    // Git (kubectl's apply) owns spec; every other writer touched only the status subresource
+    const managers = (afterApply.metadata as { managedFields?: ManagedField[] }).managedFields ?? [];
+    assert.ok(managers.some((m) => m.manager === 'kubectl' && m.operation === 'Apply'));
+    const others = managers.filter((m) => !(m.manager === 'kubectl' && m.operation === 'Apply'));
+    assert.ok(others.length > 0, 'the controller wrote status');
+    assert.ok(
+      others.every((m) => m.subresource === 'status'),
+      JSON.stringify(
+        others.map(({ manager, operation, subresource }) => ({ manager, operation, subresource })),
+      ),
+    );
+  });
+
+  test('WHEN the leader replica is killed THEN the other takes the Lease over and the cluster stays Ready', async () => {
+    const pods = await operatorPods();
+    const oldLeader = await leaseHolder();
+    const standby = pods.find((pod) => pod.name !== oldLeader);
+    const leader = pods.find((pod) => pod.name === oldLeader);
+    assert.ok(standby && leader, `leader ${oldLeader} among ${pods.map((p) => p.name)}`);
+
+    env.agent?.faults.killContainer(operatorNamespace, leader.name, 'controller', 'SIGKILL');
+
+    const newHolder = await waitFor(async () => (await leaseHolder()) === standby.name && standby.name, {
+      what: `the Lease to pass from ${leader.name} to ${standby.name}`,
+      timeoutMs: 90_000,
+      intervalMs: 500,
+    });
+    assert.equal(newHolder, standby.name);
+    // the new leader reconciles the cluster and sees all its members ready
+    await waitFor(
+      async () =>
+        (await metric(standby, 'etcd_gitops_leader')) === 1 &&
+        (await metric(standby, `etcd_gitops_members_ready{namespace="${namespace}",cluster="${name}"}`)) ===
+          3,
+      { what: `${standby.name} leading and reporting 3 ready members`, timeoutMs: 60_000 },
+    );
+    const cluster = await readyCluster();
+    assert.equal(cluster.status?.members?.length, 3);
+    // the killed replica is restarted by the agent and comes back as a standby
+    await waitFor(
+      async () => {
+        const now = (await operatorPods()).find((pod) => pod.name === leader.name);
+        return now !== undefined && now.restarts > leader.restarts && now.ready;
+      },
+      { what: `${leader.name} restarted and ready again`, timeoutMs: 120_000, intervalMs: 1_000 },
+    );
+    const restarted = (await operatorPods()).find((pod) => pod.name === leader.name);
+    assert.ok(restarted);
+    assert.equal(await metric(restarted, 'etcd_gitops_leader'), 0);
+    assert.equal(await leaseHolder(), standby.name);
+  });
+});
