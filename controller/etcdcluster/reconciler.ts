@@ -2,6 +2,7 @@
 // Events and metrics, requeue. The algorithm is in docs/design/membership.md and plan.ts.
 import { randomBytes } from 'node:crypto';
 import { CoreV1Api } from '@kubernetes/client-node';
+import { abandonedData } from '../etcdrestore/abandoned.js';
 import { patchStatus } from '../runtime/kube.js';
 import type { ObjectKey, ReconcileResult, Reconciler, ReconcilerDeps } from '../runtime/types.js';
 import { type CrashSwitch, crashSwitchFromEnv } from './crash-switch.js';
@@ -49,7 +50,7 @@ export class EtcdClusterReconciler implements Reconciler {
     const { cluster, etcd } = observed;
     if (!cluster.metadata.deletionTimestamp) {
       await patchStatus(this.deps.kubeConfig, RESOURCE, key, {
-        ...buildStatus(cluster, action, etcd, new Date()),
+        ...buildStatus(cluster, action, etcd, new Date(), abandonedData(observed.pvcs)),
       });
     }
     const subject = { apiVersion: `${GROUP}/${VERSION}`, kind: KIND, metadata: cluster.metadata };

@@ -1,4 +1,5 @@
 // The status the controller writes after each pass (pure): conditions with reasons, members, counts.
+import { type AbandonedData, abandonedMessage, RESTORE_ABANDONED_REASON } from '../etcdrestore/abandoned.js';
 import type { Condition, EtcdCluster, EtcdClusterStatus, MemberStatus } from './api.js';
 import { clientURL, memberSelector, peerURL } from './names.js';
 import type { EtcdObservation } from './observe-etcd.js';
@@ -45,9 +46,19 @@ export function describeAction(action: Action): string {
   }
 }
 
-function degraded(action: Action, observation: EtcdObservation | undefined): ConditionInput {
+function degraded(
+  action: Action,
+  observation: EtcdObservation | undefined,
+  abandoned: readonly AbandonedData[],
+): ConditionInput {
   if (action.kind === 'Refuse') {
     return { type: 'Degraded', status: 'True', reason: 'InvalidSpec', message: describeAction(action) };
+  }
+  // Old data of a restore deleted before it completed (docs/design/restore.md): reported until the user acts.
+  if (abandoned.length > 0) {
+    const quorum = action.kind === 'ReportQuorumLost' ? `quorum lost (${action.message}); ` : '';
+    const message = abandoned.map((data) => abandonedMessage(data.restore, data.pvcs)).join('; ');
+    return { type: 'Degraded', status: 'True', reason: RESTORE_ABANDONED_REASON, message: quorum + message };
   }
   if (action.kind === 'ReportQuorumLost') {
     return { type: 'Degraded', status: 'True', reason: 'QuorumLost', message: action.message };
@@ -69,6 +80,7 @@ function conditionsFor(
   cluster: EtcdCluster,
   action: Action,
   observation: EtcdObservation | undefined,
+  abandoned: readonly AbandonedData[],
 ): ConditionInput[] {
   const size = cluster.spec.size ?? 3;
   const members = observation?.view.members ?? [];
@@ -86,7 +98,7 @@ function conditionsFor(
         reason: action.kind === 'Paused' ? 'Paused' : 'Idle',
         message: describeAction(action),
       };
-  const degradedCondition = degraded(action, observation);
+  const degradedCondition = degraded(action, observation, abandoned);
   const stalled = action.kind === 'Refuse' || action.kind === 'ReportQuorumLost';
   return [
     allReady
@@ -178,16 +190,18 @@ function phaseOf(action: Action, conditions: readonly ConditionInput[]): string 
 
 /**
  * The status after a pass, as a merge patch (`restore` belongs to the restore reconciler and is left out);
- * the member list is kept from before, all not ready, when no member answered.
+ * the member list is kept from before, all not ready, when no member answered; `abandoned`: PVCs left by a restore
+ * deleted before it completed (`Degraded`, reason `RestoreAbandoned`).
  */
 export function buildStatus(
   cluster: EtcdCluster,
   action: Action,
   observation: EtcdObservation | undefined,
   now: Date,
+  abandoned: readonly AbandonedData[] = [],
 ): EtcdClusterStatus {
   const previous = cluster.status ?? {};
-  const next = conditionsFor(cluster, action, observation);
+  const next = conditionsFor(cluster, action, observation, abandoned);
   const members = observation
     ? memberStatuses(cluster, observation)
     : (previous.members ?? []).map((member) => ({ ...member, ready: false }));

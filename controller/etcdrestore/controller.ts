@@ -1,5 +1,6 @@
 // The EtcdRestore controller as controller/main.ts runs it: EtcdRestore keys, enqueued by changes of the restore
-// itself and of the cluster it names (the cluster object, its member Pods and PVCs).
+// itself and of the cluster it names (the cluster object, its member Pods and PVCs), plus the restore a cluster's
+// lock names even when it no longer exists (so the lock of a deleted restore is released).
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { Controller } from '../runtime/controller.js';
 import type { ControllerFlags } from '../runtime/flags.js';
@@ -8,7 +9,7 @@ import type { Metrics } from '../runtime/metrics.js';
 import { clusterKeysOfMember, ownKey } from '../runtime/owner-keys.js';
 import type { ReconcilerDeps } from '../runtime/types.js';
 import { createEtcdRestoreReconciler } from './reconciler.js';
-import { restoreKeysOfCluster } from './watch-keys.js';
+import { lockHolderKeys, restoreKeysOfCluster } from './watch-keys.js';
 
 export function createEtcdRestoreController(
   deps: ReconcilerDeps,
@@ -25,7 +26,10 @@ export function createEtcdRestoreController(
     log: deps.log,
     primary: informers.restores,
     secondaries: [
-      { informer: informers.clusters, keysOf: restoresOf(ownKey) },
+      {
+        informer: informers.clusters,
+        keysOf: (cluster) => [...restoresOf(ownKey)(cluster), ...lockHolderKeys(cluster)],
+      },
       { informer: informers.pods, keysOf: restoresOf(clusterKeysOfMember) },
       { informer: informers.persistentVolumeClaims, keysOf: restoresOf(clusterKeysOfMember) },
     ],

@@ -1,20 +1,16 @@
 // Performs exactly one planned restore action: one Kubernetes write or the verification download
 // (docs/design/restore.md, "In-place recovery"). Status and Events are written by the reconciler.
-import { type CoreV1Api, CustomObjectsApi, type KubeConfig, PatchStrategy } from '@kubernetes/client-node';
+import { type CoreV1Api, type KubeConfig, PatchStrategy } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { EtcdCluster } from '../etcdcluster/api.js';
 import { buildMemberPod, buildMemberPvc } from '../etcdcluster/member-pod.js';
-import { GROUP, MEMBER_LABEL, PLURAL, peerURL, VERSION } from '../etcdcluster/names.js';
+import { MEMBER_LABEL, peerURL } from '../etcdcluster/names.js';
 import { RETAINED_BY_RESTORE_LABEL } from '../etcdcluster/views.js';
 import { withRestoreInitContainer } from '../restore/seed-init-container.js';
-import {
-  deleteIgnoringNotFound,
-  fieldManager,
-  isAlreadyExists,
-  isConflict,
-  patchOptions,
-} from '../runtime/kube.js';
+import { deleteIgnoringNotFound, fieldManager, isAlreadyExists, patchOptions } from '../runtime/kube.js';
 import type { EtcdRestore } from './api.js';
+import { patchLock } from './lock.js';
+import { executeOrphanStep } from './orphaned-lock.js';
 import { RESTORE_REQUEUE } from './plan.js';
 import type { RestoreOutcome } from './status.js';
 import type { RestoreAction } from './types.js';
@@ -40,33 +36,6 @@ function target(context: RestoreExecuteContext): { cluster: EtcdCluster; name: s
   const cluster = context.cluster;
   if (!cluster) throw new Error('the EtcdCluster vanished during the restore');
   return { cluster, name: cluster.metadata.name as string, namespace: cluster.metadata.namespace as string };
-}
-
-/** Merge-patches `EtcdCluster.status.restore`, conditional on the resourceVersion read this pass. */
-async function patchLock(
-  context: RestoreExecuteContext,
-  restore: Record<string, unknown> | null,
-): Promise<boolean> {
-  const { cluster, name, namespace } = target(context);
-  const api = context.kubeConfig.makeApiClient(CustomObjectsApi);
-  try {
-    await api.patchNamespacedCustomObjectStatus(
-      {
-        group: GROUP,
-        version: VERSION,
-        plural: PLURAL,
-        namespace,
-        name,
-        fieldManager,
-        body: { metadata: { resourceVersion: cluster.metadata.resourceVersion }, status: { restore } },
-      },
-      patchOptions(PatchStrategy.MergePatch),
-    );
-    return true;
-  } catch (error) {
-    if (isConflict(error)) return false;
-    throw error;
-  }
 }
 
 async function verify(context: RestoreExecuteContext): Promise<RestoreOutcome> {
@@ -162,7 +131,7 @@ async function lockStep(action: RestoreAction, context: RestoreExecuteContext): 
       : action.kind === 'ReleaseToPlanner'
         ? { ...target(context).cluster.status?.restore, phase: 'Growing' }
         : null;
-  if (!(await patchLock(context, patch))) {
+  if (!(await patchLock(context.kubeConfig, target(context).cluster, patch))) {
     return { requeueAfterMs: RESTORE_REQUEUE.soon };
   }
   const messages: Record<string, [string, string]> = {
@@ -214,6 +183,9 @@ export async function executeRestore(
         'RestoreCompleted',
         `cluster ${target(context).name} is Ready at its declared size with the restored data`,
       );
+    case 'MarkAbandonedPVC':
+    case 'ReleaseOrphanedLock':
+      return executeOrphanStep(action, { ...context, cluster: target(context).cluster });
     case 'Done':
       return {};
     default:

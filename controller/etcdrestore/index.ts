@@ -1,2 +1,2 @@
 export { createEtcdRestoreReconciler, EtcdRestoreReconciler } from './reconciler.js';
-export { restoreKeysOfCluster } from './watch-keys.js';
+export { lockHolderKeys, restoreKeysOfCluster } from './watch-keys.js';

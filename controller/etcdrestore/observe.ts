@@ -14,6 +14,8 @@ export interface RestoreObserved {
   readonly restore: EtcdRestore;
   readonly cluster?: Observed;
   readonly secret?: V1Secret;
+  /** The cluster's lock is another uid's, and no EtcdRestore of that name and uid exists. */
+  readonly lockHolderGone?: boolean;
 }
 
 export async function getRestore(kubeConfig: KubeConfig, key: ObjectKey): Promise<EtcdRestore | undefined> {
@@ -61,7 +63,19 @@ export async function observeRestore(
     phase === 'Completed'
       ? undefined
       : await readSecret(core, namespace, restore.spec.backup?.credentialsSecretName);
-  return { restore, ...(observed ? { cluster: observed } : {}), ...(secret ? { secret } : {}) };
+  const lock = cluster?.status?.restore;
+  const holder =
+    lock && lock.uid !== restore.metadata.uid
+      ? await getRestore(kubeConfig, { namespace, name: lock.name })
+      : undefined;
+  const lockHolderGone =
+    lock !== undefined && lock.uid !== restore.metadata.uid && holder?.metadata.uid !== lock.uid;
+  return {
+    restore,
+    ...(observed ? { cluster: observed } : {}),
+    ...(secret ? { secret } : {}),
+    ...(lockHolderGone ? { lockHolderGone } : {}),
+  };
 }
 
 const secretKeys = ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'] as const;
@@ -101,6 +115,7 @@ export function restorePlanInput(observed: RestoreObserved, nonce: string): Rest
     pods: (cluster?.pods ?? []).flatMap((pod) => toMemberPodView(pod) ?? []),
     pvcs: (cluster?.pvcs ?? []).map(toMemberPvcView),
     etcd: toTargetEtcdView(cluster?.etcd),
+    ...(observed.lockHolderGone ? { lockHolderGone: true } : {}),
     nonce,
   };
 }

@@ -1,5 +1,12 @@
 // The EtcdRestore decision: one observed snapshot in, exactly one action out. Pure; docs/design/restore.md.
-import type { MemberPodView, RestoreAction, RestoreLock, RestorePlanInput, TargetView } from './types.js';
+import type {
+  MemberPodView,
+  MemberPvcView,
+  RestoreAction,
+  RestoreLock,
+  RestorePlanInput,
+  TargetView,
+} from './types.js';
 
 /** Requeue delays of the waits, in milliseconds. */
 export const RESTORE_REQUEUE = { soon: 1_000, starting: 2_000, waiting: 5_000, growing: 3_000 } as const;
@@ -16,7 +23,8 @@ const wait = (reason: string, message: string, requeueAfterMs: number, degraded 
  * Decides the one next step of an in-place restore (docs/design/restore.md, "In-place recovery"):
  *  0. `Completed`: release our lock if still held → delete retained PVCs when whenScaled is Delete → Done;
  *     `Failed` → Done.
- *  1. the lock is ours (`status.restore.uid`): step 4-7 below (`restoreStep`);
+ *  1. the lock is ours (`status.restore.uid`): step 4-7 below (`restoreStep`); the lock is held by a restore that
+ *     no longer exists: mark the PVCs it retained abandoned, then release the lock (`planOrphanedLock`);
  *  2. before the lock (Pending, Verifying, Restoring without lock), refuse when the cluster is missing, being
  *     deleted or paused, the source or Secret is unusable, or the cluster has quorum without
  *     `allowHealthyCluster`; wait while another restore holds the lock;
@@ -29,6 +37,7 @@ export function planRestore(input: RestorePlanInput): RestoreAction {
   if (restore.phase === 'Completed') return afterCompletion(input);
   const lock = cluster?.lock;
   if (cluster && lock && lock.uid === restore.uid) return restoreStep(input, cluster, lock);
+  if (lock && input.lockHolderGone) return planOrphanedLock(lock, input.pvcs);
   const refusal = refuse(input);
   if (refusal) return refusal;
   if (lock) {
@@ -157,4 +166,22 @@ function afterCompletion(input: RestorePlanInput): RestoreAction {
     if (retained) return { kind: 'DeleteRetainedPVC', pvc: retained.name };
   }
   return { kind: 'Done' };
+}
+
+/**
+ * A lock whose EtcdRestore was deleted (docs/design/restore.md, "Failure after the point of no return"): the old
+ * members cannot be resurrected, so the lock is released and the user is told where the old data is. First each
+ * PVC the deleted restore retained gets the annotation `etcd.gitops.dev/abandoned-by-restore` (the membership
+ * status reports `Degraded` while one exists), then the lock goes; a crash in between redoes the marking.
+ */
+export function planOrphanedLock(lock: RestoreLock, pvcs: readonly MemberPvcView[]): RestoreAction {
+  const retained = pvcs.filter((pvc) => pvc.retainedBy === lock.name && !pvc.terminating);
+  const unmarked = retained.find((pvc) => pvc.abandonedBy !== lock.name);
+  if (unmarked) return { kind: 'MarkAbandonedPVC', pvc: unmarked.name, holder: lock.name };
+  return {
+    kind: 'ReleaseOrphanedLock',
+    holder: lock.name,
+    phase: lock.phase,
+    retained: retained.map((pvc) => pvc.name).sort(),
+  };
 }

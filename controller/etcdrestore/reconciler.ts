@@ -10,6 +10,7 @@ import type { ObjectKey, ReconcileResult, Reconciler, ReconcilerDeps } from '../
 import { RESTORE_KIND, RESTORE_PLURAL } from './api.js';
 import { executeRestore } from './execute.js';
 import { credentialsOf, getRestore, observeRestore, restorePlanInput } from './observe.js';
+import { clusterSubject, reconcileDeletedRestore } from './orphaned-lock.js';
 import { planRestore } from './plan.js';
 import { buildRestoreStatus } from './status.js';
 
@@ -36,7 +37,8 @@ export class EtcdRestoreReconciler implements Reconciler {
 
   async reconcile(key: ObjectKey, signal: AbortSignal): Promise<ReconcileResult> {
     const restore = await getRestore(this.deps.kubeConfig, key);
-    if (!restore || restore.metadata.deletionTimestamp) return {};
+    if (!restore) return reconcileDeletedRestore({ ...this.deps, core: this.core }, key);
+    if (restore.metadata.deletionTimestamp) return {};
     const observed = await observeRestore(this.deps.kubeConfig, this.core, restore);
     if (signal.aborted) return {};
     const action = planRestore(restorePlanInput(observed, randomBytes(3).toString('hex')));
@@ -60,6 +62,10 @@ export class EtcdRestoreReconciler implements Reconciler {
     (this.crash.after as (kind: string) => void)(action.kind);
     const status = buildRestoreStatus(restore, action, outcome, new Date());
     if (status) await patchStatus(this.deps.kubeConfig, RESOURCE, key, { ...status });
+    if (outcome.clusterEvent && observed.cluster) {
+      const { type, reason, message } = outcome.clusterEvent;
+      await this.deps.events.event(clusterSubject(observed.cluster.cluster), type, reason, message);
+    }
     if (outcome.event) {
       const subject = { apiVersion: `${GROUP}/${VERSION}`, kind: RESTORE_KIND, metadata: restore.metadata };
       await this.deps.events.event(subject, outcome.event.type, outcome.event.reason, outcome.event.message);

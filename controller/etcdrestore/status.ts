@@ -13,6 +13,12 @@ export interface RestoreOutcome {
   readonly failed?: { readonly reason: string; readonly message: string };
   /** A transient problem (S3 unreachable): retried, reported as Degraded. */
   readonly retrying?: { readonly reason: string; readonly message: string };
+  /** An Event for the EtcdCluster rather than the restore (the lock of a deleted restore was released). */
+  readonly clusterEvent?: {
+    readonly type: 'Normal' | 'Warning';
+    readonly reason: string;
+    readonly message: string;
+  };
 }
 
 type ConditionInput = Pick<Condition, 'type' | 'status' | 'reason' | 'message'>;
@@ -78,6 +84,8 @@ function summarize(
       };
     case 'ReleaseLock':
     case 'DeleteRetainedPVC':
+    case 'MarkAbandonedPVC':
+    case 'ReleaseOrphanedLock':
     case 'Done':
       return undefined;
     default:

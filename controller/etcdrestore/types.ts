@@ -67,6 +67,8 @@ export interface MemberPvcView {
   readonly token?: string;
   /** Label `etcd.gitops.dev/retained-by-restore`. */
   readonly retainedBy?: string;
+  /** Annotation `etcd.gitops.dev/abandoned-by-restore`: that restore was deleted while it held the cluster. */
+  readonly abandonedBy?: string;
 }
 
 /** etcd as the membership observation shows it; `undefined` when no member answered. */
@@ -86,6 +88,9 @@ export interface RestorePlanInput {
   readonly pods: readonly MemberPodView[];
   readonly pvcs: readonly MemberPvcView[];
   readonly etcd: TargetEtcdView | undefined;
+  /** The lock is held by another uid and no EtcdRestore with its name and uid exists any more (deleted, or
+   *  deleted and created again under the same name). Only looked up when the lock is not this restore's. */
+  readonly lockHolderGone?: boolean;
   /** Random hex for a new cluster token (input, so the planner stays pure). */
   readonly nonce: string;
 }
@@ -116,6 +121,15 @@ export type RestoreAction =
   | { readonly kind: 'Complete' }
   | { readonly kind: 'ReleaseLock' }
   | { readonly kind: 'DeleteRetainedPVC'; readonly pvc: string }
+  | { readonly kind: 'MarkAbandonedPVC'; readonly pvc: string; readonly holder: string }
+  | {
+      readonly kind: 'ReleaseOrphanedLock';
+      /** The deleted restore that held the lock, and the lock's phase then. */
+      readonly holder: string;
+      readonly phase: 'Restoring' | 'Growing';
+      /** The PVCs it retained (the old member data), sorted. */
+      readonly retained: readonly string[];
+    }
   | { readonly kind: 'Done' };
 
 export type RestoreActionKind = RestoreAction['kind'];

@@ -5,6 +5,7 @@ import { ANNOTATION_CLUSTER_TOKEN, MEMBER_LABEL } from '../etcdcluster/names.js'
 import type { EtcdObservation } from '../etcdcluster/observe-etcd.js';
 import { RETAINED_BY_RESTORE_LABEL } from '../etcdcluster/views.js';
 import { RESTORE_INIT_CONTAINER } from '../restore/seed-init-container.js';
+import { ABANDONED_BY_RESTORE_ANNOTATION } from './abandoned.js';
 import type { EtcdRestore, S3Location } from './api.js';
 import type {
   MemberPodView,
@@ -86,12 +87,14 @@ export function toMemberPvcView(pvc: V1PersistentVolumeClaim): MemberPvcView {
   const labels = pvc.metadata?.labels ?? {};
   const token = pvc.metadata?.annotations?.[ANNOTATION_CLUSTER_TOKEN];
   const retainedBy = labels[RETAINED_BY_RESTORE_LABEL];
+  const abandonedBy = pvc.metadata?.annotations?.[ABANDONED_BY_RESTORE_ANNOTATION];
   return {
     name,
     member: labels[MEMBER_LABEL] ?? name.replace(/-data$/, ''),
     terminating: Boolean(pvc.metadata?.deletionTimestamp),
     ...(token ? { token } : {}),
     ...(retainedBy ? { retainedBy } : {}),
+    ...(abandonedBy ? { abandonedBy } : {}),
   };
 }
 

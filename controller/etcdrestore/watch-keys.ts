@@ -16,3 +16,10 @@ export function restoreKeysOfCluster(
       .map((restore) => ({ namespace: cluster.namespace, name: restore.metadata?.name as string })),
   );
 }
+
+/** The key of the EtcdRestore an EtcdCluster's `status.restore` names, whether or not it still exists: a deleted
+ *  restore's key is reconciled to release its lock (orphaned-lock.ts). */
+export function lockHolderKeys(cluster: KubernetesObject): ObjectKey[] {
+  const holder = (cluster as { status?: { restore?: { name?: string } } }).status?.restore?.name;
+  return holder ? [{ namespace: cluster.metadata?.namespace ?? '', name: holder }] : [];
+}

@@ -358,3 +358,58 @@ describe('planRestore: resumption after a crash between steps', () => {
     { kind: 'Done' },
   );
 });
+
+describe('planRestore: the lock of a deleted restore (orphaned lock)', () => {
+  const gone = { name: 'r0', uid: 'bbbbbbbb-gone', token: 't0', phase: 'Restoring' as const };
+  const retainedByGone = oldPvcs.map((p) => ({ ...p, retainedBy: 'r0' }));
+  check(
+    'GIVEN the holder still exists THEN this restore waits (never releases a live restore’s lock)',
+    input({ cluster: cluster({ lock: gone }), pvcs: retainedByGone, etcd: undefined }),
+    { kind: 'Wait', reason: 'WaitingForRestore' },
+  );
+  check(
+    'GIVEN the holder was deleted after retaining PVCs THEN the first one is marked abandoned',
+    input({ cluster: cluster({ lock: gone }), pvcs: retainedByGone, etcd: undefined, lockHolderGone: true }),
+    { kind: 'MarkAbandonedPVC', pvc: 'main-0-data', holder: 'r0' },
+  );
+  check(
+    'GIVEN every PVC it retained is marked THEN the lock is released, naming them (sorted)',
+    input({
+      phase: 'Verifying',
+      cluster: cluster({ lock: gone }),
+      pvcs: [...retainedByGone].reverse().map((p) => ({ ...p, abandonedBy: 'r0' })),
+      etcd: undefined,
+      lockHolderGone: true,
+    }),
+    { kind: 'ReleaseOrphanedLock', holder: 'r0', retained: ['main-0-data', 'main-1-data', 'main-2-data'] },
+  );
+  check(
+    'GIVEN the holder was deleted before it retained anything THEN the lock is released at once, naming no PVC',
+    input({ cluster: cluster({ lock: gone }), etcd: undefined, lockHolderGone: true }),
+    { kind: 'ReleaseOrphanedLock', holder: 'r0', phase: 'Restoring', retained: [] },
+  );
+  check(
+    'GIVEN PVCs retained by another restore THEN they are not marked for the deleted one',
+    input({
+      cluster: cluster({ lock: { ...gone, phase: 'Growing' } }),
+      pvcs: oldPvcs.map((p) => ({ ...p, retainedBy: 'older' })),
+      lockHolderGone: true,
+    }),
+    { kind: 'ReleaseOrphanedLock', phase: 'Growing', retained: [] },
+  );
+  check(
+    'GIVEN a restore deleted and created again under the same name (new uid) THEN the old lock is released',
+    input({
+      phase: 'Restoring',
+      cluster: cluster({ lock: { ...gone, name: 'r1' } }),
+      etcd: undefined,
+      lockHolderGone: true,
+    }),
+    { kind: 'ReleaseOrphanedLock', holder: 'r1' },
+  );
+  check(
+    'GIVEN our own lock THEN lockHolderGone never matters (the lock is ours by uid)',
+    input({ phase: 'Restoring', cluster: cluster({ lock }), lockHolderGone: true }),
+    { kind: 'RetainPVC' },
+  );
+});

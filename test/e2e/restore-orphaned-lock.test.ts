@@ -1,0 +1,160 @@
+// An EtcdRestore deleted while it holds its cluster (docs/design/restore.md, "Failure after the point of no
+// return"), on a real API server with the controller as a process: the restore took the lock, retained the old
+// member PVC, stopped the old Pod and created its seed; it is deleted while no controller runs; the next controller
+// releases the lock, marks the retained PVC abandoned, reports the cluster Degraded naming that PVC and records a
+// Warning Event, and deletes nothing. No node agent: Pods stay Pending, which is all this needs.
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { etcdClusterCrd, etcdRestoreCrd } from '../../constructs/api/crds.js';
+import { etcdVersions } from '../env/binaries.js';
+import { type Environment, startEnvironment } from '../env/environment.js';
+import type { ManagedProcess } from '../env/process-group.js';
+import { waitFor } from '../env/wait.js';
+import { restoreObjects, startControllerProcess, whileRunning } from '../integration/helpers/restore-kube.js';
+
+const ns = 'restore-orphan';
+const name = 'demo';
+
+describe('an EtcdRestore deleted while it holds the cluster (real API server, controller process)', () => {
+  let env: Environment;
+  let dir: string;
+  const controllers: ManagedProcess[] = [];
+  const objects = () => restoreObjects(env, ns);
+  const core = () => env.kubeConfig.makeApiClient(CoreV1Api);
+  const startController = () => {
+    const controller = startControllerProcess(env, {
+      name: `controller-${controllers.length + 1}`,
+      dir,
+      namespace: ns,
+    });
+    controllers.push(controller);
+    return controller;
+  };
+  const names = async (list: Promise<{ items: { metadata?: { name?: string } }[] }>) =>
+    (await list).items.map((item) => item.metadata?.name).sort();
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'etcd-gitops-restore-orphan-'));
+    env = await startEnvironment({});
+    for (const crd of [etcdClusterCrd(), etcdRestoreCrd()]) {
+      await env.kubectl(['apply', '--server-side', '-f', '-'], { input: JSON.stringify(crd) });
+      await env.kubectl(['wait', '--for=condition=Established', `crd/${crd.metadata.name}`, '--timeout=60s']);
+    }
+    await env.createNamespace(ns);
+    await env.kubectl(['create', 'secret', 'generic', 's3', '-n', ns, '--from-literal=AWS_ACCESS_KEY_ID=a']);
+    await env.kubectl([
+      'patch',
+      'secret',
+      's3',
+      '-n',
+      ns,
+      '-p',
+      '{"stringData":{"AWS_SECRET_ACCESS_KEY":"b"}}',
+    ]);
+  });
+
+  after(async () => {
+    await Promise.all(controllers.map((controller) => controller.stop(5_000)));
+    await env?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  test('GIVEN a restore that stopped the old member and seeded WHEN it is deleted while no controller runs THEN the next controller releases the lock, reports the retained PVC and deletes nothing', async () => {
+    // GIVEN a cluster the controller seeded (its Pod stays Pending: no node)
+    await env.kubectl(['apply', '--server-side', '-f', '-'], {
+      input: JSON.stringify({
+        apiVersion: 'etcd.gitops.dev/v1alpha1',
+        kind: 'EtcdCluster',
+        metadata: { name, namespace: ns },
+        spec: { size: 3, version: etcdVersions['3.6'] },
+      }),
+    });
+    const first = startController();
+    await waitFor(async () => (await core().readNamespacedPod({ namespace: ns, name: 'demo-0' })).metadata, {
+      what: 'the seed Pod demo-0',
+      abortIf: whileRunning(first),
+    });
+    await first.stop(5_000);
+    // AND a restore past verification (its status says so), taken up by the next controller
+    const restore = await objects().createRestore('r1', {
+      clusterName: name,
+      backup: {
+        bucket: 'backups',
+        key: `${ns}/${name}/x.db`,
+        endpoint: 'http://127.0.0.1:9',
+        credentialsSecretName: 's3',
+      },
+    });
+    await env.kubectl([
+      'patch',
+      'etcdrestore',
+      'r1',
+      '-n',
+      ns,
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      JSON.stringify({ status: { phase: 'Restoring', backupKey: `${ns}/${name}/x.db` } }),
+    ]);
+    const second = startController();
+    const seed = await waitFor(
+      async () => {
+        const pods = await core().listNamespacedPod({ namespace: ns });
+        return pods.items.find(
+          (pod) =>
+            pod.metadata?.annotations?.['etcd.gitops.dev/cluster-token'] && pod.metadata.name !== 'demo-0',
+        );
+      },
+      {
+        what: 'the restore to stop demo-0 and create its seed Pod',
+        timeoutMs: 60_000,
+        abortIf: whileRunning(second),
+      },
+    );
+    const locked = (await objects().readCluster(name)).status?.restore;
+    assert.equal(locked?.uid, restore.metadata.uid, 'the restore holds the lock');
+    assert.deepEqual(await names(core().listNamespacedPod({ namespace: ns })), [seed.metadata?.name]);
+    await second.stop(5_000);
+
+    // WHEN the restore is deleted while no controller runs, and a controller starts
+    await env.kubectl(['delete', 'etcdrestore', 'r1', '-n', ns, '--wait=true']);
+    const third = startController();
+
+    // THEN the lock is released
+    await waitFor(async () => (await objects().readCluster(name)).status?.restore === undefined, {
+      what: 'the orphaned lock released',
+      timeoutMs: 60_000,
+      abortIf: whileRunning(third),
+    });
+    // AND the old member's PVC is marked abandoned by r1, and nothing was deleted
+    const old = await core().readNamespacedPersistentVolumeClaim({ namespace: ns, name: 'demo-0-data' });
+    assert.equal(old.metadata?.labels?.['etcd.gitops.dev/retained-by-restore'], 'r1');
+    assert.equal(old.metadata?.annotations?.['etcd.gitops.dev/abandoned-by-restore'], 'r1');
+    assert.deepEqual(await names(core().listNamespacedPersistentVolumeClaim({ namespace: ns })), [
+      'demo-0-data',
+      `${seed.metadata?.name}-data`,
+    ]);
+    assert.deepEqual(await names(core().listNamespacedPod({ namespace: ns })), [seed.metadata?.name]);
+    // AND the cluster says Degraded, naming the PVC with the old data
+    const degraded = await waitFor(
+      async () =>
+        (await objects().readCluster(name)).status?.conditions?.find(
+          (c) => c.type === 'Degraded' && c.reason === 'RestoreAbandoned',
+        ),
+      { what: 'Degraded RestoreAbandoned on the cluster', timeoutMs: 60_000, abortIf: whileRunning(third) },
+    );
+    assert.equal(degraded.status, 'True');
+    assert.match(degraded.message ?? '', /EtcdRestore r1 was deleted before it completed.*demo-0-data/);
+    // AND a Warning Event on the cluster says the same
+    const event = await waitFor(
+      async () => (await objects().events(name)).find((e) => e.reason === 'RestoreAbandoned'),
+      { what: 'the RestoreAbandoned Event', timeoutMs: 30_000 },
+    );
+    assert.equal(event.type, 'Warning');
+    assert.match(event.message ?? '', /demo-0-data/);
+  });
+});

@@ -1,0 +1,139 @@
+// Restores on the local Kubernetes (test/e2e/restore-*.test.ts): our image with its restore tools for the node
+// agent, the controller as a process (as the operator Deployment runs it), and the EtcdCluster/EtcdRestore
+// objects of one namespace.
+import { mkdir, symlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import type { EtcdCluster } from '../../../controller/etcdcluster/api.js';
+import type { EtcdRestore } from '../../../controller/etcdrestore/api.js';
+import type { ImageRule } from '../../env/agent/images.js';
+import { etcdBinary, etcdVersions, repoRoot } from '../../env/binaries.js';
+import type { Environment } from '../../env/environment.js';
+import { type ManagedProcess, startProcess } from '../../env/process-group.js';
+import { waitFor } from '../../env/wait.js';
+import { cliPath } from './backup-cli.js';
+
+/** Our image with `/app/etcd/v<minor>/etcdutl` inside (controller/Dockerfile): the agent runs the CLI with
+ *  ETCD_GITOPS_ETCD_TOOLS set to a directory of that layout (symlinks to the built etcd tools, `makeToolsDir`). */
+export function ourImageWithTools(toolsDir: string): ImageRule {
+  return (reference) => {
+    if (!/^ghcr\.io\/etcd-gitops\/etcd-gitops(?::[\w.-]+)?$/.test(reference)) return undefined;
+    const cli = ['/usr/bin/env', `ETCD_GITOPS_ETCD_TOOLS=${toolsDir}`, process.execPath, cliPath];
+    return {
+      entrypoint: ['/app/bin/etcd-gitops'],
+      cmd: [],
+      executables: { '/app/bin/etcd-gitops': cli },
+      hostCommands: false,
+    };
+  };
+}
+
+/** `dir/v3.4/etcdctl`, `dir/v3.5/etcdutl`, `dir/v3.6/etcdutl`: the image's /app/etcd layout. */
+export async function makeToolsDir(dir: string): Promise<void> {
+  for (const [minor, tool] of [
+    ['3.4', 'etcdctl'],
+    ['3.5', 'etcdutl'],
+    ['3.6', 'etcdutl'],
+  ] as const) {
+    await mkdir(join(dir, `v${minor}`), { recursive: true });
+    await symlink(etcdBinary(etcdVersions[minor], tool), join(dir, `v${minor}`, tool));
+  }
+}
+
+export interface ControllerProcessOptions {
+  /** Process name and log file name. */
+  readonly name: string;
+  /** Directory for the log file. */
+  readonly dir: string;
+  /** The only namespace it watches. */
+  readonly namespace: string;
+  /** Extra environment, e.g. the test-only crash switches. */
+  readonly env?: Record<string, string>;
+}
+
+/** `etcd-gitops controller` (build/controller/cli.js) against the environment, without leader election, probes
+ *  or metrics. The caller stops it (`stop()`), also when a test fails. */
+export function startControllerProcess(env: Environment, options: ControllerProcessOptions): ManagedProcess {
+  return startProcess({
+    name: options.name,
+    command: process.execPath,
+    args: [
+      join(repoRoot, 'build', 'controller', 'cli.js'),
+      'controller',
+      `--namespace=${options.namespace}`,
+      '--metrics-bind-address=0',
+      '--health-probe-bind-address=0',
+      '--log-level=info',
+      '--shutdown-timeout=5s',
+    ],
+    env: { KUBECONFIG: env.kubeconfigPath, POD_NAMESPACE: options.namespace, ...options.env },
+    logPath: join(options.dir, `${options.name}.log`),
+  });
+}
+
+/** Aborts a wait when the controller process exited: its exit status and log tail. */
+export const whileRunning = (controller: ManagedProcess) => () => {
+  const status = controller.exitStatus();
+  return status && `${controller.name} ${status}:\n${controller.logTail(30)}`;
+};
+
+const group = { group: 'etcd.gitops.dev', version: 'v1alpha1' };
+
+/** The EtcdCluster and EtcdRestore objects of one namespace. */
+export function restoreObjects(env: Environment, namespace: string) {
+  const custom = () => env.kubeConfig.makeApiClient(CustomObjectsApi);
+  const readCluster = async (name: string) =>
+    (await custom().getNamespacedCustomObject({
+      ...group,
+      plural: 'etcdclusters',
+      namespace,
+      name,
+    })) as EtcdCluster;
+  const readRestore = async (name: string) =>
+    (await custom().getNamespacedCustomObject({
+      ...group,
+      plural: 'etcdrestores',
+      namespace,
+      name,
+    })) as EtcdRestore;
+  return {
+    readCluster,
+    readRestore,
+    async createRestore(name: string, spec: EtcdRestore['spec']): Promise<EtcdRestore> {
+      return (await custom().createNamespacedCustomObject({
+        ...group,
+        plural: 'etcdrestores',
+        namespace,
+        body: { apiVersion: 'etcd.gitops.dev/v1alpha1', kind: 'EtcdRestore', metadata: { name }, spec },
+      })) as EtcdRestore;
+    },
+    /** Waits until the cluster is Ready with `size` ready voting members; returns its status. */
+    readyAt(name: string, size: number, abortIf?: () => string | undefined) {
+      return waitFor(
+        async () => {
+          const status = (await readCluster(name)).status;
+          const ready = status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
+          return ready && status?.readyMembers === size && status?.replicas === size && status;
+        },
+        { what: `cluster ${name} Ready with ${size} members`, timeoutMs: 240_000, intervalMs: 500, abortIf },
+      );
+    },
+    /** Waits for the restore's phase; returns the restore. */
+    phase(name: string, phase: string, abortIf?: () => string | undefined, timeoutMs = 300_000) {
+      return waitFor(
+        async () => {
+          const restore = await readRestore(name);
+          return restore.status?.phase === phase && restore;
+        },
+        { what: `EtcdRestore ${name} ${phase}`, timeoutMs, intervalMs: 1_000, abortIf },
+      );
+    },
+    /** Events about `object` (name), newest last. */
+    async events(object: string) {
+      const list = await env.kubeConfig
+        .makeApiClient(CoreV1Api)
+        .listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${object}` });
+      return list.items;
+    },
+  };
+}
