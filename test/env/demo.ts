@@ -19,8 +19,19 @@ interface Condition {
 
 interface ClusterStatus {
   phase?: string;
+  replicas?: number;
   readyMembers?: number;
+  members?: { name: string; learner?: boolean; ready?: boolean }[];
   conditions?: Condition[];
+}
+
+/** `example-0 example-1(learner) example-2(not ready)` */
+function memberList(status: ClusterStatus): string {
+  const members = status.members ?? [];
+  if (members.length === 0) return '-';
+  return members
+    .map((m) => `${m.name}${m.learner ? '(learner)' : ''}${m.ready === false ? '(not ready)' : ''}`)
+    .join(' ');
 }
 
 const operatorWaitSeconds = 120;
@@ -55,8 +66,8 @@ async function waitForOperator(env: Environment): Promise<boolean> {
   return false;
 }
 
-/** Polls one EtcdCluster's status, printing each change, until Ready=True or the deadline. */
-async function waitForCluster(env: Environment, cluster: Manifest): Promise<void> {
+/** Polls one EtcdCluster's status, printing each change, until Ready=True, the deadline or `stop()`. */
+async function waitForCluster(env: Environment, cluster: Manifest, stop: () => boolean): Promise<void> {
   const api = env.kubeConfig.makeApiClient(CustomObjectsApi);
   const [group, version] = cluster.apiVersion.split('/');
   console.log(
@@ -64,7 +75,7 @@ async function waitForCluster(env: Environment, cluster: Manifest): Promise<void
   );
   const deadline = Date.now() + clusterWaitMs;
   let last = '';
-  while (Date.now() < deadline && !interrupted) {
+  while (Date.now() < deadline && !interrupted && !stop()) {
     const object = (await api.getNamespacedCustomObject({
       group: group ?? '',
       version: version ?? '',
@@ -75,15 +86,30 @@ async function waitForCluster(env: Environment, cluster: Manifest): Promise<void
     const status = object.status;
     const ready = status?.conditions?.find((c) => c.type === 'Ready');
     const line = status
-      ? `phase=${status.phase ?? '-'} readyMembers=${status.readyMembers ?? 0} Ready=${ready?.status ?? '-'} ${ready?.reason ?? ''} ${ready?.message ?? ''}`
+      ? `phase=${status.phase ?? '-'} members=${status.replicas ?? 0} ready=${status.readyMembers ?? 0} [${memberList(status)}] Ready=${ready?.status ?? '-'} ${ready?.reason ?? ''} ${ready?.message ?? ''}`.trimEnd()
       : 'no status yet (no controller has reported on this cluster)';
-    if (line !== last) console.log(`  ${new Date().toISOString().slice(11, 19)} ${line}`);
+    if (line !== last) console.log(`  ${new Date().toISOString().slice(11, 19)} ${cluster.name}: ${line}`);
     last = line;
     if (ready?.status === 'True') return;
-    await sleep(2_000);
+    await sleep(500);
   }
-  if (interrupted) return;
+  if (interrupted || stop()) return;
   console.log(`  not Ready after ${clusterWaitMs / 60_000} min; last seen: ${last}`);
+}
+
+/** Waits for the operator while watching every cluster, so each is seen forming from its first member. */
+async function watch(env: Environment, clusters: Manifest[]): Promise<void> {
+  let noOperator = false;
+  const operator = waitForOperator(env);
+  const watches = Promise.all(clusters.map((cluster) => waitForCluster(env, cluster, () => noOperator)));
+  if (!(await operator)) {
+    noOperator = true;
+    if (!interrupted)
+      console.log(
+        'No operator runs, so no EtcdCluster will get members or status; the objects are there to look at.',
+      );
+  }
+  await watches;
 }
 
 function printExplore(env: Environment, clusters: Manifest[]): void {
@@ -125,13 +151,7 @@ async function main(): Promise<void> {
     for (const m of applied)
       console.log(`  wave ${m.wave}: ${m.kind} ${m.namespace ? `${m.namespace}/` : ''}${m.name}`);
     const clusters = applied.filter((m) => m.kind === 'EtcdCluster');
-    if (await waitForOperator(env)) {
-      for (const cluster of clusters) if (!interrupted) await waitForCluster(env, cluster);
-    } else if (!interrupted) {
-      console.log(
-        'No operator runs, so no EtcdCluster will get members or status; the objects are there to look at.',
-      );
-    }
+    await watch(env, clusters);
     if (!interrupted) printExplore(env, clusters);
   } catch (error) {
     if (interrupted) return; // Ctrl-C while waiting: the cleanup handler stops everything and exits
