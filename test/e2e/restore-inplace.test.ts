@@ -3,7 +3,7 @@
 // backup is refused before any Pod or PVC changes; a good EtcdRestore brings the cluster back Ready at its
 // declared size with exactly the keys of the backup. Both reconcilers are driven in-process, level-triggered.
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -20,19 +20,18 @@ import { createEtcdRestoreReconciler } from '../../controller/etcdrestore/index.
 import { KubeEventRecorder } from '../../controller/runtime/events.js';
 import { Metrics } from '../../controller/runtime/metrics.js';
 import type { Reconciler } from '../../controller/runtime/types.js';
-import type { ImageRule } from '../env/agent/images.js';
-import { etcdBinary, etcdVersions } from '../env/binaries.js';
+import { etcdVersions } from '../env/binaries.js';
 import { type Environment, startEnvironment } from '../env/environment.js';
 import { waitFor } from '../env/wait.js';
 import {
   awsEnv,
-  cliPath,
   createBucket,
   failureReason,
   minioClient,
   runBackupCli,
   s3Args,
 } from '../integration/helpers/backup-cli.js';
+import { makeToolsDir, ourImageWithTools } from '../integration/helpers/restore-kube.js';
 import { download, metadataOf } from '../integration/helpers/s3-objects.js';
 
 const ns = 'restore-inplace';
@@ -44,32 +43,6 @@ const labels = {
   'app.kubernetes.io/component': 'member',
 };
 const clientURL = `http://${name}-client.${ns}.svc:2379`;
-
-/** Our image with `/app/etcd/v<minor>/etcdutl` inside: the agent runs the CLI with ETCD_GITOPS_ETCD_TOOLS set to a
- *  directory of that layout (symlinks to the built etcd tools). */
-function ourImageWithTools(toolsDir: string): ImageRule {
-  return (reference) => {
-    if (!/^ghcr\.io\/etcd-gitops\/etcd-gitops(?::[\w.-]+)?$/.test(reference)) return undefined;
-    const cli = ['/usr/bin/env', `ETCD_GITOPS_ETCD_TOOLS=${toolsDir}`, process.execPath, cliPath];
-    return {
-      entrypoint: ['/app/bin/etcd-gitops'],
-      cmd: [],
-      executables: { '/app/bin/etcd-gitops': cli },
-      hostCommands: false,
-    };
-  };
-}
-
-async function makeToolsDir(dir: string): Promise<void> {
-  for (const [minor, tool] of [
-    ['3.4', 'etcdctl'],
-    ['3.5', 'etcdutl'],
-    ['3.6', 'etcdutl'],
-  ] as const) {
-    await mkdir(join(dir, `v${minor}`), { recursive: true });
-    await symlink(etcdBinary(etcdVersions[minor], tool), join(dir, `v${minor}`, tool));
-  }
-}
 
 describe('in-place restore after quorum loss (local Kubernetes, MinIO)', () => {
   let env: Environment;

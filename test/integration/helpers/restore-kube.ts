@@ -3,12 +3,18 @@
 // objects of one namespace.
 import { mkdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { BatchV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { App, Chart } from 'cdk8s';
+import {
+  EtcdCluster as EtcdClusterConstruct,
+  type EtcdClusterProps,
+} from '../../../constructs/etcd-cluster.js';
 import type { EtcdCluster } from '../../../controller/etcdcluster/api.js';
 import type { EtcdRestore } from '../../../controller/etcdrestore/api.js';
 import type { ImageRule } from '../../env/agent/images.js';
 import { etcdBinary, etcdVersions, repoRoot } from '../../env/binaries.js';
 import type { Environment } from '../../env/environment.js';
+import type { Minio } from '../../env/minio.js';
 import { type ManagedProcess, startProcess } from '../../env/process-group.js';
 import { waitFor } from '../../env/wait.js';
 import { cliPath } from './backup-cli.js';
@@ -136,4 +142,70 @@ export function restoreObjects(env: Environment, namespace: string) {
       return list.items;
     },
   };
+}
+
+export interface ClusterAppOptions {
+  readonly namespace: string;
+  readonly name: string;
+  readonly version: string;
+  readonly size: number;
+  readonly bucket: string;
+  readonly minio: Pick<Minio, 'endpoint'>;
+  /** Secret with the MinIO credentials. */
+  readonly credentialsSecretName: string;
+  /** `spec.bootstrap.backup`. @default - none */
+  readonly bootstrapFromBackup?: EtcdClusterProps['bootstrapFromBackup'];
+}
+
+/** The user's cdk8s app, synthesized: an EtcdCluster (CR, Services, PDB, NetworkPolicy, RBAC) and its backup
+ *  CronJob `<name>-backup` to MinIO, suspended (backups run by `backupNow`, i.e. `kubectl create job --from`). */
+export function clusterApp(options: ClusterAppOptions): string {
+  const app = new App();
+  const chart = new Chart(app, options.name, { namespace: options.namespace });
+  const cluster = new EtcdClusterConstruct(chart, options.name, {
+    version: options.version,
+    size: options.size,
+    ...(options.bootstrapFromBackup ? { bootstrapFromBackup: options.bootstrapFromBackup } : {}),
+  });
+  cluster.addBackupSchedule({
+    schedule: '0 0 1 1 *',
+    suspend: true,
+    bucket: options.bucket,
+    endpoint: options.minio.endpoint,
+    forcePathStyle: true,
+    credentialsSecretName: options.credentialsSecretName,
+    backoffLimit: 0,
+  });
+  return app.synthYaml();
+}
+
+/** `kubectl create job --from=cronjob/<cronJob> <job>` and waits for it to complete; throws with the Pod log when
+ *  it fails. Returns the Pod log. */
+export async function backupNow(
+  env: Environment,
+  namespace: string,
+  cronJob: string,
+  job: string,
+): Promise<string> {
+  await env.kubectl(['create', 'job', `--from=cronjob/${cronJob}`, job, '-n', namespace]);
+  const podLog = async () => {
+    const pods = await env.kubeConfig
+      .makeApiClient(CoreV1Api)
+      .listNamespacedPod({ namespace, labelSelector: `job-name=${job}` });
+    return pods.items.map((pod) => env.agent?.logs(namespace, pod.metadata?.name as string) ?? '').join('\n');
+  };
+  const outcome = await waitFor(
+    async () => {
+      const status = (
+        await env.kubeConfig.makeApiClient(BatchV1Api).readNamespacedJob({ namespace, name: job })
+      ).status;
+      return status?.conditions?.find(
+        (c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True',
+      )?.type;
+    },
+    { what: `backup Job ${job} to finish`, timeoutMs: 120_000, intervalMs: 1_000 },
+  );
+  const log = await podLog();
+  if (outcome !== 'Complete') throw new Error(`backup Job ${job} failed:\n${log}`);
+  return log;
 }

@@ -1,0 +1,200 @@
+// In-place restore with the controller killed in the middle, on the local Kubernetes with MinIO: the user's cdk8s
+// app (EtcdCluster + backup CronJob, synthesized by our constructs) is applied; the controller runs as a process
+// (`etcd-gitops controller`); the backup is taken by a Job made from the synthesized CronJob (our image, run by the
+// node agent); a majority of members loses Pod and data; an EtcdRestore is created while the controller carries the
+// test-only crash switch ETCD_GITOPS_TEST_RESTORE_CRASH_AFTER, so it SIGKILLs itself right after taking the lock,
+// then (restarted) right after stopping the first old Pod, then right after handing the seed to the membership
+// planner; a controller without the switch finishes: Completed, Ready at 3, exactly the keys of the backup.
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { Etcd3 } from 'etcd3';
+import { etcdClusterCrd, etcdRestoreCrd } from '../../constructs/api/crds.js';
+import { etcdVersions } from '../env/binaries.js';
+import { type Environment, startEnvironment } from '../env/environment.js';
+import type { ManagedProcess } from '../env/process-group.js';
+import { waitFor } from '../env/wait.js';
+import { createBucket, minioClient } from '../integration/helpers/backup-cli.js';
+import {
+  backupNow,
+  clusterApp,
+  makeToolsDir,
+  ourImageWithTools,
+  restoreObjects,
+  startControllerProcess,
+  whileRunning,
+} from '../integration/helpers/restore-kube.js';
+import { keys } from '../integration/helpers/s3-objects.js';
+
+const ns = 'restore-crash';
+const name = 'demo';
+const clientURL = `http://${name}-client.${ns}.svc:2379`;
+
+describe('in-place restore survives the controller being killed between steps (local Kubernetes, MinIO)', () => {
+  let env: Environment;
+  let s3: S3Client;
+  let dir: string;
+  let bucket: string;
+  let backupKey: string;
+  const controllers: ManagedProcess[] = [];
+  const objects = () => restoreObjects(env, ns);
+  const core = () => env.kubeConfig.makeApiClient(CoreV1Api);
+  const startController = (crashAfter?: string) => {
+    const controller = startControllerProcess(env, {
+      name: `controller-${controllers.length + 1}${crashAfter ? `-crash-after-${crashAfter}` : ''}`,
+      dir,
+      namespace: ns,
+      env: crashAfter ? { ETCD_GITOPS_TEST_RESTORE_CRASH_AFTER: crashAfter } : {},
+    });
+    controllers.push(controller);
+    return controller;
+  };
+  /** Waits for the controller to kill itself; fails with its log when it exits any other way. */
+  const crashed = async (controller: ManagedProcess) => {
+    await waitFor(() => controller.exitStatus(), {
+      what: `${controller.name} to kill itself`,
+      timeoutMs: 120_000,
+      intervalMs: 250,
+    });
+    assert.deepEqual(await controller.exited, { code: null, signal: 'SIGKILL' }, controller.logTail(30));
+  };
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'etcd-gitops-restore-crash-'));
+    await makeToolsDir(join(dir, 'tools'));
+    env = await startEnvironment({
+      agent: true,
+      minio: true,
+      agentOptions: { backoff: { baseMs: 1_000 }, imageMap: [ourImageWithTools(join(dir, 'tools'))] },
+    });
+    s3 = minioClient(env.minio!);
+    bucket = await createBucket(s3, 'crash');
+    for (const crd of [etcdClusterCrd(), etcdRestoreCrd()]) {
+      await env.kubectl(['apply', '--server-side', '-f', '-'], { input: JSON.stringify(crd) });
+      await env.kubectl(['wait', '--for=condition=Established', `crd/${crd.metadata.name}`, '--timeout=60s']);
+    }
+    await env.createNamespace(ns);
+    await env.kubectl([
+      'create',
+      'secret',
+      'generic',
+      's3',
+      '-n',
+      ns,
+      `--from-literal=AWS_ACCESS_KEY_ID=${env.minio!.accessKey}`,
+      `--from-literal=AWS_SECRET_ACCESS_KEY=${env.minio!.secretKey}`,
+    ]);
+  });
+
+  after(async () => {
+    await Promise.all(controllers.map((controller) => controller.stop(5_000)));
+    s3?.destroy();
+    await env?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  test('GIVEN the synthesized cluster and CronJob WHEN a Job from the CronJob backs it up THEN the backup holds the first keys', async () => {
+    const yaml = clusterApp({
+      namespace: ns,
+      name,
+      version: etcdVersions['3.6'],
+      size: 3,
+      bucket,
+      minio: env.minio!,
+      credentialsSecretName: 's3',
+    });
+    await env.kubectl(['apply', '--server-side', '-f', '-'], { input: yaml });
+    // The first controller carries the switch from the start: it only fires on a restore action.
+    const first = startController('TakeLock');
+    await objects().readyAt(name, 3, whileRunning(first));
+    const client = new Etcd3({ hosts: [clientURL] });
+    try {
+      for (let i = 0; i < 100; i++) await client.put(`before/${i}`).value(`v${i}`);
+      await backupNow(env, ns, `${name}-backup`, 'backup-1');
+      const stored = await keys(s3, bucket);
+      assert.equal(stored.length, 1, `objects: ${stored.join(', ')}`);
+      backupKey = stored[0]!;
+      assert.match(backupKey, new RegExp(`^${ns}/${name}/\\d{8}T\\d{6}Z-rev\\d+\\.db$`));
+      for (let i = 0; i < 50; i++) await client.put(`after/${i}`).value(`w${i}`);
+    } finally {
+      client.close();
+    }
+  });
+
+  test('GIVEN a majority lost with its data WHEN the controller is killed after TakeLock, DeletePod and ReleaseToPlanner THEN a restarted controller completes the restore with exactly the keys of the backup', async () => {
+    // GIVEN two of three members lose Pod and PVC
+    for (const member of [`${name}-1`, `${name}-2`]) {
+      await core().deleteNamespacedPersistentVolumeClaim({ namespace: ns, name: `${member}-data` });
+      await core().deleteNamespacedPod({ namespace: ns, name: member, gracePeriodSeconds: 0 });
+    }
+    await waitFor(
+      async () =>
+        (await objects().readCluster(name)).status?.conditions?.find((c) => c.type === 'Available')
+          ?.status === 'False',
+      { what: 'the cluster to report quorum lost', timeoutMs: 120_000, intervalMs: 1_000 },
+    );
+
+    // WHEN a restore is created: the running controller verifies, takes the lock and dies
+    const restore = await objects().createRestore('good', {
+      clusterName: name,
+      backup: {
+        bucket,
+        key: backupKey,
+        endpoint: env.minio!.endpoint,
+        forcePathStyle: true,
+        credentialsSecretName: 's3',
+      },
+    });
+    await crashed(controllers[0]!);
+    // THEN it died holding the lock, before stopping anything
+    assert.equal((await objects().readCluster(name)).status?.restore?.uid, restore.metadata.uid);
+    assert.ok(await core().readNamespacedPod({ namespace: ns, name: `${name}-0` }));
+
+    // WHEN restarted, it retains the old PVC, deletes the old Pod and dies
+    await crashed(startController('DeletePod'));
+    const old = await core().readNamespacedPersistentVolumeClaim({ namespace: ns, name: `${name}-0-data` });
+    assert.equal(old.metadata?.labels?.['etcd.gitops.dev/retained-by-restore'], 'good');
+
+    // WHEN restarted, it seeds from the backup, hands the seed to the planner and dies
+    await crashed(startController('ReleaseToPlanner'));
+    assert.equal((await objects().readCluster(name)).status?.restore?.phase, 'Growing');
+
+    // WHEN restarted without the switch
+    const last = startController();
+    // THEN the restore completes and the cluster is Ready at 3, unlocked
+    const done = await objects().phase('good', 'Completed', whileRunning(last));
+    assert.equal(done.status?.backupKey, backupKey);
+    await objects().readyAt(name, 3, whileRunning(last));
+    await waitFor(async () => (await objects().readCluster(name)).status?.restore === undefined, {
+      what: 'the lock released',
+      timeoutMs: 30_000,
+      abortIf: whileRunning(last),
+    });
+    // AND etcd holds exactly the keys of the backup
+    const client = new Etcd3({ hosts: [clientURL] });
+    try {
+      const all = (await client.getAll().keys()).sort();
+      const expected = Array.from({ length: 100 }, (_, i) => `before/${i}`).sort();
+      assert.deepEqual(all, expected);
+    } finally {
+      client.close();
+    }
+    // AND the old PVC is still there, retained, and the restarts made one seed, not several
+    const pvcs = (await core().listNamespacedPersistentVolumeClaim({ namespace: ns })).items;
+    const retained = pvcs.filter((pvc) => pvc.metadata?.labels?.['etcd.gitops.dev/retained-by-restore']);
+    assert.deepEqual(
+      retained.map((pvc) => pvc.metadata?.name),
+      [`${name}-0-data`],
+    );
+    const seeds = pvcs.filter(
+      (pvc) =>
+        pvc.metadata?.annotations?.['etcd.gitops.dev/cluster-token'] &&
+        !pvc.metadata.labels?.['etcd.gitops.dev/retained-by-restore'],
+    );
+    assert.equal(seeds.length, 1, `seed PVCs: ${seeds.map((pvc) => pvc.metadata?.name)}`);
+  });
+});
