@@ -3,13 +3,9 @@
 // each subcommand resolves its exit code (or exits by itself).
 const [subcommand, ...args] = process.argv.slice(2);
 
-// A variable specifier, so this file compiles before or without the backup command's module.
-const backupModule = './backup/cli.js';
-
 const subcommands: Record<string, () => Promise<number | undefined>> = {
   controller: async () => (await import('./main.js')).main(args),
-  backup: async () =>
-    ((await import(backupModule)) as { main(args: string[]): Promise<number | undefined> }).main(args),
+  backup: async () => (await import('./backup/cli.js')).main(args),
   restore: async () => (await import('./restore/cli.js')).main(args),
 };
 
