@@ -1,5 +1,5 @@
 // dist/02-example.k8s.yaml: a 3-member etcd 3.6 cluster with a backup every 6 hours to S3-compatible storage.
-import { Chart } from 'cdk8s';
+import { Chart, JsonPatch } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-27';
 import type { Construct } from 'constructs';
 import { EtcdCluster } from '../constructs/etcd-cluster.js';
@@ -12,7 +12,7 @@ export class ExampleChart extends Chart {
 
   public constructor(scope: Construct, id: string) {
     super(scope, id, { namespace: EXAMPLE_NAMESPACE });
-    new k8s.KubeNamespace(this, 'namespace', {
+    const namespace = new k8s.KubeNamespace(this, 'namespace', {
       metadata: {
         name: EXAMPLE_NAMESPACE,
         labels: {
@@ -22,6 +22,8 @@ export class ExampleChart extends Chart {
         annotations: { [SYNC_WAVE]: SyncWave.CLUSTERS },
       },
     });
+    // cdk8s stamps the chart's namespace onto every object; a Namespace is cluster-scoped and has none.
+    namespace.addJsonPatch(JsonPatch.remove('/metadata/namespace'));
     this.cluster = new EtcdCluster(this, 'example', {
       version: '3.6.16',
       size: 3,

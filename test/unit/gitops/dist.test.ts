@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { buildApp } from '../../../src/app.js';
-import { distDir, yamlFiles } from './dist-files.js';
+import { distDir, distObjects, yamlFiles } from './dist-files.js';
 
 const temp = mkdtempSync(join(tmpdir(), 'etcd-gitops-synth-'));
 after(() => rmSync(temp, { recursive: true, force: true }));
@@ -40,5 +40,22 @@ describe('committed GitOps output', () => {
     assert.deepEqual(waves('00-crds.k8s.yaml'), new Set(['"-2"']));
     assert.deepEqual(waves('01-operator.k8s.yaml'), new Set(['"-1"']));
     assert.deepEqual(waves('02-example.k8s.yaml'), new Set(['"0"']));
+  });
+
+  it('GIVEN dist/ THEN no cluster-scoped object carries a namespace (cdk8s stamps the chart namespace on everything)', () => {
+    const clusterScoped = new Set([
+      'Namespace',
+      'CustomResourceDefinition',
+      'ClusterRole',
+      'ClusterRoleBinding',
+    ]);
+    const stamped = distObjects()
+      .filter((o) => clusterScoped.has(o.kind) && o.metadata?.namespace !== undefined)
+      .map((o) => `${o.kind}/${o.metadata.name} has namespace ${o.metadata.namespace}`);
+    assert.ok(
+      distObjects().some((o) => o.kind === 'Namespace'),
+      'dist/ has no Namespace to check',
+    );
+    assert.deepEqual(stamped, []);
   });
 });
