@@ -5,6 +5,7 @@
 // - a Lease whose holder has not renewed for `leaseDuration` (measured on our clock from when we saw it
 //   change) is taken over; every write carries the resourceVersion read, so two candidates never both win;
 // - `release` empties holderIdentity and sets leaseDurationSeconds 1, so the next candidate takes over at once.
+import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoordinationV1Api, type KubeConfig, type V1Lease, V1MicroTime } from '@kubernetes/client-node';
@@ -18,7 +19,7 @@ export interface LeaderElectorOptions {
   readonly namespace: string;
   /** @default 'etcd-gitops-controller' */
   readonly name?: string;
-  /** @default - $POD_NAME, else `<hostname>_<pid>` */
+  /** @default - `<$POD_NAME or hostname>_<random uuid>` */
   readonly identity?: string;
   /** @default 15_000 */
   readonly leaseDurationMs?: number;
@@ -28,9 +29,13 @@ export interface LeaderElectorOptions {
   readonly retryPeriodMs?: number;
 }
 
-/** `$POD_NAME`, else `<hostname>_<pid>`. */
+/**
+ * `<$POD_NAME or hostname>_<random uuid>`, new for every process (as controller-runtime does): a leader
+ * that crashed and came back under the same Pod name must wait for its old lease to expire like any other
+ * candidate instead of silently renewing a lease its previous incarnation held.
+ */
 export function defaultIdentity(env: NodeJS.ProcessEnv = process.env): string {
-  return env.POD_NAME || `${hostname()}_${process.pid}`;
+  return `${env.POD_NAME || hostname()}_${randomUUID()}`;
 }
 
 export class LeaderElector {

@@ -25,7 +25,7 @@ export interface ManagerOptions {
   readonly controllers: () => Controller[];
   /** Aborted on SIGTERM/SIGINT. */
   readonly shutdown: AbortSignal;
-  /** Leader identity. @default - $POD_NAME, else `<hostname>_<pid>` */
+  /** Leader identity. @default - `<$POD_NAME or hostname>_<random uuid>` */
   readonly identity?: string;
 }
 
