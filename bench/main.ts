@@ -1,6 +1,7 @@
 // `npm run bench`: runs every benchmark module in this list, one after the other.
 // Each module exports `run(): Promise<void>` that prints a table and writes bench/results/<name>.json.
 import * as backup from './backup.js';
+import * as membership from './membership.js';
 import * as restore from './restore.js';
 import * as synth from './synth.js';
 
@@ -12,6 +13,7 @@ const benches: Array<[string, BenchModule]> = [
   ['synth', synth],
   ['backup', backup],
   ['restore', restore],
+  ['membership', membership],
 ];
 
 const wanted = process.argv.slice(2);

@@ -1,0 +1,224 @@
+// Membership speed on the local Kubernetes, beside the floor measured in the same run: the same etcd build
+// started and joined by hand with etcdctl (`member add --learner`, start, `member promote`), no Kubernetes.
+// Cases: apply a size-3 and a size-5 cluster → Ready; per-member scale-up (3 → 5, halved); replace a dead member
+// (its Pod and PVC deleted → a new member, Ready); controller RSS. Medians over 3 runs; a table on stdout, JSON
+// in bench/results/membership.json. `npm run bench membership`.
+import { execFile } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { etcdBinary, etcdVersions } from '../test/env/binaries.js';
+import { type Environment, startEnvironment } from '../test/env/environment.js';
+import { waitFor } from '../test/env/wait.js';
+import {
+  type ControllerProcesses,
+  type ControllerRun,
+  controllerProcesses,
+} from '../test/integration/helpers/membership-controller.js';
+import { createTestCluster, type TestCluster } from '../test/integration/helpers/membership-etcd.js';
+import {
+  type ClusterHandle,
+  createClusterHandle,
+  prepareNamespace,
+} from '../test/integration/helpers/membership-kube.js';
+
+const results = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bench', 'results');
+const RUNS = 3;
+const ns = 'bench-membership';
+const version = etcdVersions['3.6'];
+const execFileAsync = promisify(execFile);
+
+type Case = 'size 3 → Ready' | 'size 5 → Ready' | 'one member added' | 'dead member replaced';
+const CASES: Case[] = ['size 3 → Ready', 'size 5 → Ready', 'one member added', 'dead member replaced'];
+type Sample = Record<Case, number>;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+async function timed(action: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await action();
+  return performance.now() - start;
+}
+
+// ---- the floor: etcdctl by hand -------------------------------------------------------------------------------
+
+async function etcdctl(endpoint: string, args: string[]): Promise<string> {
+  const { stdout } = await execFileAsync(
+    etcdBinary(version, 'etcdctl'),
+    [`--endpoints=${endpoint}`, ...args],
+    {
+      env: { ETCDCTL_API: '3', PATH: process.env.PATH ?? '' },
+    },
+  );
+  return stdout;
+}
+
+/** Retries an etcdctl call the way an operator would by hand (etcd refuses some changes for a while). */
+async function retry(endpoint: string, args: string[]): Promise<string> {
+  return waitFor(() => etcdctl(endpoint, args), { what: `etcdctl ${args.join(' ')}`, timeoutMs: 60_000 });
+}
+
+async function healthy(cluster: TestCluster, name: string): Promise<void> {
+  const url = cluster.members.get(name)?.clientURL as string;
+  await retry(url, ['endpoint', 'health']);
+}
+
+/** Adds `name` as a learner, starts it, promotes it once caught up. */
+async function joinByHand(cluster: TestCluster, seed: string, name: string): Promise<void> {
+  const member = await cluster.reserve(name);
+  const seedURL = cluster.members.get(seed)?.clientURL as string;
+  const added = await retry(seedURL, [
+    'member',
+    'add',
+    name,
+    `--peer-urls=${member.peerURL}`,
+    '--learner',
+    '-w',
+    'json',
+  ]);
+  const id = BigInt((JSON.parse(added) as { member: { ID: number | string } }).member.ID).toString(16);
+  const names = [...cluster.members.keys()];
+  cluster.start(name, 'existing', names);
+  await retry(seedURL, ['member', 'promote', id]);
+  await healthy(cluster, name);
+}
+
+async function floorRun(): Promise<Sample> {
+  const cluster = await createTestCluster('3.6');
+  try {
+    const seedStart = performance.now();
+    await cluster.reserve('m0');
+    cluster.start('m0', 'new', ['m0'], 'floor');
+    await healthy(cluster, 'm0');
+    for (const name of ['m1', 'm2']) await joinByHand(cluster, 'm0', name);
+    const size3 = performance.now() - seedStart;
+    const twoMore = await timed(async () => {
+      for (const name of ['m3', 'm4']) await joinByHand(cluster, 'm0', name);
+    });
+    const replace = await timed(async () => {
+      await cluster.kill('m4');
+      const list = JSON.parse(
+        await etcdctl(cluster.members.get('m0')?.clientURL as string, ['member', 'list', '-w', 'json']),
+      ) as {
+        members: Array<{ ID: number | string; name: string }>;
+      };
+      const dead = list.members.find((member) => member.name === 'm4');
+      await retry(cluster.members.get('m0')?.clientURL as string, [
+        'member',
+        'remove',
+        BigInt(dead?.ID ?? 0).toString(16),
+      ]);
+      await joinByHand(cluster, 'm0', 'm5');
+    });
+    return {
+      'size 3 → Ready': size3,
+      // A size-5 cluster by hand: seed plus four joins, as the controller does it.
+      'size 5 → Ready': size3 + twoMore,
+      'one member added': twoMore / 2,
+      'dead member replaced': replace,
+    };
+  } finally {
+    await cluster.stop();
+  }
+}
+
+// ---- ours: the controller on the local Kubernetes --------------------------------------------------------------
+
+async function ourRun(env: Environment, index: number): Promise<Sample> {
+  const spec = {
+    version,
+    persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete', whenScaled: 'Delete' },
+  };
+  const three = await createClusterHandle(env, ns, `three-${index}`);
+  const size3 = await timed(async () => {
+    await three.apply({ ...spec, size: 3 });
+    await three.readyAt(3);
+  });
+  const twoMore = await timed(async () => {
+    await three.scale(5);
+    await three.readyAt(5);
+  });
+  const replace = await timed(() => replaceDeadMember(env, three));
+  await env.kubectl(['delete', 'etcdcluster', three.name, '-n', ns, '--wait=true', '--timeout=120s']);
+  const five = await createClusterHandle(env, ns, `five-${index}`);
+  const size5 = await timed(async () => {
+    await five.apply({ ...spec, size: 5 });
+    await five.readyAt(5);
+  });
+  await env.kubectl(['delete', 'etcdcluster', five.name, '-n', ns, '--wait=true', '--timeout=120s']);
+  return {
+    'size 3 → Ready': size3,
+    'size 5 → Ready': size5,
+    'one member added': twoMore / 2,
+    'dead member replaced': replace,
+  };
+}
+
+/** Deletes the highest member's PVC and Pod (its data is gone) and waits until a new member took its place. */
+async function replaceDeadMember(env: Environment, cluster: ClusterHandle): Promise<void> {
+  const core = env.kubeConfig.makeApiClient(CoreV1Api);
+  const victim = `${cluster.name}-4`;
+  await core.deleteNamespacedPersistentVolumeClaim({ namespace: ns, name: `${victim}-data` });
+  await core.deleteNamespacedPod({ namespace: ns, name: victim });
+  await waitFor(async () => !(await cluster.membership()).etcd.includes(victim), {
+    what: `${victim} removed`,
+    timeoutMs: 180_000,
+    intervalMs: 200,
+  });
+  await cluster.readyAt(5);
+}
+
+async function controllerRss(controllers: ControllerProcesses, controller: ControllerRun): Promise<number> {
+  return ((await controllers.metric(controller, 'process_resident_memory_bytes', {})) ?? 0) / 2 ** 20;
+}
+
+export async function run(): Promise<void> {
+  const env = await startEnvironment({ agent: true, agentOptions: { backoff: { baseMs: 1_000 } } });
+  const controllers = await controllerProcesses({ kubeconfigPath: env.kubeconfigPath, namespace: ns });
+  const ours: Sample[] = [];
+  const floor: Sample[] = [];
+  const rss: number[] = [];
+  try {
+    await prepareNamespace(env, ns);
+    const controller = await controllers.start();
+    for (let index = 0; index < RUNS; index += 1) {
+      ours.push(await ourRun(env, index));
+      rss.push(await controllerRss(controllers, controller));
+      floor.push(await floorRun());
+    }
+  } finally {
+    await controllers.stop();
+    await env.stop();
+  }
+  const rows = CASES.map((name) => {
+    const oursMs = median(ours.map((sample) => sample[name]));
+    const floorMs = median(floor.map((sample) => sample[name]));
+    return { case: name, runs: RUNS, oursMs, floorMs, ratio: oursMs / floorMs };
+  });
+  const rssMiB = median(rss);
+  console.log(
+    `\nmembership (median of ${RUNS} runs, etcd ${version}; floor: the same etcd joined by hand with etcdctl)`,
+  );
+  console.log('case                   runs    ours s   floor s  ratio');
+  for (const r of rows) {
+    console.log(
+      `${r.case.padEnd(22)} ${String(r.runs).padStart(4)} ${(r.oursMs / 1000).toFixed(1).padStart(9)} ${(r.floorMs / 1000).toFixed(1).padStart(9)} ${r.ratio.toFixed(2).padStart(6)}`,
+    );
+  }
+  console.log(`controller RSS after each run (median): ${rssMiB.toFixed(0)} MiB`);
+  mkdirSync(results, { recursive: true });
+  const file = join(results, 'membership.json');
+  writeFileSync(
+    file,
+    `${JSON.stringify({ bench: 'membership', node: process.version, etcd: version, date: new Date().toISOString(), rows, controllerRssMiB: rssMiB, samples: { ours, floor, rssMiB: rss } }, null, 2)}\n`,
+  );
+  console.log(`wrote ${file}`);
+}
