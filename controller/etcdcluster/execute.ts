@@ -5,10 +5,11 @@ import { addLearner, isEtcdBusy, moveLeader, promoteMember, removeMember } from 
 import { deleteIgnoringNotFound, isAlreadyExists } from '../runtime/kube.js';
 import type { EtcdCluster } from './api.js';
 import type { CrashSwitch } from './crash-switch.js';
-import { buildMemberPod, buildMemberPvc } from './member-pod.js';
+import { buildMemberPvc } from './member-pod.js';
 import { peerURL, pvcName } from './names.js';
 import type { EtcdObservation } from './observe-etcd.js';
 import { REQUEUE } from './plan.js';
+import { podForAction } from './pod-for-action.js';
 import type { Action } from './types.js';
 
 export interface ExecuteContext {
@@ -63,7 +64,7 @@ async function createPod(
   context: ExecuteContext,
   action: Extract<Action, { kind: 'CreatePod' }>,
 ): Promise<Outcome> {
-  const pod = buildMemberPod(context.cluster, action);
+  const pod = podForAction(context.cluster, action);
   try {
     await context.core.createNamespacedPod({ namespace: pod.metadata?.namespace as string, body: pod });
   } catch (error) {

@@ -93,14 +93,22 @@ function memberView(
 /**
  * Asks every endpoint for Status, reads the member list (from the leader when there is one) and judges each
  * member. `memberOf` maps a peer URL to our member name. `undefined` when no member answered.
+ *
+ * `knownClusterId` (`status.clusterID`) pins the cluster: a member answering with another cluster id is an
+ * impostor even when impostors outnumber the members that answer (a wiped seed restarted with `new` forms a
+ * one-member cluster of its own; without the pin, a 1-to-1 tie could make the impostor "the cluster" and every
+ * real member a stray Pod). Without it (a new cluster, or an in-place restore seeding a new cluster id), the
+ * most common cluster id wins.
  */
 export async function observeEtcd(
   endpoints: readonly MemberEndpoint[],
   memberOf: (peerURL: string) => string | undefined,
+  knownClusterId?: string,
 ): Promise<EtcdObservation | undefined> {
   const answers = await askAll(endpoints);
-  const clusterId = mostCommon(answers.map((answer) => answer.status.clusterId));
-  if (clusterId === undefined) return undefined;
+  const clusterId = knownClusterId ?? mostCommon(answers.map((answer) => answer.status.clusterId));
+  if (clusterId === undefined || !answers.some((answer) => answer.status.clusterId === clusterId))
+    return undefined;
   const sameCluster = answers.filter((answer) => answer.status.clusterId === clusterId);
   const leaderId = mostCommon(sameCluster.map((answer) => answer.status.leaderId).filter((id) => id !== '0'));
   const list = await readMembers(sameCluster, leaderId);

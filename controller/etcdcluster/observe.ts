@@ -54,7 +54,12 @@ export async function observe(core: CoreV1Api, cluster: EtcdCluster): Promise<Ob
     );
   const etcd =
     endpoints.length > 0
-      ? await observeEtcd(endpoints, (url) => memberFromPeerURL(name, namespace, url))
+      ? await observeEtcd(
+          endpoints,
+          (url) => memberFromPeerURL(name, namespace, url),
+          // An in-place restore seeds a new cluster id: only pin the recorded one outside a restore.
+          cluster.status?.restore ? undefined : cluster.status?.clusterID,
+        )
       : undefined;
   return { cluster, pods: pods.items, pvcs: pvcs.items, etcd };
 }

@@ -81,12 +81,10 @@ export async function controllerProcesses(options: {
         timeoutMs: 30_000,
         intervalMs: 200,
         // A crash switch may fire before the first readiness probe: that is a ready process too.
-        abortIf: () =>
-          process.exitStatus() && !startOptions.crashAfter
-            ? `${process.exitStatus()}: ${process.logTail(20)}`
-            : undefined,
+        abortIf: () => process.exitStatus(),
       }).catch((error: unknown) => {
-        if (!startOptions.crashAfter || !process.exitStatus()) throw error;
+        if (startOptions.crashAfter && process.exitStatus()) return;
+        throw new Error(`${(error as Error).message}\n${process.logTail(30)}`);
       });
       return { process, metricsURL: `http://127.0.0.1:${metricsPort}/metrics` };
     },

@@ -2,7 +2,7 @@
 // peer and client Services (the constructs make these; the tests make only what they need), apply/read/wait,
 // and the membership as etcd, Pods and PVCs each see it.
 import { CoreV1Api, CustomObjectsApi, type V1Pod } from '@kubernetes/client-node';
-import { etcdClusterCrd } from '../../../constructs/api/crds.js';
+import { etcdClusterCrd, etcdRestoreCrd } from '../../../constructs/api/crds.js';
 import { listMembers } from '../../../controller/etcd/members.js';
 import type { EtcdCluster } from '../../../controller/etcdcluster/api.js';
 import { clientURL, memberFromPeerURL } from '../../../controller/etcdcluster/names.js';
@@ -15,15 +15,12 @@ export const memberLabels = (cluster: string) => ({
   'app.kubernetes.io/component': 'member',
 });
 
-/** The CRD (once per environment) and a namespace. */
+/** The CRDs (the controller watches both kinds) and a namespace. */
 export async function prepareNamespace(env: Environment, namespace: string): Promise<void> {
-  await env.kubectl(['apply', '--server-side', '-f', '-'], { input: JSON.stringify(etcdClusterCrd()) });
-  await env.kubectl([
-    'wait',
-    '--for=condition=Established',
-    'crd/etcdclusters.etcd.gitops.dev',
-    '--timeout=60s',
-  ]);
+  for (const crd of [etcdClusterCrd(), etcdRestoreCrd()]) {
+    await env.kubectl(['apply', '--server-side', '-f', '-'], { input: JSON.stringify(crd) });
+    await env.kubectl(['wait', '--for=condition=Established', `crd/${crd.metadata.name}`, '--timeout=60s']);
+  }
   await env.createNamespace(namespace);
 }
 
@@ -96,7 +93,7 @@ export async function createClusterHandle(
     namespace,
     clientURL: `http://${name}-client.${namespace}.svc:2379`,
     async apply(spec) {
-      await env.kubectl(['apply', '--server-side', '--field-manager=git', '-f', '-'], {
+      await env.kubectl(['apply', '--server-side', '--force-conflicts', '--field-manager=git', '-f', '-'], {
         input: JSON.stringify({
           apiVersion: 'etcd.gitops.dev/v1alpha1',
           kind: 'EtcdCluster',

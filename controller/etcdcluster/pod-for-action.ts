@@ -1,0 +1,16 @@
+// The Pod a `CreatePod` action makes (pure): the member Pod of its moment, and for the seed of a cluster with
+// `spec.bootstrap.backup` that never had a cluster id, the `restore fetch` init container first
+// (docs/design/restore.md, "A new cluster from a backup"; the container itself belongs to controller/restore).
+import type { V1Pod } from '@kubernetes/client-node';
+import { withBootstrapRestore } from '../restore/seed-init-container.js';
+import type { EtcdCluster } from './api.js';
+import { buildMemberPod } from './member-pod.js';
+import { peerURL } from './names.js';
+import type { Action } from './types.js';
+
+export function podForAction(cluster: EtcdCluster, action: Extract<Action, { kind: 'CreatePod' }>): V1Pod {
+  const { name, namespace } = cluster.metadata as { name: string; namespace: string };
+  return withBootstrapRestore(cluster, buildMemberPod(cluster, action), action, {
+    peerURL: peerURL(name, namespace, action.member),
+  });
+}

@@ -1,0 +1,73 @@
+// The Pod of a CreatePod action: a cluster bootstrapped from a backup gets `restore fetch` on its seed only,
+// and only before the cluster ever had an id.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { EtcdCluster } from '../../../controller/etcdcluster/api.js';
+import { podForAction } from '../../../controller/etcdcluster/pod-for-action.js';
+import type { Action } from '../../../controller/etcdcluster/types.js';
+
+type CreatePod = Extract<Action, { kind: 'CreatePod' }>;
+
+const backup = { bucket: 'backups', key: 'ns/main/20260101T000000Z-rev42.db', credentialsSecretName: 's3' };
+const cluster = (over: Partial<EtcdCluster> = {}): EtcdCluster => ({
+  apiVersion: 'etcd.gitops.dev/v1alpha1',
+  kind: 'EtcdCluster',
+  metadata: { name: 'main', namespace: 'ns', uid: 'u-1' },
+  spec: { size: 3, version: '3.6.16', bootstrap: { backup } },
+  ...over,
+});
+const seed: CreatePod = {
+  kind: 'CreatePod',
+  member: 'main-0',
+  reason: 'seed',
+  state: 'new',
+  initialCluster: ['main-0'],
+  token: 'main-u-1-abcdef',
+};
+const join: CreatePod = {
+  kind: 'CreatePod',
+  member: 'main-1',
+  reason: 'join',
+  state: 'existing',
+  initialCluster: ['main-0', 'main-1'],
+};
+
+describe('podForAction', () => {
+  test('GIVEN spec.bootstrap.backup and no cluster id WHEN the seed Pod is made THEN restore fetch of our image runs first with the seed’s name, peer URL and token', () => {
+    const pod = podForAction(cluster(), seed);
+    const init = pod.spec?.initContainers ?? [];
+    assert.equal(init.length, 1);
+    assert.equal(init[0]?.name, 'restore');
+    assert.match(init[0]?.image ?? '', /^ghcr\.io\/etcd-gitops\/etcd-gitops:/);
+    assert.deepEqual(init[0]?.command, ['/app/bin/etcd-gitops']);
+    assert.deepEqual(init[0]?.args?.slice(0, 2), ['restore', 'fetch']);
+    for (const arg of [
+      `--key=${backup.key}`,
+      '--etcd-version=3.6.16',
+      '--data-dir=/var/lib/etcd/data',
+      '--name=main-0',
+      '--initial-advertise-peer-urls=http://main-0.main-peer.ns.svc:2380',
+      '--initial-cluster-token=main-u-1-abcdef',
+    ]) {
+      assert.ok(init[0]?.args?.includes(arg), `${arg} in ${init[0]?.args?.join(' ')}`);
+    }
+    assert.deepEqual(init[0]?.volumeMounts, [{ name: 'data', mountPath: '/var/lib/etcd' }]);
+    assert.equal(pod.spec?.containers[0]?.name, 'etcd');
+  });
+
+  test('fails when a joining member would restore: a joiner never gets the init container', () => {
+    assert.equal(podForAction(cluster(), join).spec?.initContainers, undefined);
+  });
+
+  test('fails when a seed recreated after the cluster had an id would restore again', () => {
+    assert.equal(
+      podForAction(cluster({ status: { clusterID: '42' } }), seed).spec?.initContainers,
+      undefined,
+    );
+  });
+
+  test('GIVEN no spec.bootstrap WHEN the seed Pod is made THEN no init container', () => {
+    const plain = cluster({ spec: { size: 3, version: '3.6.16' } });
+    assert.equal(podForAction(plain, seed).spec?.initContainers, undefined);
+  });
+});
