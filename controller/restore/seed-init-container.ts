@@ -67,3 +67,38 @@ export function withRestoreInitContainer(pod: V1Pod, seed: SeedRestore): V1Pod {
     spec: { ...spec, initContainers: [restoreInitContainer(seed), ...(spec.initContainers ?? [])] },
   };
 }
+
+/** The seed moment of the membership planner (`CreatePod`, reason `seed`). */
+export interface SeedMoment {
+  readonly member: string;
+  readonly reason: string;
+  readonly token?: string;
+}
+
+/**
+ * The membership seed Pod of a cluster with `spec.bootstrap.backup` (docs/design/restore.md, "A new cluster from a
+ * backup"): `pod` with the `restore fetch` init container, only for the seed (`reason: 'seed'`) and only before
+ * the cluster ever had an id (`status.clusterID`); every other Pod is returned unchanged. A recreated seed whose
+ * data dir exists is safe either way: the command skips a data dir that holds `member/`.
+ */
+export function withBootstrapRestore(
+  cluster: {
+    readonly metadata: { readonly name?: string; readonly namespace?: string };
+    readonly spec: { readonly version: string; readonly bootstrap?: { readonly backup?: S3Location } };
+    readonly status?: { readonly clusterID?: string };
+  },
+  pod: V1Pod,
+  moment: SeedMoment,
+  options: { readonly peerURL: string; readonly image?: string },
+): V1Pod {
+  const backup = cluster.spec.bootstrap?.backup;
+  if (!backup || moment.reason !== 'seed' || cluster.status?.clusterID) return pod;
+  return withRestoreInitContainer(pod, {
+    location: backup,
+    clusterVersion: cluster.spec.version,
+    member: moment.member,
+    peerURL: options.peerURL,
+    token: moment.token ?? '',
+    ...(options.image ? { image: options.image } : {}),
+  });
+}
