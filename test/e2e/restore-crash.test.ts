@@ -113,6 +113,15 @@ describe('in-place restore survives the controller being killed between steps (l
     await objects().readyAt(name, 3, whileRunning(first));
     const client = new Etcd3({ hosts: [clientURL] });
     try {
+      // The client Service's name resolves once the agent published its address.
+      await waitFor(
+        () =>
+          client
+            .get('none')
+            .string()
+            .then(() => true),
+        { what: `${clientURL} to answer` },
+      );
       for (let i = 0; i < 100; i++) await client.put(`before/${i}`).value(`v${i}`);
       await backupNow(env, ns, `${name}-backup`, 'backup-1');
       const stored = await keys(s3, bucket);
