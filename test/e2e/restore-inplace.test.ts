@@ -1,5 +1,6 @@
 // In-place disaster recovery on the local Kubernetes with MinIO: a 3-member cluster (real etcd member Pods run by
-// the node agent) is backed up, written to again, loses a majority of its members with their data; a corrupt
+// the node agent; cluster, Services and backup CronJob synthesized by our constructs) is backed up by a Job from its
+// CronJob, written to again, loses a majority of its members with their data; a corrupt
 // backup is refused before any Pod or PVC changes; a good EtcdRestore brings the cluster back Ready at its
 // declared size with exactly the keys of the backup. Both reconcilers are driven in-process, level-triggered.
 import assert from 'node:assert/strict';
@@ -23,25 +24,18 @@ import type { Reconciler } from '../../controller/runtime/types.js';
 import { etcdVersions } from '../env/binaries.js';
 import { type Environment, startEnvironment } from '../env/environment.js';
 import { waitFor } from '../env/wait.js';
+import { createBucket, minioClient } from '../integration/helpers/backup-cli.js';
 import {
-  awsEnv,
-  createBucket,
-  failureReason,
-  minioClient,
-  runBackupCli,
-  s3Args,
-} from '../integration/helpers/backup-cli.js';
-import { makeToolsDir, ourImageWithTools } from '../integration/helpers/restore-kube.js';
-import { download, metadataOf } from '../integration/helpers/s3-objects.js';
+  backupNow,
+  clusterApp,
+  makeToolsDir,
+  ourImageWithTools,
+} from '../integration/helpers/restore-kube.js';
+import { download, keys, metadataOf } from '../integration/helpers/s3-objects.js';
 
 const ns = 'restore-inplace';
 const name = 'demo';
 const version = etcdVersions['3.6'];
-const labels = {
-  'app.kubernetes.io/name': 'etcd',
-  'app.kubernetes.io/instance': name,
-  'app.kubernetes.io/component': 'member',
-};
 const clientURL = `http://${name}-client.${ns}.svc:2379`;
 
 describe('in-place restore after quorum loss (local Kubernetes, MinIO)', () => {
@@ -158,25 +152,6 @@ describe('in-place restore after quorum loss (local Kubernetes, MinIO)', () => {
       await env.kubectl(['wait', '--for=condition=Established', `crd/${crd.metadata.name}`, '--timeout=60s']);
     }
     await env.createNamespace(ns);
-    await core().createNamespacedService({
-      namespace: ns,
-      body: {
-        metadata: { name: `${name}-peer` },
-        spec: {
-          clusterIP: 'None',
-          publishNotReadyAddresses: true,
-          selector: labels,
-          ports: [{ name: 'peer', port: 2380 }],
-        },
-      },
-    });
-    await core().createNamespacedService({
-      namespace: ns,
-      body: {
-        metadata: { name: `${name}-client` },
-        spec: { selector: labels, ports: [{ name: 'client', port: 2379 }] },
-      },
-    });
     await core().createNamespacedSecret({
       namespace: ns,
       body: {
@@ -195,31 +170,36 @@ describe('in-place restore after quorum loss (local Kubernetes, MinIO)', () => {
     if (tools) await rm(tools, { recursive: true, force: true });
   });
 
-  test('GIVEN a Ready 3-member cluster with keys WHEN backed up and written to again THEN the backup holds the first keys', async () => {
+  test('GIVEN a Ready 3-member cluster with keys WHEN a Job from its CronJob backs it up and it is written to again THEN the backup holds the first keys', async () => {
+    // The user's cdk8s app (cluster, Services, backup CronJob), synthesized by our constructs.
     await env.kubectl(['apply', '--server-side', '-f', '-'], {
-      input: JSON.stringify({
-        apiVersion: 'etcd.gitops.dev/v1alpha1',
-        kind: 'EtcdCluster',
-        metadata: { name, namespace: ns },
-        spec: { size: 3, version },
+      input: clusterApp({
+        namespace: ns,
+        name,
+        version,
+        size: 3,
+        bucket,
+        minio: env.minio!,
+        credentialsSecretName: 's3',
       }),
     });
     await readyAt(3);
     const client = new Etcd3({ hosts: [clientURL] });
     try {
-      for (let i = 0; i < 100; i++) await client.put(`before/${i}`).value(`v${i}`);
-      const saved = await runBackupCli(
-        [
-          'save',
-          `--endpoints=${clientURL}`,
-          `--namespace=${ns}`,
-          `--cluster=${name}`,
-          ...s3Args(env.minio!, bucket),
-        ],
-        awsEnv(env.minio!),
+      // The client Service's name resolves once the agent published its address.
+      await waitFor(
+        () =>
+          client
+            .get('none')
+            .string()
+            .then(() => true),
+        { what: `${clientURL} to answer` },
       );
-      assert.equal(saved.code, 0, failureReason(saved));
-      backupKey = (JSON.parse(saved.stdout) as { key: string }).key;
+      for (let i = 0; i < 100; i++) await client.put(`before/${i}`).value(`v${i}`);
+      await backupNow(env, ns, `${name}-backup`, 'backup-1');
+      const stored = await keys(s3, bucket);
+      assert.equal(stored.length, 1, stored.join(', '));
+      backupKey = stored[0]!;
       for (let i = 0; i < 50; i++) await client.put(`after/${i}`).value(`w${i}`);
     } finally {
       client.close();
