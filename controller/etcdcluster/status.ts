@@ -1,11 +1,10 @@
 // The status the controller writes after each pass (pure): conditions with reasons, members, counts.
 import { type AbandonedData, abandonedMessage, RESTORE_ABANDONED_REASON } from '../etcdrestore/abandoned.js';
-import type { Condition, EtcdCluster, EtcdClusterStatus, MemberStatus } from './api.js';
+import { type ConditionInput, withTransitions } from '../status/conditions.js';
+import type { EtcdCluster, EtcdClusterStatus, MemberStatus } from './api.js';
 import { clientURL, memberSelector, peerURL } from './names.js';
 import type { EtcdObservation } from './observe-etcd.js';
 import type { Action } from './types.js';
-
-type ConditionInput = Pick<Condition, 'type' | 'status' | 'reason' | 'message'>;
 
 /** The reason `Progressing` gives for each in-flight action. */
 function progressReason(action: Action): string | undefined {
@@ -139,20 +138,6 @@ function conditionsFor(
         }
       : { type: 'Stalled', status: 'False', reason: 'AsExpected', message: 'progress is possible' },
   ];
-}
-
-/** Keeps `lastTransitionTime` of a condition whose status did not change. */
-function withTransitions(
-  next: ConditionInput[],
-  previous: readonly Condition[],
-  generation: number,
-  now: string,
-): Condition[] {
-  return next.map((condition) => {
-    const before = previous.find((old) => old.type === condition.type);
-    const lastTransitionTime = before && before.status === condition.status ? before.lastTransitionTime : now;
-    return { ...condition, observedGeneration: generation, lastTransitionTime };
-  });
 }
 
 function memberStatuses(cluster: EtcdCluster, observation: EtcdObservation): MemberStatus[] {

@@ -1,6 +1,8 @@
 // The EtcdRestore status after a pass (pure): phase, conditions with reasons (plus kstatus Reconciling/Stalled),
 // the verified key and revision, timestamps. `undefined` when nothing changes (Done).
-import type { Condition, EtcdRestore, EtcdRestoreStatus } from './api.js';
+
+import { type ConditionInput, withTransitions } from '../status/conditions.js';
+import type { EtcdRestore, EtcdRestoreStatus } from './api.js';
 import type { RestoreAction, RestorePhase } from './types.js';
 
 /** What the executor reports back for status and Events. */
@@ -20,8 +22,6 @@ export interface RestoreOutcome {
     readonly message: string;
   };
 }
-
-type ConditionInput = Pick<Condition, 'type' | 'status' | 'reason' | 'message'>;
 
 interface Summary {
   readonly phase: RestorePhase;
@@ -120,19 +120,6 @@ function conditions(summary: Summary): ConditionInput[] {
     { ...progressing, type: 'Reconciling' },
     { type: 'Stalled', status: failed ? 'True' : 'False', reason: failed ? reason : 'AsExpected', message },
   ];
-}
-
-function withTransitions(
-  next: ConditionInput[],
-  previous: readonly Condition[],
-  generation: number,
-  now: string,
-): Condition[] {
-  return next.map((condition) => {
-    const before = previous.find((old) => old.type === condition.type);
-    const lastTransitionTime = before && before.status === condition.status ? before.lastTransitionTime : now;
-    return { ...condition, observedGeneration: generation, lastTransitionTime };
-  });
 }
 
 export function buildRestoreStatus(
