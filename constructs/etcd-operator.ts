@@ -196,7 +196,12 @@ export class EtcdOperator extends Construct {
                   `--metrics-bind-address=:${METRICS_PORT}`,
                   `--health-probe-bind-address=:${HEALTH_PORT}`,
                 ],
-                env: [fieldEnv('POD_NAME', 'metadata.name'), fieldEnv('POD_NAMESPACE', 'metadata.namespace')],
+                env: [
+                  fieldEnv('POD_NAME', 'metadata.name'),
+                  fieldEnv('POD_NAMESPACE', 'metadata.namespace'),
+                  // the controller gives the seed's `restore fetch` init container its own image
+                  { name: 'ETCD_GITOPS_IMAGE', value: image },
+                ],
                 ports: [
                   { name: 'metrics', containerPort: METRICS_PORT, protocol: 'TCP' },
                   { name: 'health', containerPort: HEALTH_PORT, protocol: 'TCP' },

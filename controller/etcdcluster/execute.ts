@@ -18,6 +18,8 @@ export interface ExecuteContext {
   readonly etcd: EtcdObservation | undefined;
   readonly log: Logger;
   readonly crash: CrashSwitch;
+  /** Our image, for the `restore fetch` init container of a seed bootstrapped from a backup. */
+  readonly image: string;
 }
 
 /** What happened, for Events, metrics and the requeue. */
@@ -64,7 +66,7 @@ async function createPod(
   context: ExecuteContext,
   action: Extract<Action, { kind: 'CreatePod' }>,
 ): Promise<Outcome> {
-  const pod = podForAction(context.cluster, action);
+  const pod = podForAction(context.cluster, action, context.image);
   try {
     await context.core.createNamespacedPod({ namespace: pod.metadata?.namespace as string, body: pod });
   } catch (error) {

@@ -8,9 +8,14 @@ import { buildMemberPod } from './member-pod.js';
 import { peerURL } from './names.js';
 import type { Action } from './types.js';
 
-export function podForAction(cluster: EtcdCluster, action: Extract<Action, { kind: 'CreatePod' }>): V1Pod {
+export function podForAction(
+  cluster: EtcdCluster,
+  action: Extract<Action, { kind: 'CreatePod' }>,
+  image: string,
+): V1Pod {
   const { name, namespace } = cluster.metadata as { name: string; namespace: string };
   return withBootstrapRestore(cluster, buildMemberPod(cluster, action), action, {
     peerURL: peerURL(name, namespace, action.member),
+    image,
   });
 }

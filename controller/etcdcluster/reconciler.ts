@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { abandonedData } from '../etcdrestore/abandoned.js';
+import { operatorImage } from '../restore/seed-init-container.js';
 import { patchStatus } from '../runtime/kube.js';
 import type { ObjectKey, ReconcileResult, Reconciler, ReconcilerDeps } from '../runtime/types.js';
 import { type CrashSwitch, crashSwitchFromEnv } from './crash-switch.js';
@@ -18,6 +19,7 @@ const RESOURCE = { group: GROUP, version: VERSION, plural: PLURAL };
 export class EtcdClusterReconciler implements Reconciler {
   private readonly core: CoreV1Api;
   private readonly crash: CrashSwitch;
+  private readonly image = operatorImage();
 
   constructor(private readonly deps: ReconcilerDeps) {
     this.core = deps.kubeConfig.makeApiClient(CoreV1Api);
@@ -41,6 +43,7 @@ export class EtcdClusterReconciler implements Reconciler {
       etcd: observed.etcd,
       log,
       crash: this.crash,
+      image: this.image,
     });
     await this.report(key, observed, action, outcome);
     return { requeueAfterMs: outcome.requeueAfterMs };

@@ -2,9 +2,9 @@
 // Event, requeue. The algorithm is in docs/design/restore.md and plan.ts.
 import { randomBytes } from 'node:crypto';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { DEFAULT_OPERATOR_IMAGE } from '../../constructs/version.js';
 import { crashSwitchFromEnv } from '../etcdcluster/crash-switch.js';
 import { GROUP, VERSION } from '../etcdcluster/names.js';
+import { operatorImage } from '../restore/seed-init-container.js';
 import { patchStatus } from '../runtime/kube.js';
 import type { ObjectKey, ReconcileResult, Reconciler, ReconcilerDeps } from '../runtime/types.js';
 import { RESTORE_KIND, RESTORE_PLURAL } from './api.js';
@@ -32,7 +32,7 @@ export class EtcdRestoreReconciler implements Reconciler {
     options: RestoreReconcilerOptions = {},
   ) {
     this.core = deps.kubeConfig.makeApiClient(CoreV1Api);
-    this.image = options.image ?? process.env.ETCD_GITOPS_IMAGE ?? DEFAULT_OPERATOR_IMAGE;
+    this.image = options.image ?? operatorImage();
   }
 
   async reconcile(key: ObjectKey, signal: AbortSignal): Promise<ReconcileResult> {

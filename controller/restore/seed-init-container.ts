@@ -7,6 +7,15 @@ import { DATA_DIR, DATA_MOUNT_PATH } from '../etcdcluster/member-pod.js';
 
 export const RESTORE_INIT_CONTAINER = 'restore';
 
+/**
+ * The image the controller runs from, for the init containers it adds: `$ETCD_GITOPS_IMAGE` (the operator
+ * construct sets it to the Deployment's own image, so a mirrored or pinned image is used everywhere), else
+ * the package's default.
+ */
+export function operatorImage(env: NodeJS.ProcessEnv = process.env): string {
+  return env.ETCD_GITOPS_IMAGE || DEFAULT_OPERATOR_IMAGE;
+}
+
 export interface SeedRestore {
   /** Where the backup is; `key` wins over `latestUnderPrefix` (an in-place restore passes the verified key). */
   readonly location: S3Location;

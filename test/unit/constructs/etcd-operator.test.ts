@@ -55,6 +55,17 @@ describe('EtcdOperator construct', () => {
     assert.ok(container.resources.requests.cpu && container.resources.limits.memory);
   });
 
+  it('GIVEN an image override THEN the controller runs it and hands the same image to the init containers it adds', () => {
+    const image = 'registry.example/mirror/etcd-gitops:0.1.0';
+    const [container] = only(operator({ image }), 'Deployment', 'etcd-gitops-controller').spec.template.spec
+      .containers;
+    assert.equal(container.image, image);
+    assert.deepEqual(
+      container.env.find((e: Manifest) => e.name === 'ETCD_GITOPS_IMAGE'),
+      { name: 'ETCD_GITOPS_IMAGE', value: image },
+    );
+  });
+
   it('GIVEN defaults THEN the ClusterRole has no wildcard and no Secret access, and only the verbs the controller uses', () => {
     const role = only(operator(), 'ClusterRole', 'etcd-gitops-controller');
     for (const rule of role.rules as Manifest[]) {

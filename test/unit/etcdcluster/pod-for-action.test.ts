@@ -5,6 +5,7 @@ import { describe, test } from 'node:test';
 import type { EtcdCluster } from '../../../controller/etcdcluster/api.js';
 import { podForAction } from '../../../controller/etcdcluster/pod-for-action.js';
 import type { Action } from '../../../controller/etcdcluster/types.js';
+import { operatorImage } from '../../../controller/restore/seed-init-container.js';
 
 type CreatePod = Extract<Action, { kind: 'CreatePod' }>;
 
@@ -32,13 +33,15 @@ const join: CreatePod = {
   initialCluster: ['main-0', 'main-1'],
 };
 
+const image = 'registry.example/mirror/etcd-gitops:0.1.0';
+
 describe('podForAction', () => {
-  test('GIVEN spec.bootstrap.backup and no cluster id WHEN the seed Pod is made THEN restore fetch of our image runs first with the seed’s name, peer URL and token', () => {
-    const pod = podForAction(cluster(), seed);
+  test('GIVEN spec.bootstrap.backup and no cluster id WHEN the seed Pod is made THEN restore fetch of the controller’s own image runs first with the seed’s name, peer URL and token', () => {
+    const pod = podForAction(cluster(), seed, image);
     const init = pod.spec?.initContainers ?? [];
     assert.equal(init.length, 1);
     assert.equal(init[0]?.name, 'restore');
-    assert.match(init[0]?.image ?? '', /^ghcr\.io\/etcd-gitops\/etcd-gitops:/);
+    assert.equal(init[0]?.image, image);
     assert.deepEqual(init[0]?.command, ['/app/bin/etcd-gitops']);
     assert.deepEqual(init[0]?.args?.slice(0, 2), ['restore', 'fetch']);
     for (const arg of [
@@ -56,18 +59,23 @@ describe('podForAction', () => {
   });
 
   test('fails when a joining member would restore: a joiner never gets the init container', () => {
-    assert.equal(podForAction(cluster(), join).spec?.initContainers, undefined);
+    assert.equal(podForAction(cluster(), join, image).spec?.initContainers, undefined);
   });
 
   test('fails when a seed recreated after the cluster had an id would restore again', () => {
     assert.equal(
-      podForAction(cluster({ status: { clusterID: '42' } }), seed).spec?.initContainers,
+      podForAction(cluster({ status: { clusterID: '42' } }), seed, image).spec?.initContainers,
       undefined,
     );
   });
 
   test('GIVEN no spec.bootstrap WHEN the seed Pod is made THEN no init container', () => {
     const plain = cluster({ spec: { size: 3, version: '3.6.16' } });
-    assert.equal(podForAction(plain, seed).spec?.initContainers, undefined);
+    assert.equal(podForAction(plain, seed, image).spec?.initContainers, undefined);
+  });
+
+  test('GIVEN $ETCD_GITOPS_IMAGE WHEN the controller picks its image THEN it is used, else the package default', () => {
+    assert.equal(operatorImage({ ETCD_GITOPS_IMAGE: image }), image);
+    assert.match(operatorImage({}), /^ghcr\.io\/etcd-gitops\/etcd-gitops:/);
   });
 });
