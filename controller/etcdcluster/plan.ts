@@ -11,7 +11,7 @@ import {
   pvcOf,
 } from './plan-facts.js';
 import { checkSpec } from './spec-checks.js';
-import type { Action, EtcdMemberView, EtcdView, PlanInput } from './types.js';
+import type { Action, EtcdMemberView, EtcdView, PlanInput, PodView } from './types.js';
 
 /** Requeue delays of the waits, in milliseconds. */
 export const REQUEUE = { soon: 1_000, starting: 2_000, quorum: 5_000, steady: 30_000 } as const;
@@ -28,7 +28,7 @@ const wait = (reason: string, message: string, requeueAfterMs: number): Action =
  *  1. cluster being deleted → Wait;  2. paused → Paused (restore lock `Restoring` → Wait);  3. refused spec → Refuse;
  *  4. a member Pod terminating → Wait;
  *  5. no member answers → seed (CreatePVC, then CreatePod `new`), recreate a known member's Pod, wait for the
- *     seed, or ReportQuorumLost;
+ *     seed (Degraded `BootstrapRestoreFailed` while its `restore fetch` fails), or ReportQuorumLost;
  *  6. a member in etcd without Pod: PVC → CreatePod; never started → CreatePVC (resume of an add);
  *  7. quorum lost → ReportQuorumLost;
  *  8. Pod without member → DeletePod; PVC without member or Pod and whenScaled Delete → DeletePVC;
@@ -66,6 +66,8 @@ function planWithoutEtcd(input: PlanInput): Action {
   const { cluster } = input;
   const known = [...cluster.knownMembers].sort((a, b) => indexOf(cluster.name, a) - indexOf(cluster.name, b));
   if (known.length === 0) {
+    const failed = input.pods.find((pod) => pod.restoreFailure);
+    if (failed) return bootstrapRestoreFailed(failed);
     if (input.pods.length > 0)
       return wait('SeedStarting', 'waiting for the seed member to answer', REQUEUE.starting);
     return seed(input);
@@ -84,6 +86,17 @@ function planWithoutEtcd(input: PlanInput): Action {
     return wait('MembersStarting', 'waiting for member Pods to start', REQUEUE.starting);
   }
   return { kind: 'ReportQuorumLost', message: `no member of ${known.length} answers` };
+}
+
+/** Step 5.4: the seed's `restore fetch` failed; the kubelet retries it, nothing else is done (Degraded). */
+function bootstrapRestoreFailed(pod: PodView): Action {
+  return {
+    kind: 'Wait',
+    reason: 'BootstrapRestoreFailed',
+    message: `the seed ${pod.name} could not restore spec.bootstrap.backup: ${pod.restoreFailure}; it is retried, the seed's PVC is kept`,
+    requeueAfterMs: REQUEUE.quorum,
+    degraded: true,
+  };
 }
 
 /** Step 5.1/5.2: a new seed PVC with a fresh token, or the seed Pod from the token on its PVC. */

@@ -61,6 +61,8 @@ export class EtcdClusterReconciler implements Reconciler {
       await this.deps.events.event(subject, 'Normal', outcome.event.reason, outcome.event.message);
     if (action.kind === 'Refuse')
       await this.deps.events.event(subject, 'Warning', 'InvalidSpec', describeAction(action));
+    if (action.kind === 'Wait' && action.degraded)
+      await this.deps.events.event(subject, 'Warning', action.reason, action.message);
     if (action.kind === 'ReportQuorumLost') {
       await this.deps.events.event(subject, 'Warning', 'QuorumLost', describeAction(action));
     }

@@ -62,6 +62,9 @@ function degraded(
   if (action.kind === 'ReportQuorumLost') {
     return { type: 'Degraded', status: 'True', reason: 'QuorumLost', message: action.message };
   }
+  if (action.kind === 'Wait' && action.degraded) {
+    return { type: 'Degraded', status: 'True', reason: action.reason, message: action.message };
+  }
   const dead = action.kind === 'RemoveMember' && action.reason === 'dead';
   const unhealthy = observation?.view.members.filter((member) => !member.healthy).length ?? 0;
   if (dead || unhealthy > 0) {

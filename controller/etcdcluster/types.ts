@@ -39,6 +39,8 @@ export interface PodView {
   readonly ephemeral: boolean;
   /** The etcd version of the Pod's image (annotation `etcd.gitops.dev/version`). */
   readonly version?: string;
+  /** Its `restore` init container (a seed from a backup) last exited with an error: why, in one line. */
+  readonly restoreFailure?: string;
 }
 
 /** A member PVC. */
@@ -97,6 +99,8 @@ export type Action =
       readonly reason: string;
       readonly message: string;
       readonly requeueAfterMs: number;
+      /** Something is wrong that waiting alone may not fix: `Degraded=True` with this reason, a Warning Event. */
+      readonly degraded?: true;
     }
   | { readonly kind: 'Paused' }
   | { readonly kind: 'Refuse'; readonly field: string; readonly value: string; readonly allowed: string }

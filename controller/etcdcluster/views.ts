@@ -5,6 +5,7 @@ import type {
   V1PersistentVolumeClaim,
   V1Pod,
 } from '@kubernetes/client-node';
+import { describeRestoreInitFailure, restoreInitFailure } from '../restore/init-failure.js';
 import type { EtcdCluster } from './api.js';
 import {
   ANNOTATION_CLUSTER_TOKEN,
@@ -74,6 +75,7 @@ export function toPodView(pod: V1Pod): PodView | undefined {
     (condition) => condition.type === 'Ready' && condition.status === 'True',
   );
   const version = pod.metadata?.annotations?.[ANNOTATION_VERSION];
+  const restoreFailure = restoreInitFailure(pod);
   return {
     name: pod.metadata?.name as string,
     member,
@@ -85,6 +87,7 @@ export function toPodView(pod: V1Pod): PodView | undefined {
       (volume) => volume.name === 'data' && volume.emptyDir !== undefined,
     ),
     ...(version ? { version } : {}),
+    ...(restoreFailure ? { restoreFailure: describeRestoreInitFailure(restoreFailure) } : {}),
   };
 }
 

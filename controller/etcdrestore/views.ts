@@ -4,7 +4,7 @@ import type { EtcdCluster } from '../etcdcluster/api.js';
 import { ANNOTATION_CLUSTER_TOKEN, MEMBER_LABEL } from '../etcdcluster/names.js';
 import type { EtcdObservation } from '../etcdcluster/observe-etcd.js';
 import { RETAINED_BY_RESTORE_LABEL } from '../etcdcluster/views.js';
-import { RESTORE_INIT_CONTAINER } from '../restore/seed-init-container.js';
+import { describeRestoreInitFailure, restoreInitFailure } from '../restore/init-failure.js';
 import { ABANDONED_BY_RESTORE_ANNOTATION } from './abandoned.js';
 import type { EtcdRestore, S3Location } from './api.js';
 import type {
@@ -59,11 +59,8 @@ export function toTargetView(cluster: EtcdCluster): TargetView {
 
 /** The last failure of the restore init container, when it exited with an error. */
 function initFailure(pod: V1Pod): string | undefined {
-  const status = pod.status?.initContainerStatuses?.find((init) => init.name === RESTORE_INIT_CONTAINER);
-  const terminated = status?.state?.terminated ?? status?.lastState?.terminated;
-  if (!terminated || terminated.exitCode === 0) return undefined;
-  const detail = terminated.message ?? terminated.reason ?? '';
-  return `exit code ${terminated.exitCode}${detail ? `: ${detail}` : ''} (restarts ${status?.restartCount ?? 0})`;
+  const failure = restoreInitFailure(pod);
+  return failure ? describeRestoreInitFailure(failure) : undefined;
 }
 
 export function toMemberPodView(pod: V1Pod): MemberPodView | undefined {

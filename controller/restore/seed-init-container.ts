@@ -56,6 +56,9 @@ export function restoreInitContainer(seed: SeedRestore): V1Container {
     args: restoreFetchArgs(seed),
     envFrom: [{ secretRef: { name: seed.location.credentialsSecretName } }],
     volumeMounts: [{ name: 'data', mountPath: DATA_MOUNT_PATH }],
+    // The command's last log line (JSON, `code` and `reason`) becomes the terminated state's message, which the
+    // controllers report (init-failure.ts).
+    terminationMessagePolicy: 'FallbackToLogsOnError',
     resources: { requests: { cpu: '100m', memory: '128Mi' } },
     securityContext: {
       allowPrivilegeEscalation: false,

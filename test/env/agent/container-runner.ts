@@ -15,6 +15,7 @@ import { type ContainerStatus, rfc3339, waitingStatus } from './container-status
 import type { LocalImage } from './images.js';
 import { ProbeLoop } from './probe-loop.js';
 import type { ProbeResult } from './probes.js';
+import { fallbackMessage, logOffset } from './termination-message.js';
 
 export interface RunnerOptions {
   container: V1Container;
@@ -107,6 +108,7 @@ export class ContainerRunner {
   }
 
   private async runOnce(launch: ContainerLaunch): Promise<ContainerExit> {
+    const offset = logOffset(launch.logPath);
     const process = launchContainer(launch);
     this.process = process;
     this.options.onStarted(process.pid);
@@ -131,7 +133,10 @@ export class ContainerRunner {
     await waitGroupGone(process.pid);
     this.process = undefined;
     const reason = exit.exitCode === 0 ? 'Completed' : 'Error';
-    const message = this.killReason;
+    const fallback = this.options.container.terminationMessagePolicy === 'FallbackToLogsOnError';
+    const message =
+      this.killReason ??
+      (fallback && exit.exitCode !== 0 ? fallbackMessage(launch.logPath, offset) : undefined);
     this.status.ready = false;
     this.status.started = false;
     this.setState({

@@ -169,6 +169,31 @@ const cases: Case[] = [
     expect: { kind: 'Wait', reason: 'SeedStarting' },
   },
   {
+    given: 'a seed whose restore init container failed (spec.bootstrap.backup)',
+    input: empty({
+      pods: [
+        pod(0, { running: false, ready: false, restoreFailure: 'exit code 4 (BackupNotFound: no such key)' }),
+      ],
+      pvcs: [pvc(0, { token: 't' })],
+    }),
+    expect: {
+      kind: 'Wait',
+      reason: 'BootstrapRestoreFailed',
+      degraded: true,
+      message:
+        "the seed demo-0 could not restore spec.bootstrap.backup: exit code 4 (BackupNotFound: no such key); it is retried, the seed's PVC is kept",
+    },
+  },
+  {
+    given: 'a seed whose restore failed once, now answering',
+    input: {
+      ...steady(1),
+      pods: [pod(0, { restoreFailure: 'exit code 4 (S3Unavailable)' })],
+      cluster: cluster({ size: 1 }),
+    },
+    expect: { kind: 'Steady' },
+  },
+  {
     given: 'every Pod of a size-1 cluster gone, its PVC kept',
     input: { ...steady(1), pods: [], etcd: undefined },
     expect: {

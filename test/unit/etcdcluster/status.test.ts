@@ -74,6 +74,32 @@ describe('buildStatus', () => {
     assert.equal(status.phase, 'QuorumLost');
   });
 
+  it('GIVEN the bootstrap seed could not restore its backup THEN Degraded names the reason and the exit code', () => {
+    const message =
+      "the seed demo-0 could not restore spec.bootstrap.backup: exit code 4 (BackupNotFound: no object s3://b/k) after 1 restart(s); it is retried, the seed's PVC is kept";
+    const status = buildStatus(
+      cluster(),
+      { kind: 'Wait', reason: 'BootstrapRestoreFailed', message, requeueAfterMs: 5000, degraded: true },
+      undefined,
+      new Date(0),
+    );
+    assert.equal(condition(status, 'Degraded')?.status, 'True');
+    assert.equal(condition(status, 'Degraded')?.reason, 'BootstrapRestoreFailed');
+    assert.equal(condition(status, 'Degraded')?.message, message);
+    assert.equal(condition(status, 'Ready')?.status, 'False');
+    assert.equal(status.phase, 'BootstrapRestoreFailed');
+  });
+
+  it('GIVEN a seed that is only starting THEN Degraded stays False', () => {
+    const status = buildStatus(
+      cluster(),
+      { kind: 'Wait', reason: 'SeedStarting', message: 'waiting', requeueAfterMs: 2000 },
+      undefined,
+      new Date(0),
+    );
+    assert.equal(condition(status, 'Degraded')?.status, 'False');
+  });
+
   it('GIVEN an unchanged condition THEN its lastTransitionTime is kept; a changed one gets the new time', () => {
     const first = buildStatus(cluster(), { kind: 'Steady' }, observation([true, true, true]), new Date(1000));
     const second = buildStatus(

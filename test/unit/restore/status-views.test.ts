@@ -143,7 +143,7 @@ describe('member views', () => {
       },
     });
     assert.equal(view?.token, 't');
-    assert.equal(view?.initFailure, 'exit code 5: Error (restarts 2)');
+    assert.equal(view?.initFailure, 'exit code 5 (ChecksumMismatch) after 2 restart(s)');
   });
 
   it('GIVEN a retained PVC without member label THEN its member comes from its name', () =>

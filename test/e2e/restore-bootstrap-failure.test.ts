@@ -1,0 +1,164 @@
+// A new cluster whose `spec.bootstrap.backup` cannot be restored (docs/design/restore.md, "A new cluster from a
+// backup"), on the local Kubernetes with MinIO and the controller as a process: one cluster names a key that does not
+// exist, another an object that is not a backup of ours. The seed's `restore fetch` init container (our image) exits
+// with its named code; the cluster reports `Degraded` `BootstrapRestoreFailed` naming that reason and exit code, a
+// Warning Event says the same, and nothing else happens: no member beyond the seed Pod, the seed's PVC kept.
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { etcdClusterCrd, etcdRestoreCrd } from '../../constructs/api/crds.js';
+import { etcdVersions } from '../env/binaries.js';
+import { type Environment, startEnvironment } from '../env/environment.js';
+import type { ManagedProcess } from '../env/process-group.js';
+import { waitFor } from '../env/wait.js';
+import { createBucket, minioClient } from '../integration/helpers/backup-cli.js';
+import {
+  clusterApp,
+  makeToolsDir,
+  ourImageWithTools,
+  restoreObjects,
+  startControllerProcess,
+  whileRunning,
+} from '../integration/helpers/restore-kube.js';
+
+const ns = 'restore-bootstrap-failure';
+
+describe('a bootstrap backup that cannot be restored (local Kubernetes, MinIO)', () => {
+  let env: Environment;
+  let s3: S3Client;
+  let dir: string;
+  let bucket: string;
+  let controller: ManagedProcess | undefined;
+  const objects = () => restoreObjects(env, ns);
+  const core = () => env.kubeConfig.makeApiClient(CoreV1Api);
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'etcd-gitops-restore-bootstrap-failure-'));
+    await makeToolsDir(join(dir, 'tools'));
+    env = await startEnvironment({
+      agent: true,
+      minio: true,
+      agentOptions: { backoff: { baseMs: 1_000 }, imageMap: [ourImageWithTools(join(dir, 'tools'))] },
+    });
+    s3 = minioClient(env.minio!);
+    bucket = await createBucket(s3, 'bootstrap-failure');
+    for (const crd of [etcdClusterCrd(), etcdRestoreCrd()]) {
+      await env.kubectl(['apply', '--server-side', '-f', '-'], { input: JSON.stringify(crd) });
+      await env.kubectl(['wait', '--for=condition=Established', `crd/${crd.metadata.name}`, '--timeout=60s']);
+    }
+    await env.createNamespace(ns);
+    await env.kubectl([
+      'create',
+      'secret',
+      'generic',
+      's3',
+      '-n',
+      ns,
+      `--from-literal=AWS_ACCESS_KEY_ID=${env.minio!.accessKey}`,
+      `--from-literal=AWS_SECRET_ACCESS_KEY=${env.minio!.secretKey}`,
+    ]);
+    controller = startControllerProcess(env, { name: 'controller', dir, namespace: ns });
+  });
+
+  after(async () => {
+    await controller?.stop(5_000);
+    s3?.destroy();
+    await env?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  const bootstrapFrom = (name: string, key: string) =>
+    env.kubectl(['apply', '--server-side', '-f', '-'], {
+      input: clusterApp({
+        namespace: ns,
+        name,
+        version: etcdVersions['3.6'],
+        size: 3,
+        bucket,
+        minio: env.minio!,
+        credentialsSecretName: 's3',
+        bootstrapFromBackup: {
+          bucket,
+          key,
+          endpoint: env.minio!.endpoint,
+          forcePathStyle: true,
+          credentialsSecretName: 's3',
+        },
+      }),
+    });
+
+  /** Waits until the cluster reports Degraded BootstrapRestoreFailed after the init container failed `failures`
+   *  times (so the controller saw the failure again after the first report); returns the condition's message. */
+  const degradedAfter = (name: string, failures: number) =>
+    waitFor(
+      async () => {
+        const pod = await core().readNamespacedPod({ namespace: ns, name: `${name}-0` });
+        const init = pod.status?.initContainerStatuses?.find((c) => c.name === 'restore');
+        const degraded = (await objects().readCluster(name)).status?.conditions?.find(
+          (c) => c.type === 'Degraded',
+        );
+        const seen = `after ${failures - 1} restart(s)`;
+        return (
+          (init?.restartCount ?? 0) >= failures - 1 &&
+          degraded?.status === 'True' &&
+          degraded.reason === 'BootstrapRestoreFailed' &&
+          degraded.message?.includes(seen) &&
+          degraded.message
+        );
+      },
+      {
+        what: `cluster ${name} Degraded BootstrapRestoreFailed`,
+        timeoutMs: 180_000,
+        intervalMs: 500,
+        abortIf: whileRunning(controller!),
+      },
+    );
+
+  /** Only the seed exists: one Pod, one PVC (not being deleted), no etcd member in status. */
+  const assertOnlyTheSeed = async (name: string) => {
+    const selector = { namespace: ns, labelSelector: `app.kubernetes.io/instance=${name}` };
+    const pods = (await core().listNamespacedPod(selector)).items;
+    assert.deepEqual(
+      pods.map((pod) => pod.metadata?.name),
+      [`${name}-0`],
+    );
+    const pvcs = (await core().listNamespacedPersistentVolumeClaim(selector)).items;
+    assert.deepEqual(
+      pvcs.map((pvc) => [pvc.metadata?.name, Boolean(pvc.metadata?.deletionTimestamp)]),
+      [[`${name}-0-data`, false]],
+    );
+    const status = (await objects().readCluster(name)).status;
+    assert.equal(status?.replicas ?? 0, 0);
+    assert.equal(status?.clusterID, undefined);
+  };
+
+  const warningEvent = async (name: string) =>
+    (await objects().events(name)).find((e) => e.type === 'Warning' && e.reason === 'BootstrapRestoreFailed');
+
+  test('GIVEN a cluster bootstrapped from a key that does not exist WHEN its seed restores THEN it reports Degraded BackupNotFound with exit code 4, a Warning Event, and only the seed Pod and PVC exist', async () => {
+    await bootstrapFrom('missing', `${ns}/missing/nothing-here.db`);
+    const message = await degradedAfter('missing', 2);
+    assert.match(
+      message,
+      /the seed missing-0 could not restore spec\.bootstrap\.backup: exit code 4 \(BackupNotFound: /,
+    );
+    assert.match(message, /nothing-here\.db/);
+    const event = await warningEvent('missing');
+    assert.match(event?.message ?? '', /exit code 4 \(BackupNotFound: /);
+    await assertOnlyTheSeed('missing');
+  });
+
+  test('GIVEN a cluster bootstrapped from an object that is not a backup WHEN its seed restores THEN it reports Degraded NotABackup with exit code 7 and keeps only the seed', async () => {
+    const key = `${ns}/foreign/not-a-backup.db`;
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: Buffer.alloc(4096, 7) }));
+    await bootstrapFrom('foreign', key);
+    const message = await degradedAfter('foreign', 2);
+    assert.match(message, /exit code 7 \(NotABackup: /);
+    assert.match((await warningEvent('foreign'))?.message ?? '', /exit code 7 \(NotABackup: /);
+    await assertOnlyTheSeed('foreign');
+  });
+});
