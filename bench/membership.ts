@@ -55,7 +55,7 @@ async function etcdctl(endpoint: string, args: string[]): Promise<string> {
     etcdBinary(version, 'etcdctl'),
     [`--endpoints=${endpoint}`, ...args],
     {
-      env: { ETCDCTL_API: '3', PATH: process.env.PATH ?? '' },
+      env: { PATH: process.env.PATH ?? '' },
     },
   );
   return stdout;
@@ -75,16 +75,9 @@ async function healthy(cluster: TestCluster, name: string): Promise<void> {
 async function joinByHand(cluster: TestCluster, seed: string, name: string): Promise<void> {
   const member = await cluster.reserve(name);
   const seedURL = cluster.members.get(seed)?.clientURL as string;
-  const added = await retry(seedURL, [
-    'member',
-    'add',
-    name,
-    `--peer-urls=${member.peerURL}`,
-    '--learner',
-    '-w',
-    'json',
-  ]);
-  const id = BigInt((JSON.parse(added) as { member: { ID: number | string } }).member.ID).toString(16);
+  const added = await retry(seedURL, ['member', 'add', name, `--peer-urls=${member.peerURL}`, '--learner']);
+  const id = /Member\s+([0-9a-f]+)\s+added/.exec(added)?.[1];
+  if (!id) throw new Error(`no member id in: ${added}`);
   const names = [...cluster.members.keys()];
   cluster.start(name, 'existing', names);
   await retry(seedURL, ['member', 'promote', id]);
@@ -105,17 +98,14 @@ async function floorRun(): Promise<Sample> {
     });
     const replace = await timed(async () => {
       await cluster.kill('m4');
-      const list = JSON.parse(
-        await etcdctl(cluster.members.get('m0')?.clientURL as string, ['member', 'list', '-w', 'json']),
-      ) as {
-        members: Array<{ ID: number | string; name: string }>;
-      };
-      const dead = list.members.find((member) => member.name === 'm4');
-      await retry(cluster.members.get('m0')?.clientURL as string, [
-        'member',
-        'remove',
-        BigInt(dead?.ID ?? 0).toString(16),
-      ]);
+      const seedURL = cluster.members.get('m0')?.clientURL as string;
+      // `member list` lines: `<hex id>, <status>, <name>, <peer URLs>, <client URLs>, <is learner>`
+      const dead = (await etcdctl(seedURL, ['member', 'list']))
+        .split('\n')
+        .map((line) => line.split(',').map((field) => field.trim()))
+        .find((fields) => fields[2] === 'm4')?.[0];
+      await retry(seedURL, ['member', 'remove', dead as string]);
+      cluster.members.delete('m4'); // its process is gone; m5's --initial-cluster must not name it
       await joinByHand(cluster, 'm0', 'm5');
     });
     return {
@@ -166,14 +156,23 @@ async function ourRun(env: Environment, index: number): Promise<Sample> {
 async function replaceDeadMember(env: Environment, cluster: ClusterHandle): Promise<void> {
   const core = env.kubeConfig.makeApiClient(CoreV1Api);
   const victim = `${cluster.name}-4`;
+  const oldId = (await cluster.membership()).ids.get(victim);
   await core.deleteNamespacedPersistentVolumeClaim({ namespace: ns, name: `${victim}-data` });
   await core.deleteNamespacedPod({ namespace: ns, name: victim });
-  await waitFor(async () => !(await cluster.membership()).etcd.includes(victim), {
-    what: `${victim} removed`,
-    timeoutMs: 180_000,
-    intervalMs: 200,
-  });
-  await cluster.readyAt(5);
+  // The freed name is reused by the replacement: wait, in one status, for Ready at 5 without the old member id.
+  await waitFor(
+    async () => {
+      const status = (await cluster.read()).status;
+      const ready = status?.conditions?.find((condition) => condition.type === 'Ready')?.status === 'True';
+      const members = status?.members ?? [];
+      return (
+        ready &&
+        members.length === 5 &&
+        members.every((member) => member.ready && !member.learner && member.id !== oldId)
+      );
+    },
+    { what: `${victim} (${oldId}) replaced, Ready at 5`, timeoutMs: 180_000, intervalMs: 200 },
+  );
 }
 
 async function controllerRss(controllers: ControllerProcesses, controller: ControllerRun): Promise<number> {
