@@ -11,12 +11,17 @@ const usageText = `usage: etcd-gitops backup save --endpoints URL[,URL] --namesp
        etcd-gitops backup status --bucket B [--prefix P] [--verify] [--output table|json] [flags]
 flags: docs/design/conventions.md ("backup save flags"); exit codes: README.md ("Backups")`;
 
-/** Runs one verb; resolves the exit code. Never throws. */
-export async function runBackup(args: string[], log: Logger, out: (text: string) => void): Promise<number> {
+/** Runs one verb; resolves the exit code. Never throws. `signal` interrupts `save` (exit `INTERRUPTED`). */
+export async function runBackup(
+  args: string[],
+  log: Logger,
+  out: (text: string) => void,
+  signal?: AbortSignal,
+): Promise<number> {
   const [verb, ...rest] = args;
   try {
     if (verb === 'save') {
-      const result = await save(parseSaveArgs(rest), log);
+      const result = await save(parseSaveArgs(rest), log, signal);
       out(`${JSON.stringify({ bucket: result.bucket, key: result.key, ...result.metadata })}\n`);
       return ExitCode.OK;
     }
@@ -55,7 +60,29 @@ export async function main(args: string[]): Promise<never> {
     { level: process.env.LOG_LEVEL ?? 'info', base: { command: 'backup' } },
     pino.destination(2),
   );
-  const code = await runBackup(args, log, (text) => process.stdout.write(text));
+  const interrupt = args[0] === 'save' ? interruptOnSignals(log) : undefined;
+  const code = await runBackup(args, log, (text) => process.stdout.write(text), interrupt);
   log.flush();
   process.exit(code);
+}
+
+/**
+ * SIGTERM (a Job's deadline or deletion) or SIGINT aborts a running `save`: the upload is aborted and the command
+ * exits `INTERRUPTED`. A second signal exits at once (an upload still open is then left to the bucket's
+ * `AbortIncompleteMultipartUpload` rule; it is never an object).
+ */
+function interruptOnSignals(log: Logger): AbortSignal {
+  const controller = new AbortController();
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (controller.signal.aborted) {
+      log.error({ exitCode: ExitCode.INTERRUPTED, signal }, 'Interrupted again; exiting at once');
+      log.flush();
+      process.exit(ExitCode.INTERRUPTED);
+    }
+    log.warn({ signal }, 'Interrupted; aborting the backup');
+    controller.abort(signal);
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  return controller.signal;
 }

@@ -16,6 +16,8 @@ export const ExitCode = {
   CHECKSUM_MISMATCH: 5,
   /** The new backup is stored and complete, but retention could not delete old ones. */
   RETENTION_FAILED: 6,
+  /** `save` got SIGTERM or SIGINT (Job deadline or deletion): the upload was aborted, nothing written or deleted. */
+  INTERRUPTED: 9,
 } as const;
 
 export type ExitCodeName = keyof typeof ExitCode;

@@ -131,14 +131,21 @@ async function pickMember(
   return { member, client };
 }
 
-export async function save(options: SaveOptions, log: Logger): Promise<SaveResult> {
+/**
+ * `backup save`. Aborting `signal` (the CLI does on SIGTERM/SIGINT) stops at the next step: while streaming it
+ * aborts the multipart upload, before the rename it deletes the `.part`, after it skips retention; each exits
+ * `INTERRUPTED` saying what was left.
+ */
+export async function save(options: SaveOptions, log: Logger, signal?: AbortSignal): Promise<SaveResult> {
   validate(options);
   const s3 = createS3Client(options.s3);
   try {
     await preflight(s3, options);
+    stopIfInterrupted(signal, 'before etcd was contacted; nothing was written or deleted');
     const { member, client } = await pickMember(options, log);
     try {
-      return await saveFrom(client, member, s3, options, log);
+      stopIfInterrupted(signal, 'before the snapshot started; nothing was written or deleted');
+      return await saveFrom(client, member, s3, { ...options, signal }, log);
     } finally {
       client.close();
     }
@@ -147,11 +154,16 @@ export async function save(options: SaveOptions, log: Logger): Promise<SaveResul
   }
 }
 
+function stopIfInterrupted(signal: AbortSignal | undefined, untouched: string): void {
+  if (signal?.aborted)
+    throw new BackupError('INTERRUPTED', `interrupted by ${String(signal.reason)} ${untouched}`);
+}
+
 async function saveFrom(
   etcd: Etcd3,
   member: HealthyProbe,
   s3: S3Client,
-  options: SaveOptions,
+  options: SaveOptions & { readonly signal?: AbortSignal | undefined },
   log: Logger,
 ): Promise<SaveResult> {
   const time = new Date();
@@ -169,6 +181,7 @@ async function saveFrom(
     encryption: options.encryption,
     partSizeBytes: options.partSizeBytes ?? 8 * mib,
     queueSize: options.queueSize ?? 2,
+    ...(options.signal ? { signal: options.signal } : {}),
   }).catch((error: unknown) => {
     throw streamError(error, member.endpoint, `s3://${options.bucket}/${partKey}`);
   });
@@ -183,6 +196,7 @@ async function saveFrom(
     ...streamed,
   };
   log.info({ key: partKey, ...streamed }, 'Uploaded and verified snapshot');
+  if (options.signal?.aborted) await discardInterrupted(s3, options, partKey, options.signal);
   await rename(s3, options, { partKey, key, metadata });
   log.info(
     { bucket: options.bucket, key, revision: metadata.revision, size: metadata.objectSize },
@@ -194,6 +208,10 @@ async function saveFrom(
   ) {
     return { bucket: options.bucket, key, metadata };
   }
+  stopIfInterrupted(
+    options.signal,
+    `after backup s3://${options.bucket}/${key} was stored (complete); retention was not applied, nothing was deleted`,
+  );
   const retention = await applyRetention(
     s3,
     {
@@ -211,6 +229,26 @@ async function saveFrom(
   return { bucket: options.bucket, key, metadata, retention };
 }
 
+/** Interrupted after the upload completed, before the rename: the verified `.part` is deleted, never renamed. */
+async function discardInterrupted(
+  s3: S3Client,
+  options: SaveOptions,
+  partKey: string,
+  signal: AbortSignal,
+): Promise<never> {
+  const removed = await s3
+    .send(new DeleteObjectCommand({ Bucket: options.bucket, Key: partKey }))
+    .then(() => `the uploaded s3://${options.bucket}/${partKey} was deleted`)
+    .catch(
+      (error: unknown) =>
+        `s3://${options.bucket}/${partKey} remains (${describeS3Error(error)}; status lists it, delete it by hand)`,
+    );
+  throw new BackupError(
+    'INTERRUPTED',
+    `interrupted by ${String(signal.reason)} before the rename: ${removed}; no backup object was written and nothing was deleted`,
+  );
+}
+
 function streamError(error: unknown, endpoint: string, target: string): BackupError {
   if (!(error instanceof StreamFailure)) {
     return new BackupError('S3_ERROR', `could not start the upload to ${target}: ${describeS3Error(error)}`, {
@@ -222,6 +260,12 @@ function streamError(error: unknown, endpoint: string, target: string): BackupEr
     : '';
   const untouched = `no backup object was written and nothing was deleted${leftover}`;
   switch (error.side) {
+    case 'interrupted':
+      return new BackupError(
+        'INTERRUPTED',
+        `interrupted by ${error.message} while uploading to ${target}: upload aborted, ${untouched}`,
+        { cause: error },
+      );
     case 'checksum':
       return new BackupError(
         'CHECKSUM_MISMATCH',

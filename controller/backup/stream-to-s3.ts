@@ -18,6 +18,8 @@ export interface StreamRequest {
   readonly encryption?: ServerSideEncryption;
   readonly partSizeBytes: number;
   readonly queueSize: number;
+  /** Aborting it (SIGTERM/SIGINT) stops the stream and aborts the multipart upload. @default - never */
+  readonly signal?: AbortSignal;
 }
 
 export interface StreamedSnapshot {
@@ -30,7 +32,7 @@ export interface StreamedSnapshot {
 /** Which side failed, so the caller can pick the exit code. */
 export class StreamFailure extends Error {
   constructor(
-    readonly side: 'etcd' | 's3' | 'checksum',
+    readonly side: 'etcd' | 's3' | 'checksum' | 'interrupted',
     message: string,
     /** Whether an incomplete multipart upload may remain (invisible, but it holds storage). */
     readonly leftoverUpload: boolean,
@@ -75,7 +77,11 @@ export async function streamSnapshotToS3(
     counter.destroy(error as Error);
     throw error;
   });
-  const piping = pipeline(call, new SnapshotBlobs(), verifier, ...gzip, counter);
+  // An abort destroys every stage; the Upload then sees its body fail, waits for the parts in flight and sends
+  // AbortMultipartUpload itself (unlike `upload.abort()`, whose `done()` rejects before that happened).
+  const piping = pipeline(call, new SnapshotBlobs(), verifier, ...gzip, counter, {
+    ...(request.signal ? { signal: request.signal } : {}),
+  });
   const [piped, uploaded] = await Promise.allSettled([piping, uploading]);
   if (piped.status === 'fulfilled' && uploaded.status === 'fulfilled') {
     return {
@@ -89,6 +95,8 @@ export async function streamSnapshotToS3(
   call.cancel();
   const cause = piped.status === 'rejected' ? piped.reason : (uploaded as PromiseRejectedResult).reason;
   const leftover = !(await abortLeftoverUploads(s3, request.bucket, request.key));
+  if (request.signal?.aborted)
+    throw new StreamFailure('interrupted', String(request.signal.reason), leftover, { cause });
   if (cause instanceof SnapshotChecksumError)
     throw new StreamFailure('checksum', cause.message, leftover, { cause });
   if (etcdError)

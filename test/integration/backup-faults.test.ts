@@ -2,7 +2,7 @@
 // object, and deletes nothing. Real etcd, real MinIO.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { S3Client } from '@aws-sdk/client-s3';
+import { ListMultipartUploadsCommand, type S3Client } from '@aws-sdk/client-s3';
 import { type Minio, startMinio } from '../env/minio.js';
 import { freePort } from '../env/ports.js';
 import { waitFor } from '../env/wait.js';
@@ -164,6 +164,55 @@ describe('backup save faults (real etcd, real MinIO)', () => {
       await previousBackupsIntact();
     } finally {
       await proxy.close();
+    }
+  });
+
+  it('fails when SIGTERM arrives mid-upload: INTERRUPTED, the multipart upload aborted, no object, nothing deleted', async () => {
+    // GIVEN a save in progress (5 MiB parts, one at a time, so the 40 MiB upload has many parts)
+    let pid = 0;
+    const running = runBackupCli(
+      [...saveArgs(etcd.clientURL), '--part-size-mib=5', '--queue-size=1'],
+      awsEnv(minio),
+      (p) => {
+        pid = p;
+      },
+    );
+    let frozen: number | undefined;
+    try {
+      const open = await waitFor(
+        async () => (await openUploads(s3, bucket)).find((key) => key.endsWith('.part')),
+        { what: 'the multipart upload to start', intervalMs: 10 },
+      );
+      // WHEN MinIO is frozen (so the upload cannot finish first), the save gets SIGTERM, and MinIO goes on
+      frozen = minio.process()!.pid;
+      process.kill(frozen, 'SIGSTOP');
+      process.kill(pid, 'SIGTERM');
+      process.kill(frozen, 'SIGCONT');
+      frozen = undefined;
+      const result = await running;
+
+      // THEN INTERRUPTED (9) saying the upload was aborted and nothing was written or deleted
+      assert.equal(result.code, 9, result.stderr);
+      assert.match(
+        failureReason(result),
+        /^interrupted by SIGTERM while uploading to s3:\/\/.*\.part: upload aborted, no backup object was written and nothing was deleted$/,
+      );
+      // AND S3 lists no open multipart upload for that key, no object under it or its final key
+      const uploads = await s3.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: open }));
+      assert.deepEqual(uploads.Uploads ?? [], []);
+      assert.deepEqual(await openUploads(s3, bucket), []);
+      // AND the earlier backups are the only objects and still verify
+      await previousBackupsIntact();
+    } finally {
+      if (frozen) process.kill(frozen, 'SIGCONT');
+      if (pid > 0) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // already exited
+        }
+      }
+      await running.catch(() => undefined);
     }
   });
 
