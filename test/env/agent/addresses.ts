@@ -15,8 +15,18 @@ export interface AddressClaims {
 export function fileClaims(dir: string, alive: (pid: number) => boolean): AddressClaims {
   mkdirSync(dir, { recursive: true });
   const path = (address: string) => join(dir, address);
+  const open = (address: string) => {
+    try {
+      return openSync(path(address), 'wx');
+    } catch (error) {
+      // Another process's cleanup may have removed the directory since: make it again.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      mkdirSync(dir, { recursive: true });
+      return openSync(path(address), 'wx');
+    }
+  };
   const create = (address: string) => {
-    const fd = openSync(path(address), 'wx');
+    const fd = open(address);
     writeSync(fd, String(process.pid));
     closeSync(fd);
   };

@@ -224,4 +224,14 @@ describe('machine-wide address claims', () => {
     first.releaseAll();
     assert.equal(existsSync(join(dir, '127.1.1.1')), false);
   });
+
+  it('claims again after another process removed the claims directory', () => {
+    // GIVEN claims whose directory is removed after they were set up (a parallel run's cleanup)
+    const gone = join(dir, 'removed');
+    const claims = fileClaims(gone, () => true);
+    rmSync(gone, { recursive: true, force: true });
+    // WHEN an address is claimed THEN the directory is made again and the claim holds
+    assert.equal(claims.claim('127.9.0.1'), true);
+    assert.equal(readFileSync(join(gone, '127.9.0.1'), 'utf8'), String(process.pid));
+  });
 });
