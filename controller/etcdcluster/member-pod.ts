@@ -7,6 +7,10 @@ import type {
   V1Toleration,
   V1TopologySpreadConstraint,
 } from '@kubernetes/client-node';
+import {
+  restrictedContainerSecurityContext,
+  restrictedPodSecurityContext,
+} from '../../constructs/security.js';
 import type { EtcdCluster } from './api.js';
 import {
   ANNOTATION_CLUSTER_TOKEN,
@@ -28,7 +32,6 @@ import { parseVersion } from './spec-checks.js';
 
 export const DATA_MOUNT_PATH = '/var/lib/etcd';
 export const DATA_DIR = `${DATA_MOUNT_PATH}/data`;
-export const NON_ROOT_UID = 65532;
 export const DEFAULT_STORAGE_SIZE = '1Gi';
 
 /** The moment of a member: what `--initial-cluster*` say when its Pod is made. */
@@ -179,13 +182,7 @@ export function buildMemberPod(cluster: EtcdCluster, moment: MemberMoment): V1Po
       enableServiceLinks: false,
       automountServiceAccountToken: false,
       terminationGracePeriodSeconds: 30,
-      securityContext: {
-        runAsNonRoot: true,
-        runAsUser: NON_ROOT_UID,
-        runAsGroup: NON_ROOT_UID,
-        fsGroup: NON_ROOT_UID,
-        seccompProfile: { type: 'RuntimeDefault' },
-      },
+      securityContext: restrictedPodSecurityContext(),
       affinity: (template.affinity as V1Affinity | undefined) ?? defaultAffinity(cluster),
       ...(template.tolerations ? { tolerations: template.tolerations as unknown as V1Toleration[] } : {}),
       ...(template.nodeSelector ? { nodeSelector: template.nodeSelector } : {}),
@@ -211,14 +208,7 @@ export function buildMemberPod(cluster: EtcdCluster, moment: MemberMoment): V1Po
           readinessProbe: probes.readiness,
           livenessProbe: probes.liveness,
           resources: memberResources(cluster),
-          securityContext: {
-            allowPrivilegeEscalation: false,
-            capabilities: { drop: ['ALL'] },
-            privileged: false,
-            readOnlyRootFilesystem: true,
-            runAsNonRoot: true,
-            seccompProfile: { type: 'RuntimeDefault' },
-          },
+          securityContext: restrictedContainerSecurityContext(),
         },
       ],
       volumes: [

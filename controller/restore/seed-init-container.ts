@@ -2,6 +2,7 @@
 // member Pod of a seed that starts from a backup, for `spec.bootstrap.backup` and for an in-place restore. Pure.
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import type { S3Location } from '../../constructs/imports/etcd.gitops.dev.js';
+import { restrictedContainerSecurityContext } from '../../constructs/security.js';
 import { DEFAULT_OPERATOR_IMAGE, OPERATOR_ENTRYPOINT } from '../../constructs/version.js';
 import { DATA_DIR, DATA_MOUNT_PATH } from '../etcdcluster/member-pod.js';
 
@@ -60,14 +61,7 @@ export function restoreInitContainer(seed: SeedRestore): V1Container {
     // controllers report (init-failure.ts).
     terminationMessagePolicy: 'FallbackToLogsOnError',
     resources: { requests: { cpu: '100m', memory: '128Mi' } },
-    securityContext: {
-      allowPrivilegeEscalation: false,
-      capabilities: { drop: ['ALL'] },
-      privileged: false,
-      readOnlyRootFilesystem: true,
-      runAsNonRoot: true,
-      seccompProfile: { type: 'RuntimeDefault' },
-    },
+    securityContext: restrictedContainerSecurityContext(),
   };
 }
 
