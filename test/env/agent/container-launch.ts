@@ -69,7 +69,12 @@ export async function containerLaunch(inputs: LaunchInputs): Promise<ContainerLa
   const executable = resolveExecutable(image, command);
   if (!executable)
     throw new Error(`exec: "${command}": executable file not found in image ${container.image}`);
-  const mounts = [...containerMounts(container, inputs.volumes), ...inputs.extraMounts];
+  // The image's own files first: a Pod volume mounted later (an emptyDir at /tmp) cannot hide them.
+  const mounts = [
+    ...(image.mounts ?? []),
+    ...containerMounts(container, inputs.volumes),
+    ...inputs.extraMounts,
+  ];
   for (const mount of mounts) inputs.mountPoints.ensure(mount);
   return {
     argv: [...podExecutable(image, executable, inputs.placement.podIP), ...args],

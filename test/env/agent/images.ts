@@ -2,9 +2,10 @@
 // There is no container runtime here, so an image is a promise about files: the etcd images hold
 // the etcd build of their version, ours holds the compiled controller, busybox is the host's shell.
 import { existsSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { etcdBinary, repoRoot } from '../binaries.js';
+import type { Mount } from './mounts.js';
 
 /** What the agent runs for one image. */
 export interface LocalImage {
@@ -24,7 +25,16 @@ export interface LocalImage {
    * @default false
    */
   nodePodNetwork?: boolean;
+  /**
+   * Host directories bound into every container of this image, ahead of the Pod's own volumes, as the
+   * files of a real image would be there: a Pod volume at `/tmp` then never hides them, wherever the
+   * checkout or the cache lives on the host. @default - none
+   */
+  mounts?: Mount[];
 }
+
+/** Where containers of our image see this repository (read-only), as the real image has its files in /app. */
+export const IMAGE_REPO_PATH = '/app/etcd-gitops';
 
 /** One entry of the table: returns the image for a reference it knows, `undefined` otherwise; throws when it
  *  knows the reference but cannot provide it (e.g. that etcd version is not built). */
@@ -59,13 +69,14 @@ export const etcdImages: ImageRule = (reference) => {
 /** ghcr.io/etcd-gitops/etcd-gitops:<any tag>: ENTRYPOINT /app/bin/etcd-gitops = node build/controller/cli.js. */
 export const etcdGitopsImage: ImageRule = (reference) => {
   if (!/^ghcr\.io\/etcd-gitops\/etcd-gitops(?::[\w.-]+)?$/.test(reference)) return undefined;
-  const cli = [process.execPath, join(repoRoot, 'build', 'controller', 'cli.js')];
+  const cli = [process.execPath, `${IMAGE_REPO_PATH}/build/controller/cli.js`];
   return {
     entrypoint: ['/app/bin/etcd-gitops'],
     cmd: [],
     executables: { '/app/bin/etcd-gitops': cli },
     hostCommands: false,
     nodePodNetwork: true,
+    mounts: [{ source: repoRoot, target: IMAGE_REPO_PATH, readOnly: true }],
   };
 };
 
@@ -119,15 +130,20 @@ export function containerArgv(
   return [...image.entrypoint, ...(args && args.length > 0 ? args : image.cmd)];
 }
 
-const podNetworkPreload = pathToFileURL(
-  join(dirname(fileURLToPath(import.meta.url)), 'pod-network-preload.js'),
-);
+const preloadHostPath = join(dirname(fileURLToPath(import.meta.url)), 'pod-network-preload.js');
+
+/** The preload as the container sees it: through the image's bind of the repository when it has one. */
+function podNetworkPreload(image: LocalImage): URL {
+  const repo = image.mounts?.find((mount) => mount.source === repoRoot);
+  const inside = repo ? join(repo.target, relative(repoRoot, preloadHostPath)) : preloadHostPath;
+  return pathToFileURL(inside);
+}
 
 /** The host argv that runs `executable` (an image's entry) for a Pod at `podIP`. */
 export function podExecutable(image: LocalImage, executable: string[], podIP: string): string[] {
   const [node, ...rest] = executable;
   if (!image.nodePodNetwork || !node || !podIP) return executable;
-  const preload = new URL(podNetworkPreload);
+  const preload = podNetworkPreload(image);
   preload.searchParams.set('podIP', podIP);
   return [node, `--import=${preload.href}`, ...rest];
 }

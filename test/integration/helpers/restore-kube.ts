@@ -11,25 +11,23 @@ import {
 } from '../../../constructs/etcd-cluster.js';
 import type { EtcdCluster } from '../../../controller/etcdcluster/api.js';
 import type { EtcdRestore } from '../../../controller/etcdrestore/api.js';
-import type { ImageRule } from '../../env/agent/images.js';
+import { etcdGitopsImage, type ImageRule } from '../../env/agent/images.js';
 import { etcdBinary, etcdVersions, repoRoot } from '../../env/binaries.js';
 import type { Environment } from '../../env/environment.js';
 import type { Minio } from '../../env/minio.js';
 import { type ManagedProcess, startProcess } from '../../env/process-group.js';
 import { waitFor } from '../../env/wait.js';
-import { cliPath } from './backup-cli.js';
 
-/** Our image with `/app/etcd/v<minor>/etcdutl` inside (controller/Dockerfile): the agent runs the CLI with
- *  ETCD_GITOPS_ETCD_TOOLS set to a directory of that layout (symlinks to the built etcd tools, `makeToolsDir`). */
+/** Our image with `/app/etcd/v<minor>/etcdutl` inside, as controller/Dockerfile builds it: the agent binds a
+ *  directory of that layout (symlinks to the built etcd tools, `makeToolsDir`) at /app/etcd. */
 export function ourImageWithTools(toolsDir: string): ImageRule {
   return (reference) => {
-    if (!/^ghcr\.io\/etcd-gitops\/etcd-gitops(?::[\w.-]+)?$/.test(reference)) return undefined;
-    const cli = ['/usr/bin/env', `ETCD_GITOPS_ETCD_TOOLS=${toolsDir}`, process.execPath, cliPath];
+    const image = etcdGitopsImage(reference);
+    if (!image) return undefined;
+    // the real image's /app/etcd/v<minor>/etcdutl layout, where `restore fetch` looks by default
     return {
-      entrypoint: ['/app/bin/etcd-gitops'],
-      cmd: [],
-      executables: { '/app/bin/etcd-gitops': cli },
-      hostCommands: false,
+      ...image,
+      mounts: [...(image.mounts ?? []), { source: toolsDir, target: '/app/etcd', readOnly: true }],
     };
   };
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { containerArgv, resolveExecutable, resolveImage } from '../../env/agent/images.js';
+import { containerArgv, podExecutable, resolveExecutable, resolveImage } from '../../env/agent/images.js';
 import { etcdBinary, etcdVersions, repoRoot } from '../../env/binaries.js';
 
 function image(reference: string) {
@@ -37,14 +37,28 @@ describe('image table', () => {
     assert.equal(resolveExecutable(image(`gcr.io/etcd-development/etcd:v${v36}`), '/bin/sh'), undefined);
   });
 
-  it('maps our image to node running the compiled CLI, with args after the entrypoint', () => {
+  it('maps our image to node running the compiled CLI from the repository bound read-only at /app/etcd-gitops, with args after the entrypoint', () => {
     const ours = image('ghcr.io/etcd-gitops/etcd-gitops:0.1.0');
     const argv = containerArgv(ours, undefined, ['controller']);
     assert.deepEqual(argv, ['/app/bin/etcd-gitops', 'controller']);
     assert.deepEqual(resolveExecutable(ours, '/app/bin/etcd-gitops'), [
       process.execPath,
-      `${repoRoot}/build/controller/cli.js`,
+      '/app/etcd-gitops/build/controller/cli.js',
     ]);
+    assert.deepEqual(ours.mounts, [{ source: repoRoot, target: '/app/etcd-gitops', readOnly: true }]);
+  });
+
+  it('GIVEN our image THEN the pod-network preload is loaded through the bound repository, not a host path a Pod volume could hide', () => {
+    const ours = image('ghcr.io/etcd-gitops/etcd-gitops:0.1.0');
+    const argv = podExecutable(
+      ours,
+      [process.execPath, '/app/etcd-gitops/build/controller/cli.js'],
+      '127.1.2.3',
+    );
+    assert.equal(
+      argv[1],
+      '--import=file:///app/etcd-gitops/build/test/env/agent/pod-network-preload.js?podIP=127.1.2.3',
+    );
   });
 
   it('runs busybox commands from the host', () => {
