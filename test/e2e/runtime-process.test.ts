@@ -89,12 +89,16 @@ describe('the controller process', { timeout: 300_000 }, () => {
     };
   }
 
-  const leaseHolder = async (ns = namespace): Promise<string | undefined> =>
-    (
+  /** The holder's `$POD_NAME`: identities are `<pod name>_<uuid of the process>` (a foreign holder as is). */
+  const leaseHolder = async (ns = namespace): Promise<string | undefined> => {
+    const identity = (
       await cp.kubeConfig
         .makeApiClient(CoordinationV1Api)
         .readNamespacedLease({ namespace: ns, name: leaseName })
     ).spec?.holderIdentity;
+    const match = identity ? /^(.+)_[0-9a-f-]{36}$/.exec(identity) : null;
+    return match ? match[1] : identity;
+  };
 
   const metricsOf = async (controller: RunningController): Promise<string> =>
     (await fetch(controller.metricsURL)).text();
@@ -126,6 +130,10 @@ describe('the controller process', { timeout: 300_000 }, () => {
     });
     assert.match(await metricsOf(b), /^etcd_gitops_leader 0$/m);
     assert.equal(await leaseHolder(), 'controller-a');
+    const identity = (
+      await cp.kubeConfig.makeApiClient(CoordinationV1Api).readNamespacedLease({ namespace, name: leaseName })
+    ).spec?.holderIdentity;
+    assert.match(identity ?? '', /^controller-a_[0-9a-f-]{36}$/, 'identity is new per process');
     // WHEN a gets SIGTERM
     await a.process.stop(15_000);
     // THEN a exited 0 and no longer holds the Lease; b takes over
