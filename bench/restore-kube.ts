@@ -1,26 +1,17 @@
-// An in-place restore on the local Kubernetes, timed once (bench/restore.ts): a 3-member etcd 3.6 cluster from our
-// constructs, `databaseMiB` written, backed up by a Job from its synthesized CronJob, a majority lost with its data,
-// then an EtcdRestore: seconds from the request to the seed's Ready (verify + lock + stop + fetch/restore + start)
-// and to Completed (grown back to 3 by learners, each receiving the whole snapshot). One run: it takes minutes.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { Etcd3 } from 'etcd3';
-import { etcdClusterCrd, etcdRestoreCrd } from '../constructs/api/crds.js';
 import { etcdVersions } from '../test/env/binaries.js';
-import { type Environment, startEnvironment } from '../test/env/environment.js';
+import type { Environment } from '../test/env/environment.js';
 import type { ManagedProcess } from '../test/env/process-group.js';
 import { waitFor } from '../test/env/wait.js';
-import { createBucket, minioClient } from '../test/integration/helpers/backup-cli.js';
 import { fillEtcd } from '../test/integration/helpers/fill.js';
 import {
   backupNow,
   clusterApp,
-  makeToolsDir,
-  ourImageWithTools,
+  type RestoreTestbed,
   restoreObjects,
   startControllerProcess,
+  startRestoreTestbed,
   whileRunning,
 } from '../test/integration/helpers/restore-kube.js';
 import { keys } from '../test/integration/helpers/s3-objects.js';
@@ -37,34 +28,12 @@ const name = 'bench';
 const seconds = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e9;
 
 export async function runOnKubernetes(databaseMiB: number): Promise<KubernetesRestoreRow> {
-  const dir = await mkdtemp(join(tmpdir(), 'etcd-gitops-bench-restore-kube-'));
-  let env: Environment | undefined;
+  let testbed: RestoreTestbed | undefined;
   let controller: ManagedProcess | undefined;
   try {
-    await makeToolsDir(join(dir, 'tools'));
-    env = await startEnvironment({
-      agent: true,
-      minio: true,
-      agentOptions: { backoff: { baseMs: 1_000 }, imageMap: [ourImageWithTools(join(dir, 'tools'))] },
-    });
+    testbed = await startRestoreTestbed('bench', ns);
+    const { env, s3, bucket, dir } = testbed;
     const minio = env.minio as NonNullable<Environment['minio']>;
-    const s3 = minioClient(minio);
-    const bucket = await createBucket(s3, 'bench');
-    for (const crd of [etcdClusterCrd(), etcdRestoreCrd()]) {
-      await env.kubectl(['apply', '--server-side', '-f', '-'], { input: JSON.stringify(crd) });
-      await env.kubectl(['wait', '--for=condition=Established', `crd/${crd.metadata.name}`, '--timeout=60s']);
-    }
-    await env.createNamespace(ns);
-    await env.kubectl([
-      'create',
-      'secret',
-      'generic',
-      's3',
-      '-n',
-      ns,
-      `--from-literal=AWS_ACCESS_KEY_ID=${minio.accessKey}`,
-      `--from-literal=AWS_SECRET_ACCESS_KEY=${minio.secretKey}`,
-    ]);
     const yaml = clusterApp({
       namespace: ns,
       name,
@@ -114,7 +83,6 @@ export async function runOnKubernetes(databaseMiB: number): Promise<KubernetesRe
     return { databaseMiB, runs: 1, requestToSeedReadySeconds, requestToCompletedSeconds: seconds(start) };
   } finally {
     await controller?.stop(5_000);
-    await env?.stop();
-    await rm(dir, { recursive: true, force: true });
+    await testbed?.stop();
   }
 }

@@ -4,30 +4,26 @@
 // with its named code; the cluster reports `Degraded` `BootstrapRestoreFailed` naming that reason and exit code, a
 // Warning Event says the same, and nothing else happens: no member beyond the seed Pod, the seed's PVC kept.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { etcdClusterCrd, etcdRestoreCrd } from '../../constructs/api/crds.js';
 import { etcdVersions } from '../env/binaries.js';
-import { type Environment, startEnvironment } from '../env/environment.js';
+import type { Environment } from '../env/environment.js';
 import type { ManagedProcess } from '../env/process-group.js';
 import { waitFor } from '../env/wait.js';
-import { createBucket, minioClient } from '../integration/helpers/backup-cli.js';
 import {
   clusterApp,
-  makeToolsDir,
-  ourImageWithTools,
+  type RestoreTestbed,
   restoreObjects,
   startControllerProcess,
+  startRestoreTestbed,
   whileRunning,
 } from '../integration/helpers/restore-kube.js';
 
 const ns = 'restore-bootstrap-failure';
 
 describe('a bootstrap backup that cannot be restored (local Kubernetes, MinIO)', () => {
+  let testbed: RestoreTestbed | undefined;
   let env: Environment;
   let s3: S3Client;
   let dir: string;
@@ -37,38 +33,14 @@ describe('a bootstrap backup that cannot be restored (local Kubernetes, MinIO)',
   const core = () => env.kubeConfig.makeApiClient(CoreV1Api);
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'etcd-gitops-restore-bootstrap-failure-'));
-    await makeToolsDir(join(dir, 'tools'));
-    env = await startEnvironment({
-      agent: true,
-      minio: true,
-      agentOptions: { backoff: { baseMs: 1_000 }, imageMap: [ourImageWithTools(join(dir, 'tools'))] },
-    });
-    s3 = minioClient(env.minio!);
-    bucket = await createBucket(s3, 'bootstrap-failure');
-    for (const crd of [etcdClusterCrd(), etcdRestoreCrd()]) {
-      await env.kubectl(['apply', '--server-side', '-f', '-'], { input: JSON.stringify(crd) });
-      await env.kubectl(['wait', '--for=condition=Established', `crd/${crd.metadata.name}`, '--timeout=60s']);
-    }
-    await env.createNamespace(ns);
-    await env.kubectl([
-      'create',
-      'secret',
-      'generic',
-      's3',
-      '-n',
-      ns,
-      `--from-literal=AWS_ACCESS_KEY_ID=${env.minio!.accessKey}`,
-      `--from-literal=AWS_SECRET_ACCESS_KEY=${env.minio!.secretKey}`,
-    ]);
+    testbed = await startRestoreTestbed('bootstrap-failure', ns);
+    ({ env, s3, bucket, dir } = testbed);
     controller = startControllerProcess(env, { name: 'controller', dir, namespace: ns });
   });
 
   after(async () => {
     await controller?.stop(5_000);
-    s3?.destroy();
-    await env?.stop();
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await testbed?.stop();
   });
 
   const bootstrapFrom = (name: string, key: string) =>

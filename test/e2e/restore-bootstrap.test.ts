@@ -4,26 +4,21 @@
 // prefix: its seed's `restore fetch` init container (our image) restores the 3.5 snapshot with 3.6's etcdutl, the
 // cluster grows to 3 members, and holds exactly the keys of that backup.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { Etcd3 } from 'etcd3';
-import { etcdClusterCrd, etcdRestoreCrd } from '../../constructs/api/crds.js';
 import { etcdVersions } from '../env/binaries.js';
-import { type Environment, startEnvironment } from '../env/environment.js';
+import type { Environment } from '../env/environment.js';
 import type { ManagedProcess } from '../env/process-group.js';
 import { waitFor } from '../env/wait.js';
-import { createBucket, minioClient } from '../integration/helpers/backup-cli.js';
 import {
   backupNow,
   clusterApp,
-  makeToolsDir,
-  ourImageWithTools,
+  type RestoreTestbed,
   restoreObjects,
   startControllerProcess,
+  startRestoreTestbed,
   whileRunning,
 } from '../integration/helpers/restore-kube.js';
 import { keys, metadataOf } from '../integration/helpers/s3-objects.js';
@@ -34,6 +29,7 @@ const target = 'new';
 const clientURL = (cluster: string) => `http://${cluster}-client.${ns}.svc:2379`;
 
 describe('a new cluster bootstrapped from a backup (local Kubernetes, MinIO)', () => {
+  let testbed: RestoreTestbed | undefined;
   let env: Environment;
   let s3: S3Client;
   let dir: string;
@@ -43,38 +39,14 @@ describe('a new cluster bootstrapped from a backup (local Kubernetes, MinIO)', (
   const apply = (yaml: string) => env.kubectl(['apply', '--server-side', '-f', '-'], { input: yaml });
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'etcd-gitops-restore-bootstrap-'));
-    await makeToolsDir(join(dir, 'tools'));
-    env = await startEnvironment({
-      agent: true,
-      minio: true,
-      agentOptions: { backoff: { baseMs: 1_000 }, imageMap: [ourImageWithTools(join(dir, 'tools'))] },
-    });
-    s3 = minioClient(env.minio!);
-    bucket = await createBucket(s3, 'bootstrap');
-    for (const crd of [etcdClusterCrd(), etcdRestoreCrd()]) {
-      await env.kubectl(['apply', '--server-side', '-f', '-'], { input: JSON.stringify(crd) });
-      await env.kubectl(['wait', '--for=condition=Established', `crd/${crd.metadata.name}`, '--timeout=60s']);
-    }
-    await env.createNamespace(ns);
-    await env.kubectl([
-      'create',
-      'secret',
-      'generic',
-      's3',
-      '-n',
-      ns,
-      `--from-literal=AWS_ACCESS_KEY_ID=${env.minio!.accessKey}`,
-      `--from-literal=AWS_SECRET_ACCESS_KEY=${env.minio!.secretKey}`,
-    ]);
+    testbed = await startRestoreTestbed('bootstrap', ns);
+    ({ env, s3, bucket, dir } = testbed);
     controller = startControllerProcess(env, { name: 'controller', dir, namespace: ns });
   });
 
   after(async () => {
     await controller?.stop(5_000);
-    s3?.destroy();
-    await env?.stop();
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await testbed?.stop();
   });
 
   const app = (name: string, version: string, size: number, bootstrap?: { latestUnderPrefix: string }) =>

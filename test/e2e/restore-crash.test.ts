@@ -6,26 +6,21 @@
 // then (restarted) right after stopping the first old Pod, then right after handing the seed to the membership
 // planner; a controller without the switch finishes: Completed, Ready at 3, exactly the keys of the backup.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { Etcd3 } from 'etcd3';
-import { etcdClusterCrd, etcdRestoreCrd } from '../../constructs/api/crds.js';
 import { etcdVersions } from '../env/binaries.js';
-import { type Environment, startEnvironment } from '../env/environment.js';
+import type { Environment } from '../env/environment.js';
 import type { ManagedProcess } from '../env/process-group.js';
 import { waitFor } from '../env/wait.js';
-import { createBucket, minioClient } from '../integration/helpers/backup-cli.js';
 import {
   backupNow,
   clusterApp,
-  makeToolsDir,
-  ourImageWithTools,
+  type RestoreTestbed,
   restoreObjects,
   startControllerProcess,
+  startRestoreTestbed,
   whileRunning,
 } from '../integration/helpers/restore-kube.js';
 import { keys } from '../integration/helpers/s3-objects.js';
@@ -35,6 +30,7 @@ const name = 'demo';
 const clientURL = `http://${name}-client.${ns}.svc:2379`;
 
 describe('in-place restore survives the controller being killed between steps (local Kubernetes, MinIO)', () => {
+  let testbed: RestoreTestbed | undefined;
   let env: Environment;
   let s3: S3Client;
   let dir: string;
@@ -64,37 +60,13 @@ describe('in-place restore survives the controller being killed between steps (l
   };
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'etcd-gitops-restore-crash-'));
-    await makeToolsDir(join(dir, 'tools'));
-    env = await startEnvironment({
-      agent: true,
-      minio: true,
-      agentOptions: { backoff: { baseMs: 1_000 }, imageMap: [ourImageWithTools(join(dir, 'tools'))] },
-    });
-    s3 = minioClient(env.minio!);
-    bucket = await createBucket(s3, 'crash');
-    for (const crd of [etcdClusterCrd(), etcdRestoreCrd()]) {
-      await env.kubectl(['apply', '--server-side', '-f', '-'], { input: JSON.stringify(crd) });
-      await env.kubectl(['wait', '--for=condition=Established', `crd/${crd.metadata.name}`, '--timeout=60s']);
-    }
-    await env.createNamespace(ns);
-    await env.kubectl([
-      'create',
-      'secret',
-      'generic',
-      's3',
-      '-n',
-      ns,
-      `--from-literal=AWS_ACCESS_KEY_ID=${env.minio!.accessKey}`,
-      `--from-literal=AWS_SECRET_ACCESS_KEY=${env.minio!.secretKey}`,
-    ]);
+    testbed = await startRestoreTestbed('crash', ns);
+    ({ env, s3, bucket, dir } = testbed);
   });
 
   after(async () => {
     await Promise.all(controllers.map((controller) => controller.stop(5_000)));
-    s3?.destroy();
-    await env?.stop();
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await testbed?.stop();
   });
 
   test('GIVEN the synthesized cluster and CronJob WHEN a Job from the CronJob backs it up THEN the backup holds the first keys', async () => {

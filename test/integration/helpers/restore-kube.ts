@@ -1,10 +1,13 @@
 // Restores on the local Kubernetes (test/e2e/restore-*.test.ts): our image with its restore tools for the node
 // agent, the controller as a process (as the operator Deployment runs it), and the EtcdCluster/EtcdRestore
 // objects of one namespace.
-import { mkdir, symlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { BatchV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { App, Chart } from 'cdk8s';
+import { etcdClusterCrd, etcdRestoreCrd } from '../../../constructs/api/crds.js';
 import {
   EtcdCluster as EtcdClusterConstruct,
   type EtcdClusterProps,
@@ -13,10 +16,11 @@ import type { EtcdCluster } from '../../../controller/etcdcluster/api.js';
 import type { EtcdRestore } from '../../../controller/etcdrestore/api.js';
 import { etcdGitopsImage, type ImageRule } from '../../env/agent/images.js';
 import { etcdBinary, etcdVersions, repoRoot } from '../../env/binaries.js';
-import type { Environment } from '../../env/environment.js';
+import { type Environment, startEnvironment } from '../../env/environment.js';
 import type { Minio } from '../../env/minio.js';
 import { type ManagedProcess, startProcess } from '../../env/process-group.js';
 import { waitFor } from '../../env/wait.js';
+import { createBucket, minioClient } from './backup-cli.js';
 
 /** Our image with `/app/etcd/v<minor>/etcdutl` inside, as controller/Dockerfile builds it: the agent binds a
  *  directory of that layout (symlinks to the built etcd tools, `makeToolsDir`) at /app/etcd. */
@@ -206,4 +210,59 @@ export async function backupNow(
   const log = await podLog();
   if (outcome !== 'Complete') throw new Error(`backup Job ${job} failed:\n${log}`);
   return log;
+}
+
+/** The local Kubernetes of a restore test, torn down by `stop()`. */
+export interface RestoreTestbed {
+  readonly env: Environment;
+  readonly s3: S3Client;
+  readonly bucket: string;
+  /** A temporary directory of the test's own (controller logs, the image's tools), removed by `stop()`. */
+  readonly dir: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The local Kubernetes with the node agent (our image with its restore tools) and MinIO, a bucket
+ * `<name>`, both CRDs Established, and namespace `ns` holding the S3 credentials Secret `s3`.
+ */
+export async function startRestoreTestbed(name: string, ns: string): Promise<RestoreTestbed> {
+  const dir = await mkdtemp(join(tmpdir(), `etcd-gitops-${name}-`));
+  let env: Environment | undefined;
+  let s3: S3Client | undefined;
+  const stop = async () => {
+    s3?.destroy();
+    await env?.stop();
+    await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    await makeToolsDir(join(dir, 'tools'));
+    env = await startEnvironment({
+      agent: true,
+      minio: true,
+      agentOptions: { backoff: { baseMs: 1_000 }, imageMap: [ourImageWithTools(join(dir, 'tools'))] },
+    });
+    const minio = env.minio as Minio;
+    s3 = minioClient(minio);
+    const bucket = await createBucket(s3, name);
+    for (const crd of [etcdClusterCrd(), etcdRestoreCrd()]) {
+      await env.kubectl(['apply', '--server-side', '-f', '-'], { input: JSON.stringify(crd) });
+      await env.kubectl(['wait', '--for=condition=Established', `crd/${crd.metadata.name}`, '--timeout=60s']);
+    }
+    await env.createNamespace(ns);
+    await env.kubectl([
+      'create',
+      'secret',
+      'generic',
+      's3',
+      '-n',
+      ns,
+      `--from-literal=AWS_ACCESS_KEY_ID=${minio.accessKey}`,
+      `--from-literal=AWS_SECRET_ACCESS_KEY=${minio.secretKey}`,
+    ]);
+    return { env, s3, bucket, dir, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
 }
