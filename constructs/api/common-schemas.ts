@@ -104,3 +104,28 @@ export const conditionsSchema: JsonSchema = {
   'x-kubernetes-list-type': 'map',
   'x-kubernetes-list-map-keys': ['type'],
 };
+
+/**
+ * The top-level openAPIV3Schema of one of our resources: type meta, metadata, a required `spec` and a
+ * `status`, plus rules on the whole object (e.g. on `metadata.name`) where it has them.
+ */
+export function resourceSchema(
+  description: string,
+  spec: JsonSchema,
+  status: JsonSchema,
+  validations?: JsonSchema['x-kubernetes-validations'],
+): JsonSchema {
+  return {
+    type: 'object',
+    description,
+    required: ['spec'],
+    properties: {
+      apiVersion: { type: 'string' },
+      kind: { type: 'string' },
+      metadata: { type: 'object' },
+      spec,
+      status,
+    },
+    ...(validations ? { 'x-kubernetes-validations': validations } : {}),
+  };
+}

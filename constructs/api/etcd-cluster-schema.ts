@@ -3,6 +3,7 @@ import {
   conditionsSchema,
   QUANTITY_PATTERN,
   quantitySchema,
+  resourceSchema,
   s3LocationSchema,
   stringMap,
 } from './common-schemas.js';
@@ -241,18 +242,11 @@ export const clusterStatusSchema: JsonSchema = {
 };
 
 /** openAPIV3Schema of EtcdCluster v1alpha1. */
-export const etcdClusterSchema: JsonSchema = {
-  type: 'object',
-  description: 'An etcd cluster whose members the etcd-gitops controller manages.',
-  required: ['spec'],
-  properties: {
-    apiVersion: { type: 'string' },
-    kind: { type: 'string' },
-    metadata: { type: 'object' },
-    spec: clusterSpecSchema,
-    status: clusterStatusSchema,
-  },
-  'x-kubernetes-validations': [
+export const etcdClusterSchema: JsonSchema = resourceSchema(
+  'An etcd cluster whose members the etcd-gitops controller manages.',
+  clusterSpecSchema,
+  clusterStatusSchema,
+  [
     {
       rule: `self.metadata.name.size() <= ${MAX_CLUSTER_NAME_LENGTH}`,
       message: `EtcdCluster names are at most ${MAX_CLUSTER_NAME_LENGTH} characters so that member, Service and CronJob names derived from them stay valid`,
@@ -263,4 +257,4 @@ export const etcdClusterSchema: JsonSchema = {
         'EtcdCluster names must start with a lowercase letter and contain only lowercase letters, digits and hyphens (a DNS-1035 label), because Service names derive from them',
     },
   ],
-};
+);

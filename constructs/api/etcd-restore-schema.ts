@@ -1,5 +1,5 @@
 // The EtcdRestore v1alpha1 schema: the single source of truth for its CRD and its TypeScript types.
-import { conditionsSchema, s3LocationSchema } from './common-schemas.js';
+import { conditionsSchema, resourceSchema, s3LocationSchema } from './common-schemas.js';
 import type { JsonSchema } from './json-schema.js';
 
 /** Phases of an EtcdRestore, in order; `Failed` can follow any of the first three. */
@@ -57,15 +57,8 @@ export const restoreStatusSchema: JsonSchema = {
 };
 
 /** openAPIV3Schema of EtcdRestore v1alpha1. */
-export const etcdRestoreSchema: JsonSchema = {
-  type: 'object',
-  description: 'A restore of an EtcdCluster from a backup, without deleting the EtcdCluster object.',
-  required: ['spec'],
-  properties: {
-    apiVersion: { type: 'string' },
-    kind: { type: 'string' },
-    metadata: { type: 'object' },
-    spec: restoreSpecSchema,
-    status: restoreStatusSchema,
-  },
-};
+export const etcdRestoreSchema: JsonSchema = resourceSchema(
+  'A restore of an EtcdCluster from a backup, without deleting the EtcdCluster object.',
+  restoreSpecSchema,
+  restoreStatusSchema,
+);
