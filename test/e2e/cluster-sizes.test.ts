@@ -127,8 +127,14 @@ describe('EtcdCluster sizes, scaling and member failures (controller process)', 
         { what: `alpha-5 restarted after kill ${kill}`, timeoutMs: 60_000, intervalMs: 100 },
       );
     }
-    const pod = await core.readNamespacedPod({ namespace: ns, name: 'alpha-5' });
-    assert.ok((pod.status?.containerStatuses?.[0]?.restartCount ?? 0) >= 3, 'restarted at least 3 times');
+    // The agent publishes Pod status asynchronously: wait for the API server to show the third restart.
+    await waitFor(
+      async () => {
+        const pod = await core.readNamespacedPod({ namespace: ns, name: 'alpha-5' });
+        return (pod.status?.containerStatuses?.[0]?.restartCount ?? 0) >= 3;
+      },
+      { what: 'alpha-5 restartCount ≥ 3 in the Pod status', timeoutMs: 30_000, intervalMs: 200 },
+    );
     await alpha.readyAt(3);
     const after = await alpha.membership();
     assert.deepEqual(after.ids, before.ids, 'same members, same ids');
