@@ -26,6 +26,31 @@ export function replaceBlock(content: string, nodeName: string, pid: number, ent
   return `${rest}${renderBlock(nodeName, pid, entries)}`;
 }
 
+/**
+ * The names of `entries` that another agent's block in `content` already publishes, each with that block's owner
+ * (`<node> <pid>`). getaddrinfo answers with the first match in the file, so such a name would reach the other
+ * environment's Pod: two environments on one machine must not run Pods under the same `<name>.<ns>`.
+ */
+export function namesTakenElsewhere(
+  content: string,
+  nodeName: string,
+  pid: number,
+  entries: HostsEntry[],
+): Map<string, string> {
+  const wanted = new Set(entries.flatMap((entry) => entry.names));
+  const taken = new Map<string, string>();
+  for (const match of content.matchAll(blockPattern)) {
+    const [block, node, owner] = match;
+    if (node === nodeName && Number(owner) === pid) continue;
+    for (const line of block.split('\n')) {
+      if (line.startsWith('#')) continue;
+      for (const name of line.split(/\s+/).slice(1))
+        if (wanted.has(name)) taken.set(name, `${node} ${owner}`);
+    }
+  }
+  return taken;
+}
+
 /** `content` without the blocks whose agent process is no longer alive. */
 export function removeDeadBlocks(content: string, alive: (pid: number) => boolean): string {
   return content.replace(blockPattern, (block, _node: string, owner: string) =>
@@ -100,13 +125,21 @@ export class HostsBlock {
     this.rewrite((content) => replaceBlock(removeDeadBlocks(content, processAlive), this.nodeName, this.pid));
   }
 
-  /** Writes `entries` as this agent's block (skipped when unchanged). */
-  write(entries: HostsEntry[]): void {
+  /**
+   * Writes `entries` as this agent's block (skipped when unchanged). Returns the names another live agent already
+   * publishes (see `namesTakenElsewhere`); they are written anyway, and the caller reports them.
+   */
+  write(entries: HostsEntry[]): Map<string, string> {
     const rendered = JSON.stringify(entries);
-    if (rendered === this.last) return;
+    if (rendered === this.last) return new Map();
     this.last = rendered;
     this.entries = entries;
-    this.rewrite((content) => replaceBlock(content, this.nodeName, this.pid, entries));
+    let taken = new Map<string, string>();
+    this.rewrite((content) => {
+      taken = namesTakenElsewhere(content, this.nodeName, this.pid, entries);
+      return replaceBlock(content, this.nodeName, this.pid, entries);
+    });
+    return taken;
   }
 
   /** Rewrites the block when the file does not hold it as last written (another writer lost it). */

@@ -111,7 +111,14 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<NodeAge
     const endpoints = [...workers.values()]
       .map((w) => w.endpoint())
       .filter((e): e is PodEndpoint => e !== undefined);
-    hosts.write(dnsRecords(endpoints, [...services.values()]));
+    const taken = hosts.write(dnsRecords(endpoints, [...services.values()]));
+    for (const [name, owner] of taken) {
+      log.error(
+        { name, otherAgent: owner },
+        'Another environment on this machine already publishes this DNS name: its clients may reach the wrong Pod. ' +
+          'Give each concurrently running test its own namespace.',
+      );
+    }
   };
   const claimsDir = options.addressClaimsDir ?? '/run/etcd-gitops-agent/addresses';
   const addresses = new AddressPool(

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { dnsRecords, type PodEndpoint } from '../../env/agent/dns-records.js';
-import { removeDeadBlocks, replaceBlock } from '../../env/agent/hosts-file.js';
+import { namesTakenElsewhere, removeDeadBlocks, replaceBlock } from '../../env/agent/hosts-file.js';
 
 const member = (name: string, ip: string, ready: boolean, extra: Partial<PodEndpoint> = {}): PodEndpoint => ({
   namespace: 'ns',
@@ -88,5 +88,17 @@ describe('hosts file block', () => {
     const cleaned = removeDeadBlocks(content, (pid) => pid === 222);
     assert.doesNotMatch(cleaned, / 111\n/);
     assert.match(cleaned, /# BEGIN etcd-gitops-agent node-1 222\n# END etcd-gitops-agent node-1 222\n/);
+  });
+
+  it('names what another agent already publishes, and nothing of its own block', () => {
+    const entries = [
+      { ip: '127.1.1.9', names: ['m-0.m.ns.svc', 'm-0.m.ns.svc.cluster.local', 'free.ns.svc'] },
+    ];
+    let content = replaceBlock(original, 'node-1', 111, [{ ip: '127.1.1.1', names: ['m-0.m.ns.svc'] }]);
+    content = replaceBlock(content, 'node-1', 222, entries);
+    const taken = namesTakenElsewhere(content, 'node-1', 222, entries);
+    assert.deepEqual([...taken], [['m-0.m.ns.svc', 'node-1 111']]);
+    assert.deepEqual([...namesTakenElsewhere(content, 'node-1', 111, [])], []);
+    assert.deepEqual([...namesTakenElsewhere(original, 'node-1', 222, entries)], []);
   });
 });

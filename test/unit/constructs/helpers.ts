@@ -2,15 +2,20 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Chart, Testing, Yaml } from 'cdk8s';
+import { App, Chart, Testing, Yaml } from 'cdk8s';
 import { repoRoot } from '../../env/binaries.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: synthesized manifests are untyped JSON
 export type Manifest = Record<string, any>;
 
-/** A chart in a fresh app, with a namespace unless `namespace` is null. */
+/**
+ * A chart in a fresh app, with a namespace unless `namespace` is null. Not `Testing.app()`: it makes a temp dir per
+ * call and never removes it (1,700 of them after a day of runs). These apps are never `synth()`ed to disk (tests
+ * read `Testing.synth(chart)` in memory), so their outdir is a path nothing creates.
+ */
 export function testChart(namespace: string | null = 'etcd-test'): Chart {
-  return new Chart(Testing.app(), 'test', namespace === null ? {} : { namespace });
+  const app = new App({ outdir: join(repoRoot, 'build', 'never-synthesized') });
+  return new Chart(app, 'test', namespace === null ? {} : { namespace });
 }
 
 export function synth(chart: Chart): Manifest[] {
