@@ -109,7 +109,11 @@ build_minio() {
 
 apt_install() {
   local missing=()
-  for pkg in "$@"; do dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg"); done
+  # "dpkg -s" also succeeds for a removed package whose config files remain
+  # (state "rc"), so ask for the exact state.
+  for pkg in "$@"; do
+    [ "$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null)" = "install ok installed" ] || missing+=("$pkg")
+  done
   [ ${#missing[@]} -eq 0 ] && return 0
   log "apt-get install ${missing[*]}"
   if [ "$(id -u)" = 0 ]; then s=; else s=sudo; fi
@@ -119,6 +123,10 @@ apt_install() {
 build_etcd34() {
   apt_install etcd-server etcd-client
   local out="$cache/etcd-v$ETCD34_DEBIAN"
+  local bin
+  for bin in /usr/bin/etcd /usr/bin/etcdctl; do
+    [ -x "$bin" ] || { echo "build.sh: $bin is missing after installing etcd-server and etcd-client" >&2; exit 1; }
+  done
   mkdir -p "$out"
   # Debian's etcd 3.4 ships etcd and etcdctl; etcdctl 3.4 also does "snapshot restore".
   ln -sf /usr/bin/etcd "$out/etcd"
