@@ -13,7 +13,7 @@ export const CONTROLLER_CLUSTER_RULES: readonly k8s.PolicyRule[] = [
     verbs: ['update', 'patch'],
   },
   { apiGroups: [API_GROUP], resources: [`${ETCD_CLUSTER_PLURAL}/finalizers`], verbs: ['update'] },
-  { apiGroups: [''], resources: ['pods'], verbs: [...READ, 'create', 'delete'] },
+  { apiGroups: [''], resources: ['pods'], verbs: [...READ, 'create', 'delete', 'patch'] },
   { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: [...READ, 'create', 'delete', 'patch'] },
   { apiGroups: [''], resources: ['services'], verbs: READ },
   { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },

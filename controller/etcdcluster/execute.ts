@@ -1,12 +1,13 @@
 // Performs exactly one planned action: one etcd call or one Kubernetes write (docs/design/membership.md).
 import type { CoreV1Api } from '@kubernetes/client-node';
+import { PatchStrategy } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { addLearner, isEtcdBusy, moveLeader, promoteMember, removeMember } from '../etcd/members.js';
-import { deleteIgnoringNotFound, isAlreadyExists } from '../runtime/kube.js';
+import { deleteIgnoringNotFound, isAlreadyExists, patchOptions } from '../runtime/kube.js';
 import type { EtcdCluster } from './api.js';
 import type { CrashSwitch } from './crash-switch.js';
 import { buildMemberPvc } from './member-pod.js';
-import { peerURL, pvcName } from './names.js';
+import { ANNOTATION_INITIAL_CLUSTER_STATE, peerURL, pvcName } from './names.js';
 import type { EtcdObservation } from './observe-etcd.js';
 import { REQUEUE } from './plan.js';
 import { podForAction } from './pod-for-action.js';
@@ -120,6 +121,19 @@ async function kubeChange(action: Action, context: ExecuteContext): Promise<Outc
       return createPvc(context, action.member, action.token);
     case 'CreatePod':
       return createPod(context, action);
+    case 'MarkExisting':
+      await context.core.patchNamespacedPod(
+        {
+          namespace,
+          name: action.pod,
+          body: { metadata: { annotations: { [ANNOTATION_INITIAL_CLUSTER_STATE]: 'existing' } } },
+        },
+        patchOptions(PatchStrategy.MergePatch),
+      );
+      return done(
+        'SeedMarkedExisting',
+        `member ${action.member} has served: its next start joins the cluster (initial-cluster-state existing) instead of bootstrapping one`,
+      );
     case 'DeletePod':
       await deleteIgnoringNotFound(() => context.core.deleteNamespacedPod({ namespace, name: action.pod }));
       return done('MemberPodDeleted', `deleted Pod ${action.pod} of removed member ${action.member}`);
@@ -140,7 +154,13 @@ async function kubeChange(action: Action, context: ExecuteContext): Promise<Outc
 }
 
 const ETCD_ACTIONS = new Set<Action['kind']>(['AddLearner', 'PromoteLearner', 'MoveLeader', 'RemoveMember']);
-const KUBE_ACTIONS = new Set<Action['kind']>(['CreatePVC', 'CreatePod', 'DeletePod', 'DeletePVC']);
+const KUBE_ACTIONS = new Set<Action['kind']>([
+  'CreatePVC',
+  'CreatePod',
+  'MarkExisting',
+  'DeletePod',
+  'DeletePVC',
+]);
 
 /** Performs `action` (at most one side effect); waits, refusals and status-only actions do nothing here. */
 export async function execute(action: Action, context: ExecuteContext): Promise<Outcome> {

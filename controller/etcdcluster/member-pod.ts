@@ -65,7 +65,9 @@ export function etcdImage(cluster: EtcdCluster): string {
   return cluster.spec.image ?? `gcr.io/etcd-development/etcd:v${cluster.spec.version}`;
 }
 
-/** The etcd command line of a member at its moment. */
+/** The etcd command line of a member at its moment. `--initial-cluster` and `--initial-cluster-state` are not
+ *  flags but environment from the member record's annotations ({@link memberEnv}), so the controller can change them
+ *  for the next start without recreating the Pod. */
 export function etcdFlags(cluster: EtcdCluster, moment: MemberMoment): string[] {
   const name = clusterName(cluster);
   const namespace = namespaceOf(cluster);
@@ -76,11 +78,24 @@ export function etcdFlags(cluster: EtcdCluster, moment: MemberMoment): string[] 
     `--listen-client-urls=http://$(POD_IP):${CLIENT_PORT}`,
     `--advertise-client-urls=${clientURL(name, namespace, moment.member)}`,
     `--initial-advertise-peer-urls=${peerURL(name, namespace, moment.member)}`,
-    `--initial-cluster=${initialCluster(name, namespace, moment.initialCluster)}`,
-    `--initial-cluster-state=${moment.state}`,
   ];
   if (moment.token !== undefined) flags.push(`--initial-cluster-token=${moment.token}`);
   return flags;
+}
+
+const fromAnnotation = (name: string, annotation: string) => ({
+  name,
+  valueFrom: { fieldRef: { fieldPath: `metadata.annotations['${annotation}']` } },
+});
+
+/** The etcd container's environment: its address, and the member record read by etcd at every start (the kubelet
+ *  resolves the downward API each time it starts the container). */
+export function memberEnv(): { name: string; valueFrom: { fieldRef: { fieldPath: string } } }[] {
+  return [
+    { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+    fromAnnotation('ETCD_INITIAL_CLUSTER', ANNOTATION_INITIAL_CLUSTER),
+    fromAnnotation('ETCD_INITIAL_CLUSTER_STATE', ANNOTATION_INITIAL_CLUSTER_STATE),
+  ];
 }
 
 /** Readiness answers "may clients use it"; liveness only "is the process wedged", with a large budget so a member
@@ -199,7 +214,7 @@ export function buildMemberPod(cluster: EtcdCluster, moment: MemberMoment): V1Po
           image: etcdImage(cluster),
           command: ['/usr/local/bin/etcd'],
           args: etcdFlags(cluster, moment),
-          env: [{ name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } }],
+          env: memberEnv(),
           ports: [
             { name: 'client', containerPort: CLIENT_PORT, protocol: 'TCP' },
             { name: 'peer', containerPort: PEER_PORT, protocol: 'TCP' },

@@ -31,11 +31,12 @@ const wait = (reason: string, message: string, requeueAfterMs: number): Action =
  *     seed (Degraded `BootstrapRestoreFailed` while its `restore fetch` fails), or ReportQuorumLost;
  *  6. a member in etcd without Pod: PVC → CreatePod; never started → CreatePVC (resume of an add);
  *  7. quorum lost → ReportQuorumLost;
- *  8. Pod without member → DeletePod; PVC without member or Pod and whenScaled Delete → DeletePVC;
- *  9. dead member → RemoveMember if quorum survives it;
- * 10. learner: too many members → RemoveMember (undo); Pod running → PromoteLearner; else Wait;
- * 11. a member not healthy → Wait;  12. too few → AddLearner;  13. too many → MoveLeader off / RemoveMember
- *     the highest index;  14. Steady.
+ *  8. a healthy started voter whose Pod still says `new` (a seed that has served) → MarkExisting;
+ *  9. Pod without member → DeletePod; PVC without member or Pod and whenScaled Delete → DeletePVC;
+ * 10. dead member → RemoveMember if quorum survives it;
+ * 11. learner: too many members → RemoveMember (undo); Pod running → PromoteLearner; else Wait;
+ * 12. a member not healthy → Wait;  13. too few → AddLearner;  14. too many → MoveLeader off / RemoveMember
+ *     the highest index;  15. Steady.
  */
 export function planMembership(input: PlanInput): Action {
   const { cluster } = input;
@@ -53,6 +54,7 @@ export function planMembership(input: PlanInput): Action {
   return (
     resumeAdd(input, etcd) ??
     reportQuorumLoss(input, etcd) ??
+    markSeedExisting(input, etcd) ??
     cleanUpRemoved(input, etcd) ??
     replaceDead(input, etcd) ??
     handleLearner(input, etcd) ??
@@ -138,7 +140,7 @@ function resumeAdd(input: PlanInput, etcd: EtcdView): Action | undefined {
       state: 'existing',
       initialCluster: memberNames(input, etcd),
     };
-    if (member.started && (ephemeral || !pvc || pvc.terminating)) continue; // data gone: dead, step 9
+    if (member.started && (ephemeral || !pvc || pvc.terminating)) continue; // data gone: dead, step 10
     if (ephemeral || (pvc && !pvc.terminating)) return createPod;
     if (pvc?.terminating) return wait('PVCTerminating', `PVC ${pvc.name} is terminating`, REQUEUE.soon);
     return { kind: 'CreatePVC', member: name };
@@ -156,7 +158,18 @@ function reportQuorumLoss(input: PlanInput, etcd: EtcdView): Action | undefined 
   return { kind: 'ReportQuorumLost', message: `${healthy} of ${voters.length} voting members are healthy` };
 }
 
-/** Step 8: the Pod, then the PVC, of a member that is no longer in etcd. */
+/** Step 8: once the seed has served, a restart on lost data must fail rather than bootstrap an empty cluster
+ *  with the same ids (docs/design/membership.md, "The member record"). */
+function markSeedExisting(input: PlanInput, etcd: EtcdView): Action | undefined {
+  for (const member of ourMembers(input, etcd)) {
+    if (!member.healthy || !member.started || member.learner) continue;
+    const pod = podOf(input, member.member as string);
+    if (pod?.initialState === 'new') return { kind: 'MarkExisting', member: pod.member, pod: pod.name };
+  }
+  return undefined;
+}
+
+/** Step 9: the Pod, then the PVC, of a member that is no longer in etcd. */
 function cleanUpRemoved(input: PlanInput, etcd: EtcdView): Action | undefined {
   const members = new Set(memberNames(input, etcd));
   const pod = input.pods.find((candidate) => !members.has(candidate.member));
@@ -177,7 +190,7 @@ function isDead(input: PlanInput, member: EtcdMemberView): boolean {
   return member.started && (input.cluster.storage.ephemeral || !pvc || pvc.terminating);
 }
 
-/** Step 9: remove a dead member from etcd first; its Pod and PVC follow in step 8, its replacement in 12. */
+/** Step 10: remove a dead member from etcd first; its Pod and PVC follow in step 9, its replacement in 13. */
 function replaceDead(input: PlanInput, etcd: EtcdView): Action | undefined {
   const dead = ourMembers(input, etcd).find((member) => isDead(input, member));
   if (!dead) return undefined;
@@ -191,7 +204,7 @@ function replaceDead(input: PlanInput, etcd: EtcdView): Action | undefined {
   return { kind: 'RemoveMember', member: dead.member as string, id: dead.id, reason: 'dead' };
 }
 
-/** Step 10: at most one learner; promote it once its Pod runs (etcd refuses until it caught up). */
+/** Step 11: at most one learner; promote it once its Pod runs (etcd refuses until it caught up). */
 function handleLearner(input: PlanInput, etcd: EtcdView): Action | undefined {
   const learner = ourMembers(input, etcd).find((member) => member.learner);
   if (!learner) return undefined;
@@ -203,14 +216,14 @@ function handleLearner(input: PlanInput, etcd: EtcdView): Action | undefined {
   return wait('LearnerStarting', `waiting for learner ${name} to start`, REQUEUE.starting);
 }
 
-/** Step 11. */
+/** Step 12. */
 function waitForHealth(input: PlanInput, etcd: EtcdView): Action | undefined {
   const unhealthy = ourMembers(input, etcd).find((member) => !member.healthy);
   if (!unhealthy) return undefined;
   return wait('MembersNotReady', `waiting for member ${unhealthy.member} to be healthy`, REQUEUE.starting);
 }
 
-/** Steps 12 and 13: one member more or less. */
+/** Steps 13 and 14: one member more or less. */
 function scale(input: PlanInput, etcd: EtcdView): Action | undefined {
   const { size, name: cluster } = input.cluster;
   if (etcd.members.length < size) return { kind: 'AddLearner', member: nextMemberName(input) };

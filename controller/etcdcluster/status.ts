@@ -11,6 +11,8 @@ function progressReason(action: Action): string | undefined {
   switch (action.kind) {
     case 'CreatePVC':
       return action.token ? 'Seeding' : 'AddingMember';
+    case 'MarkExisting':
+      return 'Seeding';
     case 'CreatePod':
       return { seed: 'Seeding', join: 'AddingMember', recreate: 'RecreatingMemberPod' }[action.reason];
     case 'AddLearner':

@@ -41,6 +41,8 @@ export interface PodView {
   readonly version?: string;
   /** Its `restore` init container (a seed from a backup) last exited with an error: why, in one line. */
   readonly restoreFailure?: string;
+  /** Annotation `etcd.gitops.dev/initial-cluster-state`, which etcd reads at its next start. */
+  readonly initialState?: 'new' | 'existing';
 }
 
 /** A member PVC. */
@@ -114,6 +116,7 @@ export type Action =
       readonly initialCluster: readonly string[];
       readonly token?: string;
     }
+  | { readonly kind: 'MarkExisting'; readonly member: string; readonly pod: string }
   | { readonly kind: 'AddLearner'; readonly member: string }
   | { readonly kind: 'PromoteLearner'; readonly member: string; readonly id: string }
   | { readonly kind: 'MoveLeader'; readonly fromId: string; readonly toId: string; readonly toMember: string }

@@ -10,6 +10,7 @@ import type { EtcdCluster } from './api.js';
 import {
   ANNOTATION_CLUSTER_TOKEN,
   ANNOTATION_CLUSTER_UID,
+  ANNOTATION_INITIAL_CLUSTER_STATE,
   ANNOTATION_VERSION,
   GROUP,
   MEMBER_LABEL,
@@ -76,6 +77,7 @@ export function toPodView(pod: V1Pod): PodView | undefined {
   );
   const version = pod.metadata?.annotations?.[ANNOTATION_VERSION];
   const restoreFailure = restoreInitFailure(pod);
+  const initialState = pod.metadata?.annotations?.[ANNOTATION_INITIAL_CLUSTER_STATE];
   return {
     name: pod.metadata?.name as string,
     member,
@@ -88,6 +90,7 @@ export function toPodView(pod: V1Pod): PodView | undefined {
     ),
     ...(version ? { version } : {}),
     ...(restoreFailure ? { restoreFailure: describeRestoreInitFailure(restoreFailure) } : {}),
+    ...(initialState === 'new' || initialState === 'existing' ? { initialState } : {}),
   };
 }
 

@@ -1,8 +1,8 @@
 // Membership on the local Kubernetes with the controller as its own process (as its Deployment runs it): a size-3
 // cluster created directly and scaled 3→5→3→1→3 (by `kubectl scale` and by a Git-style apply), a member killed
-// three times in a row (comes back, not replaced), a member that lost its data (replaced), a majority lost with
-// its data (reported, nothing destroyed), and a size-5 cluster created directly. Writers record every
-// acknowledged write; none may be lost.
+// three times in a row (comes back, not replaced), a member and the seed that lost their data (replaced, never back
+// empty), a majority lost with its data (reported, nothing destroyed), and a size-5 cluster created directly.
+// Writers record every acknowledged write; none may be lost.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CoreV1Api } from '@kubernetes/client-node';
@@ -158,6 +158,29 @@ describe('EtcdCluster sizes, scaling and member failures (controller process)', 
     const after = await alpha.membership();
     assertConsistent(after, ['alpha-0', 'alpha-5', 'alpha-7']);
     assert.equal(after.ids.get('alpha-5'), before.ids.get('alpha-5'));
+  });
+
+  test('GIVEN 3 members WHEN the seed loses its PVC data and its etcd restarts THEN it never comes back empty: it is removed and replaced, Ready', async () => {
+    const core = env.kubeConfig.makeApiClient(CoreV1Api);
+    const seed = await core.readNamespacedPod({ namespace: ns, name: 'alpha-0' });
+    assert.equal(
+      seed.metadata?.annotations?.['etcd.gitops.dev/initial-cluster-state'],
+      'existing',
+      'the seed was marked existing once it served',
+    );
+    const before = await alpha.membership();
+    env.agent?.faults.wipePvc(ns, 'alpha-0-data');
+    env.agent?.faults.killContainer(ns, 'alpha-0', 'etcd');
+    await waitFor(async () => !(await alpha.membership()).etcd.includes('alpha-0'), {
+      what: 'alpha-0 removed from etcd',
+      timeoutMs: 120_000,
+      intervalMs: 500,
+    });
+    await alpha.readyAt(3);
+    const after = await alpha.membership();
+    assertConsistent(after, ['alpha-5', 'alpha-7', 'alpha-8']);
+    assert.equal(after.ids.get('alpha-5'), before.ids.get('alpha-5'));
+    assert.equal(after.ids.get('alpha-7'), before.ids.get('alpha-7'));
     await Promise.all(writers.map((writer) => writer.stop()));
     assert.ok((writers[0]?.acknowledged() ?? 0) > 0, 'the writer got writes acknowledged');
     assert.deepEqual(await writers[0]?.lost(), [], 'no acknowledged write lost');
@@ -167,10 +190,10 @@ describe('EtcdCluster sizes, scaling and member failures (controller process)', 
   test('GIVEN 3 members WHEN two of them lose their Pods and PVCs (data) THEN quorum loss is reported (condition, Event, metric) and nothing is destroyed or recreated', async () => {
     const core = env.kubeConfig.makeApiClient(CoreV1Api);
     const before = await alpha.membership();
-    // Pods and PVCs deleted: the data is gone and nothing restarts. (Wiping the data dirs of a majority and letting
-    // etcd restart is no quorum loss to etcd: member ids are derived from peer URLs and token, so a wiped seed
-    // restarted with `new` comes back as itself, empty, and votes the survivor leader; see membership.md.)
-    const lost = ['alpha-0', 'alpha-5'];
+    // Pods and PVCs deleted: the data is gone and nothing restarts. (Wiping the data dirs of a majority of joiners
+    // and letting etcd restart need not be a quorum loss to etcd: member ids are derived from peer URLs and token,
+    // so etcd may let an empty joiner back in to vote the survivor leader; see membership.md.)
+    const lost = ['alpha-5', 'alpha-7'];
     for (const member of lost) {
       await core.deleteNamespacedPersistentVolumeClaim({ namespace: ns, name: `${member}-data` });
       await core.deleteNamespacedPod({ namespace: ns, name: member });
@@ -204,7 +227,7 @@ describe('EtcdCluster sizes, scaling and member failures (controller process)', 
     assert.deepEqual(after.ids, before.ids, 'no member removed from etcd');
     assert.deepEqual(
       after.pods.map((pod) => pod.metadata?.uid),
-      before.pods.filter((pod) => pod.metadata?.name === 'alpha-7').map((pod) => pod.metadata?.uid),
+      before.pods.filter((pod) => pod.metadata?.name === 'alpha-8').map((pod) => pod.metadata?.uid),
       'the survivor’s Pod untouched, no Pod recreated on empty data',
     );
     assert.deepEqual(

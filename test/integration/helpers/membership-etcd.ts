@@ -1,5 +1,5 @@
 // Multi-member etcd clusters for the membership tests: each member a real etcd process on its own loopback
-// ports and data dir, started with exactly the flags the controller would give it. Everything is stopped and
+// ports and data dir, started with exactly the flags and `ETCD_INITIAL_*` environment the controller gives it. Everything is stopped and
 // removed by stop(), on process exit, and (through a detached reaper) even if the test process is SIGKILLed.
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -21,10 +21,13 @@ export interface TestCluster {
   readonly members: Map<string, TestMember>;
   /** Allocates ports for a member name (no process yet). */
   reserve(name: string): Promise<TestMember>;
-  /** Starts a member with `--initial-cluster` of `initial` (names) and the given state. */
+  /** Starts a member with `ETCD_INITIAL_CLUSTER` of `initial` (names) and the given state, as the member Pod's
+   *  environment gives them. */
   start(name: string, state: 'new' | 'existing', initial: readonly string[], token?: string): TestMember;
   /** SIGKILLs a member's process group (its data stays). */
   kill(name: string): Promise<void>;
+  /** Deletes a member's data dir (the member must be stopped): lost PVC data. */
+  wipe(name: string): Promise<void>;
   /** The member name of a peer URL of this cluster. */
   memberOf(peerURL: string): string | undefined;
   stop(): Promise<void>;
@@ -78,11 +81,10 @@ export async function createTestCluster(version: '3.4' | '3.5' | '3.6'): Promise
           `--listen-client-urls=${member.clientURL}`,
           `--advertise-client-urls=${member.clientURL}`,
           `--initial-advertise-peer-urls=${member.peerURL}`,
-          `--initial-cluster=${initialCluster}`,
-          `--initial-cluster-state=${state}`,
           ...(token ? [`--initial-cluster-token=${token}`] : []),
           '--log-level=warn',
         ],
+        env: { ETCD_INITIAL_CLUSTER: initialCluster, ETCD_INITIAL_CLUSTER_STATE: state },
         logPath: join(dir, `${name}.log`),
       });
       reaper.record(member.process.pid);
@@ -91,6 +93,9 @@ export async function createTestCluster(version: '3.4' | '3.5' | '3.6'): Promise
     async kill(name) {
       const member = members.get(name);
       await member?.process?.stop(0); // SIGKILL at once; stop() keeps the event loop alive until it is gone
+    },
+    async wipe(name) {
+      await rm(join(dir, name, 'data'), { recursive: true, force: true });
     },
     memberOf(peerURL) {
       return [...members.values()].find((member) => member.peerURL === peerURL)?.name;

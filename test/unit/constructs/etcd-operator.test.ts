@@ -82,7 +82,7 @@ describe('EtcdOperator construct', () => {
       'etcdclusters/status': 'update,patch',
       'etcdrestores/status': 'update,patch',
       'etcdclusters/finalizers': 'update',
-      pods: 'get,list,watch,create,delete',
+      pods: 'get,list,watch,create,delete,patch', // patch: the member record annotation (MarkExisting)
       persistentvolumeclaims: 'get,list,watch,create,delete,patch',
       services: 'get,list,watch',
       events: 'create,patch',

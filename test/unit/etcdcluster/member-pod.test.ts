@@ -1,6 +1,7 @@
 // The member Pod and PVC: the flags of the member's moment and the fields Pod Security and Argo CD rely on.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { V1Pod } from '@kubernetes/client-node';
 import type { EtcdCluster } from '../../../controller/etcdcluster/api.js';
 import { buildMemberPod, buildMemberPvc } from '../../../controller/etcdcluster/member-pod.js';
 
@@ -15,8 +16,23 @@ function etcdCluster(spec: Partial<EtcdCluster['spec']> = {}): EtcdCluster {
 
 const url = (member: string, port: number) => `http://${member}.demo-peer.ns.svc:${port}`;
 
+/** The `ETCD_INITIAL_*` variables etcd gets, resolved from the Pod's annotations as the kubelet does. */
+function initialEnv(pod: V1Pod): Record<string, string | undefined> {
+  const env = pod.spec?.containers[0]?.env ?? [];
+  return Object.fromEntries(
+    env
+      .filter((variable) => variable.name.startsWith('ETCD_INITIAL_'))
+      .map((variable) => {
+        const path = variable.valueFrom?.fieldRef?.fieldPath ?? '';
+        const key = /^metadata\.annotations\['(.+)'\]$/.exec(path)?.[1];
+        assert.ok(key, `${variable.name} comes from an annotation, not ${path}`);
+        return [variable.name, pod.metadata?.annotations?.[key]];
+      }),
+  );
+}
+
 describe('buildMemberPod', () => {
-  it('GIVEN the seed moment THEN the flags start a new cluster with its token', () => {
+  it('GIVEN the seed moment THEN flags and annotation-fed environment start a new cluster with its token', () => {
     // WHEN
     const pod = buildMemberPod(etcdCluster(), {
       member: 'demo-0',
@@ -34,12 +50,13 @@ describe('buildMemberPod', () => {
       '--listen-client-urls=http://$(POD_IP):2379',
       `--advertise-client-urls=${url('demo-0', 2379)}`,
       `--initial-advertise-peer-urls=${url('demo-0', 2380)}`,
-      `--initial-cluster=demo-0=${url('demo-0', 2380)}`,
-      '--initial-cluster-state=new',
       '--initial-cluster-token=t-1',
     ]);
+    assert.deepEqual(initialEnv(pod), {
+      ETCD_INITIAL_CLUSTER: `demo-0=${url('demo-0', 2380)}`,
+      ETCD_INITIAL_CLUSTER_STATE: 'new',
+    });
     assert.equal(pod.metadata?.annotations?.['etcd.gitops.dev/cluster-token'], 't-1');
-    assert.equal(pod.metadata?.annotations?.['etcd.gitops.dev/initial-cluster-state'], 'new');
   });
 
   it('GIVEN a joiner THEN it lists the members of that moment, says existing and carries no token', () => {
@@ -49,15 +66,14 @@ describe('buildMemberPod', () => {
       initialCluster: ['demo-0', 'demo-1', 'demo-2'],
     });
     const args = pod.spec?.containers[0]?.args ?? [];
-    assert.ok(
-      args.includes(
-        `--initial-cluster=demo-0=${url('demo-0', 2380)},demo-1=${url('demo-1', 2380)},demo-2=${url('demo-2', 2380)}`,
-      ),
-    );
-    assert.ok(args.includes('--initial-cluster-state=existing'));
+    assert.deepEqual(initialEnv(pod), {
+      ETCD_INITIAL_CLUSTER: `demo-0=${url('demo-0', 2380)},demo-1=${url('demo-1', 2380)},demo-2=${url('demo-2', 2380)}`,
+      ETCD_INITIAL_CLUSTER_STATE: 'existing',
+    });
     assert.equal(
-      args.some((arg) => arg.startsWith('--initial-cluster-token')),
+      args.some((arg) => arg.startsWith('--initial-cluster')),
       false,
+      'no --initial-cluster* flag: etcd refuses a flag shadowing its environment variable',
     );
     assert.equal(pod.metadata?.annotations?.['etcd.gitops.dev/cluster-token'], undefined);
   });
@@ -88,8 +104,13 @@ describe('buildMemberPod', () => {
         blockOwnerDeletion: true,
       },
     ]);
+    const annotation = (key: string) => ({
+      fieldRef: { fieldPath: `metadata.annotations['etcd.gitops.dev/${key}']` },
+    });
     assert.deepEqual(pod.spec?.containers[0]?.env, [
       { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+      { name: 'ETCD_INITIAL_CLUSTER', valueFrom: annotation('initial-cluster') },
+      { name: 'ETCD_INITIAL_CLUSTER_STATE', valueFrom: annotation('initial-cluster-state') },
     ]);
     assert.deepEqual(pod.spec?.volumes, [
       { name: 'data', persistentVolumeClaim: { claimName: 'demo-1-data' } },

@@ -340,7 +340,47 @@ const cases: Case[] = [
     },
     expect: { kind: 'Wait', reason: 'MembersStarting' },
   },
-  // 8: leftovers of a remove
+  // 8: the seed is marked existing once it has served
+  {
+    given: 'a healthy seed of size 1 whose Pod still says new',
+    input: steady(1, { pods: [pod(0, { initialState: 'new' })] }),
+    expect: { kind: 'MarkExisting', member: 'demo-0', pod: 'demo-0' },
+  },
+  {
+    given: 'a healthy seed that says new and members still to add (before AddLearner)',
+    input: withCluster(steady(1, { pods: [pod(0, { initialState: 'new' })] }), { size: 3 }),
+    expect: { kind: 'MarkExisting', member: 'demo-0' },
+  },
+  {
+    given: 'a crash after MarkExisting (the seed says existing)',
+    input: withCluster(steady(1, { pods: [pod(0, { initialState: 'existing' })] }), { size: 3 }),
+    expect: { kind: 'AddLearner', member: 'demo-1' },
+  },
+  {
+    given: 'the restored seed of an in-place restore that says new among grown members',
+    input: { ...s3, pods: [pod(0, { initialState: 'new' }), pod(1), pod(2)] },
+    expect: { kind: 'MarkExisting', member: 'demo-0' },
+  },
+  {
+    given: 'a seed that says new but is not healthy yet',
+    input: {
+      ...steady(1, { pods: [pod(0, { initialState: 'new', ready: false })] }),
+      etcd: etcd([member(0, { healthy: false })]),
+    },
+    expect: { kind: 'Wait', reason: 'MembersNotReady' },
+  },
+  {
+    given: 'a seed that says new while quorum is lost',
+    input: {
+      ...s3,
+      pods: [pod(0, { initialState: 'new' }), pod(1), pod(2)],
+      etcd: etcd([member(0), member(1, { healthy: false }), member(2, { healthy: false })], {
+        quorum: false,
+      }),
+    },
+    expect: { kind: 'ReportQuorumLost' },
+  },
+  // 9: leftovers of a remove
   {
     given: 'a crash after RemoveMember (Pod without member)',
     input: {
@@ -382,7 +422,7 @@ const cases: Case[] = [
     input: { ...s3, pods: [...s3.pods, pod(7, { running: false })] },
     expect: { kind: 'DeletePod', member: 'demo-7' },
   },
-  // 9: dead members
+  // 10: dead members
   {
     given: 'a member crash-looping (lost PVC data)',
     input: {
@@ -488,7 +528,7 @@ const cases: Case[] = [
     },
     expect: { kind: 'Wait', reason: 'MembersNotReady' },
   },
-  // 10: learners
+  // 11: learners
   {
     given: 'a crash after the joiner Pod was created, not started yet',
     input: {
@@ -522,7 +562,7 @@ const cases: Case[] = [
     },
     expect: { kind: 'RemoveMember', member: 'demo-1', reason: 'undo' },
   },
-  // 11-14: scale
+  // 12-15: scale
   {
     given: 'a seed just started',
     input: {
