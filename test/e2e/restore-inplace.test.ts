@@ -1,15 +1,17 @@
 // In-place disaster recovery on the local Kubernetes with MinIO: a 3-member cluster (real etcd member Pods run by
 // the node agent; cluster, Services and backup CronJob synthesized by our constructs) is backed up by a Job from its
-// CronJob, written to again, loses a majority of its members with their data; a corrupt
-// backup is refused before any Pod or PVC changes; a good EtcdRestore brings the cluster back Ready at its
-// declared size with exactly the keys of the backup. Both reconcilers are driven in-process, level-triggered.
+// CronJob, written to again, loses a majority of its members with their data. Restores that must not run (a cluster
+// that does not exist, a healthy cluster, a missing key, wrong credentials, a snapshot from a newer etcd, a corrupt
+// backup) each fail with their reason and a Warning Event before any Pod or PVC changes; a good EtcdRestore brings
+// the cluster back Ready at its declared size with exactly the keys of the backup, its Git-owned spec untouched.
+// Both reconcilers are driven in-process, level-triggered.
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { CopyObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { Etcd3 } from 'etcd3';
 import { pino } from 'pino';
@@ -44,6 +46,7 @@ describe('in-place restore after quorum loss (local Kubernetes, MinIO)', () => {
   let tools: string;
   let bucket: string;
   let backupKey: string;
+  let gitOwned: { generation?: number; spec: EtcdCluster['spec'] };
   const stopDrivers = new AbortController();
   const drivers: Promise<void>[] = [];
   const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'warn' });
@@ -100,7 +103,33 @@ describe('in-place restore after quorum loss (local Kubernetes, MinIO)', () => {
     metrics: new Metrics({ processMetrics: false }),
   });
 
-  async function createRestore(restore: string, key: string): Promise<void> {
+  /** The restore fails with `reason` as its Degraded condition and a Warning Event on it. */
+  async function failsWith(restore: string, reason: string): Promise<void> {
+    const failed = await waitFor(
+      async () => (await readRestore(restore)).status?.phase === 'Failed' && readRestore(restore),
+      { what: `restore ${restore} to fail`, timeoutMs: 60_000 },
+    );
+    const degraded = failed.status?.conditions?.find((c) => c.type === 'Degraded');
+    assert.equal(degraded?.status, 'True', JSON.stringify(failed.status));
+    assert.equal(degraded?.reason, reason, JSON.stringify(failed.status));
+    assert.match(degraded?.message ?? '', /nothing was changed/, JSON.stringify(failed.status));
+    await waitFor(
+      async () =>
+        (
+          await core().listNamespacedEvent({
+            namespace: ns,
+            fieldSelector: `involvedObject.name=${restore},reason=${reason}`,
+          })
+        ).items.some((event) => event.type === 'Warning' && event.involvedObject.kind === 'EtcdRestore'),
+      { what: `a Warning Event ${reason} on restore ${restore}`, timeoutMs: 30_000 },
+    );
+  }
+
+  async function createRestore(
+    restore: string,
+    key: string,
+    options: { clusterName?: string; credentialsSecretName?: string } = {},
+  ): Promise<void> {
     await custom().createNamespacedCustomObject({
       group: 'etcd.gitops.dev',
       version: 'v1alpha1',
@@ -111,13 +140,13 @@ describe('in-place restore after quorum loss (local Kubernetes, MinIO)', () => {
         kind: 'EtcdRestore',
         metadata: { name: restore },
         spec: {
-          clusterName: name,
+          clusterName: options.clusterName ?? name,
           backup: {
             bucket,
             key,
             endpoint: env.minio?.endpoint,
             forcePathStyle: true,
-            credentialsSecretName: 's3',
+            credentialsSecretName: options.credentialsSecretName ?? 's3',
           },
         },
       },
@@ -157,6 +186,13 @@ describe('in-place restore after quorum loss (local Kubernetes, MinIO)', () => {
       body: {
         metadata: { name: 's3' },
         stringData: { AWS_ACCESS_KEY_ID: env.minio!.accessKey, AWS_SECRET_ACCESS_KEY: env.minio!.secretKey },
+      },
+    });
+    await core().createNamespacedSecret({
+      namespace: ns,
+      body: {
+        metadata: { name: 's3-wrong' },
+        stringData: { AWS_ACCESS_KEY_ID: env.minio!.accessKey, AWS_SECRET_ACCESS_KEY: 'not-the-secret-key' },
       },
     });
     drive(createEtcdClusterReconciler(deps()), { namespace: ns, name });
@@ -204,6 +240,20 @@ describe('in-place restore after quorum loss (local Kubernetes, MinIO)', () => {
     } finally {
       client.close();
     }
+    const cluster = await readCluster();
+    gitOwned = { generation: cluster.metadata?.generation, spec: cluster.spec };
+  });
+
+  test('GIVEN the healthy cluster WHEN restores name a cluster that does not exist, or the healthy cluster without allowHealthyCluster THEN each fails with its reason and a Warning Event, and no Pod or PVC changes', async () => {
+    const before = await podsAndPvcs();
+    // WHEN
+    await createRestore('no-such-cluster', backupKey, { clusterName: 'nope' });
+    await createRestore('healthy', backupKey);
+    // THEN
+    await failsWith('no-such-cluster', 'ClusterNotFound');
+    await failsWith('healthy', 'ClusterHealthy');
+    assert.equal((await readCluster()).status?.restore, undefined, 'the cluster was never locked');
+    assert.deepEqual(await podsAndPvcs(), before);
   });
 
   test('GIVEN a majority killed with its data WHEN a restore names a corrupt backup THEN it fails before any Pod or PVC changes', async () => {
@@ -233,16 +283,33 @@ describe('in-place restore after quorum loss (local Kubernetes, MinIO)', () => {
     await createRestore('corrupt', `${backupKey}.corrupt`);
 
     // THEN it fails with ChecksumMismatch, the cluster was never locked, no Pod or PVC changed
-    const restore = await waitFor(
-      async () => (await readRestore('corrupt')).status?.phase === 'Failed' && readRestore('corrupt'),
-      {
-        what: 'the corrupt restore to fail',
-        timeoutMs: 60_000,
-      },
-    );
-    const degraded = restore.status?.conditions?.find((c) => c.type === 'Degraded');
-    assert.equal(degraded?.reason, 'ChecksumMismatch', JSON.stringify(restore.status));
+    await failsWith('corrupt', 'ChecksumMismatch');
     assert.equal((await readCluster()).status?.restore, undefined);
+    assert.deepEqual(await podsAndPvcs(), before);
+  });
+
+  test('GIVEN the majority lost WHEN restores name a missing key, use wrong credentials, or name a snapshot from a newer etcd THEN each fails with its reason and a Warning Event before any Pod or PVC changes', async () => {
+    // GIVEN a copy of the good backup whose metadata says a newer etcd minor made it
+    const metadata = await metadataOf(s3, bucket, backupKey);
+    await s3.send(
+      new CopyObjectCommand({
+        Bucket: bucket,
+        Key: `${backupKey}.newer`,
+        CopySource: `${bucket}/${backupKey}`,
+        MetadataDirective: 'REPLACE',
+        Metadata: { ...metadata, 'etcd-version': '3.7.0' },
+      }),
+    );
+    const before = await podsAndPvcs();
+    // WHEN
+    await createRestore('missing-key', `${backupKey}.missing`);
+    await createRestore('wrong-credentials', backupKey, { credentialsSecretName: 's3-wrong' });
+    await createRestore('newer-etcd', `${backupKey}.newer`);
+    // THEN
+    await failsWith('missing-key', 'BackupNotFound');
+    await failsWith('wrong-credentials', 'AccessDenied');
+    await failsWith('newer-etcd', 'SnapshotFromNewerEtcd');
+    assert.equal((await readCluster()).status?.restore, undefined, 'the cluster was never locked');
     assert.deepEqual(await podsAndPvcs(), before);
   });
 
@@ -283,5 +350,8 @@ describe('in-place restore after quorum loss (local Kubernetes, MinIO)', () => {
       ['demo-0-data'],
     );
     assert.equal(retained[0]?.metadata?.labels?.['etcd.gitops.dev/member'], undefined);
+    // AND the object Git owns was never edited (no drift for Argo CD)
+    const cluster = await readCluster();
+    assert.deepEqual({ generation: cluster.metadata?.generation, spec: cluster.spec }, gitOwned);
   });
 });

@@ -39,7 +39,7 @@ function binary(dir: string, name: string): string {
   const path = join(cacheDir, dir, name);
   if (!existsSync(path)) {
     throw new Error(
-      `${path} is missing: run 'bash test/env/bin-build/build.sh all' (npm test does it first)`,
+      `${path} is missing: run 'npm run binaries' (npm test, env:up, demo and bench do it first)`,
     );
   }
   return path;
