@@ -2,9 +2,10 @@
 // app (EtcdCluster + backup CronJob, synthesized by our constructs) is applied; the controller runs as a process
 // (`etcd-gitops controller`); the backup is taken by a Job made from the synthesized CronJob (our image, run by the
 // node agent); a majority of members loses Pod and data; an EtcdRestore is created while the controller carries the
-// test-only crash switch ETCD_GITOPS_TEST_RESTORE_CRASH_AFTER, so it SIGKILLs itself right after taking the lock,
-// then (restarted) right after stopping the first old Pod, then right after handing the seed to the membership
-// planner; a controller without the switch finishes: Completed, Ready at 3, exactly the keys of the backup.
+// test-only crash switch ETCD_GITOPS_TEST_RESTORE_CRASH_AFTER, so it SIGKILLs itself right after each step of the
+// restore in turn (verifying the backup, taking the lock, retaining the old PVC, stopping the old Pod, creating the
+// seed PVC, creating the seed Pod, handing the seed to the membership planner), restarted each time; a controller
+// without the switch finishes: Completed, Ready at 3, exactly the keys of the backup.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { S3Client } from '@aws-sdk/client-s3';
@@ -81,7 +82,7 @@ describe('in-place restore survives the controller being killed between steps (l
     });
     await env.kubectl(['apply', '--server-side', '-f', '-'], { input: yaml });
     // The first controller carries the switch from the start: it only fires on a restore action.
-    const first = startController('TakeLock');
+    const first = startController('Verify');
     await objects().readyAt(name, 3, whileRunning(first));
     const client = new Etcd3({ hosts: [clientURL] });
     try {
@@ -106,7 +107,7 @@ describe('in-place restore survives the controller being killed between steps (l
     }
   });
 
-  test('GIVEN a majority lost with its data WHEN the controller is killed after TakeLock, DeletePod and ReleaseToPlanner THEN a restarted controller completes the restore with exactly the keys of the backup', async () => {
+  test('GIVEN a majority lost with its data WHEN the controller is killed after each restore step in turn THEN a restarted controller completes the restore with exactly the keys of the backup', async () => {
     // GIVEN two of three members lose Pod and PVC
     for (const member of [`${name}-1`, `${name}-2`]) {
       await core().deleteNamespacedPersistentVolumeClaim({ namespace: ns, name: `${member}-data` });
@@ -119,7 +120,7 @@ describe('in-place restore survives the controller being killed between steps (l
       { what: 'the cluster to report quorum lost', timeoutMs: 120_000, intervalMs: 1_000 },
     );
 
-    // WHEN a restore is created: the running controller verifies, takes the lock and dies
+    // WHEN a restore is created: the running controller verifies the backup and dies before recording it
     const restore = await objects().createRestore('good', {
       clusterName: name,
       backup: {
@@ -131,16 +132,27 @@ describe('in-place restore survives the controller being killed between steps (l
       },
     });
     await crashed(controllers[0]!);
+    // THEN the cluster is not locked yet
+    assert.equal((await objects().readCluster(name)).status?.restore, undefined);
+
+    // WHEN restarted, it verifies again, takes the lock and dies
+    await crashed(startController('TakeLock'));
     // THEN it died holding the lock, before stopping anything
     assert.equal((await objects().readCluster(name)).status?.restore?.uid, restore.metadata.uid);
     assert.ok(await core().readNamespacedPod({ namespace: ns, name: `${name}-0` }));
 
-    // WHEN restarted, it retains the old PVC, deletes the old Pod and dies
-    await crashed(startController('DeletePod'));
+    // WHEN restarted, it retains the old PVC and dies
+    await crashed(startController('RetainPVC'));
     const old = await core().readNamespacedPersistentVolumeClaim({ namespace: ns, name: `${name}-0-data` });
     assert.equal(old.metadata?.labels?.['etcd.gitops.dev/retained-by-restore'], 'good');
+    assert.ok(await core().readNamespacedPod({ namespace: ns, name: `${name}-0` }), 'the old Pod still runs');
 
-    // WHEN restarted, it seeds from the backup, hands the seed to the planner and dies
+    // WHEN restarted, it deletes the old Pod, then the seed PVC, then the seed Pod, dying after each
+    await crashed(startController('DeletePod'));
+    await crashed(startController('CreateSeedPVC'));
+    await crashed(startController('CreateSeedPod'));
+
+    // WHEN restarted, it hands the seed to the planner once the seed serves and dies
     await crashed(startController('ReleaseToPlanner'));
     assert.equal((await objects().readCluster(name)).status?.restore?.phase, 'Growing');
 
