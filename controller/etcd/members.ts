@@ -19,6 +19,8 @@ export interface EtcdStatus {
   readonly version: string;
   readonly isLearner: boolean;
   readonly raftIndex: string;
+  /** The member's current raft term (at most one leader per term). */
+  readonly raftTerm: string;
 }
 
 const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
@@ -67,6 +69,7 @@ export function memberStatus(endpoint: string): Promise<EtcdStatus> {
       version: status.version,
       isLearner: status.isLearner === true,
       raftIndex: String(status.raftIndex),
+      raftTerm: String(status.raftTerm ?? status.header.raft_term),
     };
   });
 }

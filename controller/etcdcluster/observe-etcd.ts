@@ -64,22 +64,60 @@ async function readMembers(
   return undefined;
 }
 
+/** The cluster's leader as its members report it, and the highest raft term any of them is in. */
+export interface ClusterLeader {
+  readonly leaderId: string | undefined;
+  readonly term: bigint;
+}
+
+/**
+ * The leader named by the members in the highest term (raft elects at most one leader per term), else the leader
+ * most members name. A member elected in a newer term wins over members that have not heard of the election yet
+ * (right after a MoveLeader, or during any election), so a fresh leader is never outvoted by stale followers.
+ */
+export function clusterLeader(statuses: readonly EtcdStatus[]): ClusterLeader {
+  const term = statuses.reduce((max, status) => {
+    const current = BigInt(status.raftTerm);
+    return current > max ? current : max;
+  }, 0n);
+  const named = (among: readonly EtcdStatus[]) =>
+    mostCommon(among.map((status) => status.leaderId).filter((id) => id !== '0'));
+  const leaderId = named(statuses.filter((status) => BigInt(status.raftTerm) === term)) ?? named(statuses);
+  return { leaderId, term };
+}
+
+/**
+ * A member whose answer is not this member of this cluster: another member id, another cluster id, or a claim to
+ * lead in an older term than the cluster's while the cluster follows another leader (a wiped seed restarted with
+ * `new` bootstraps a one-member cluster under the same ids; the real cluster is in a newer term). A leader in the
+ * cluster's newest term is never an impostor: that is how a just-elected leader looks to stale followers.
+ */
+export function isImpostor(
+  member: EtcdMember,
+  status: EtcdStatus,
+  cluster: { readonly clusterId: string; readonly leader: ClusterLeader },
+): boolean {
+  if (status.memberId !== member.id || status.clusterId !== cluster.clusterId) return true;
+  const { leaderId, term } = cluster.leader;
+  const claimsLead = status.leaderId === status.memberId;
+  return (
+    claimsLead && leaderId !== undefined && status.leaderId !== leaderId && BigInt(status.raftTerm) < term
+  );
+}
+
 function memberView(
   member: EtcdMember,
   name: string | undefined,
   answer: Answer | undefined,
-  majority: { clusterId: string; leaderId: string | undefined },
+  majority: { clusterId: string; leader: ClusterLeader },
 ): EtcdMemberView {
   const status = answer?.status;
-  const impostor =
-    status !== undefined &&
-    (status.memberId !== member.id ||
-      status.clusterId !== majority.clusterId ||
-      (status.leaderId === status.memberId &&
-        majority.leaderId !== undefined &&
-        status.leaderId !== majority.leaderId));
+  const impostor = status !== undefined && isImpostor(member, status, majority);
   const healthy =
-    status !== undefined && !impostor && status.leaderId !== '0' && status.leaderId === majority.leaderId;
+    status !== undefined &&
+    !impostor &&
+    status.leaderId !== '0' &&
+    status.leaderId === majority.leader.leaderId;
   return {
     id: member.id,
     member: name,
@@ -110,14 +148,15 @@ export async function observeEtcd(
   if (clusterId === undefined || !answers.some((answer) => answer.status.clusterId === clusterId))
     return undefined;
   const sameCluster = answers.filter((answer) => answer.status.clusterId === clusterId);
-  const leaderId = mostCommon(sameCluster.map((answer) => answer.status.leaderId).filter((id) => id !== '0'));
+  const leader = clusterLeader(sameCluster.map((answer) => answer.status));
+  const { leaderId } = leader;
   const list = await readMembers(sameCluster, leaderId);
   if (!list) return undefined;
   const byMember = new Map(answers.map((answer) => [answer.endpoint.member, answer]));
   const views = list.members
     .map((member) => {
       const name = member.peerURLs.map(memberOf).find((found) => found !== undefined);
-      return memberView(member, name, name ? byMember.get(name) : undefined, { clusterId, leaderId });
+      return memberView(member, name, name ? byMember.get(name) : undefined, { clusterId, leader });
     })
     .sort((a, b) => (a.member ?? '~').localeCompare(b.member ?? '~', 'en', { numeric: true }));
   const voters = views.filter((view) => !view.learner);
