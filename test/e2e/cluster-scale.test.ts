@@ -1,6 +1,7 @@
 // Membership on the local Kubernetes: the reconciler (driven in-process, level-triggered) creates a size-1
-// cluster of real etcd member Pods, grows it to 3 by `kubectl scale`, and shrinks it back to 1, while a
-// writer records every acknowledged write; none may be lost.
+// cluster of real etcd member Pods, grows it to 3 by `kubectl scale`, refuses a storage change admission let
+// through, changes nothing while paused, and shrinks it back to 1, while a writer records every acknowledged
+// write; none may be lost.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -173,6 +174,86 @@ describe('EtcdCluster membership on the local Kubernetes', () => {
       { what: 'the member without data replaced by a new one', timeoutMs: 180_000, intervalMs: 1_000 },
     );
     assert.equal(status.members?.length, 3);
+  });
+
+  /** The member Pods and PVCs by name and uid: what a refusal or a pause must leave exactly as it was. */
+  async function membersObjects(): Promise<string[]> {
+    const core = env.kubeConfig.makeApiClient(CoreV1Api);
+    const selector = { namespace: ns, labelSelector: `app.kubernetes.io/instance=${name}` };
+    const pods = (await core.listNamespacedPod(selector)).items;
+    const pvcs = (await core.listNamespacedPersistentVolumeClaim(selector)).items;
+    return [...pods.map((pod) => `pod/${pod.metadata?.name}@${pod.metadata?.uid}`)]
+      .concat(pvcs.map((pvc) => `pvc/${pvc.metadata?.name}@${pvc.metadata?.uid}`))
+      .sort();
+  }
+  const condition = async (type: string) => (await read()).status?.conditions?.find((c) => c.type === type);
+  const patchSpec = (spec: object) =>
+    env.kubectl(['patch', 'etcdcluster', name, '-n', ns, '--type=merge', '-p', JSON.stringify({ spec })]);
+
+  test('GIVEN three members WHEN spec.storage.size changes (admission allows it) THEN the controller refuses it: Degraded InvalidSpec naming field and value, a Warning Event, no Pod or PVC changed, still Available; WHEN reverted THEN Degraded clears', async () => {
+    const core = env.kubeConfig.makeApiClient(CoreV1Api);
+    const size = (await read()).spec.storage?.size ?? '1Gi';
+    const before = await membersObjects();
+    // WHEN
+    await patchSpec({ storage: { size: '3Gi' } });
+    // THEN
+    const degraded = await waitFor(
+      async () => {
+        const found = await condition('Degraded');
+        return found?.reason === 'InvalidSpec' && found;
+      },
+      { what: 'Degraded InvalidSpec', timeoutMs: 30_000 },
+    );
+    assert.equal(degraded.status, 'True');
+    assert.match(degraded.message, /^spec\.storage\.size: 3Gi is not allowed; allowed: 1Gi/);
+    await waitFor(
+      async () =>
+        (
+          await core.listNamespacedEvent({
+            namespace: ns,
+            fieldSelector: `involvedObject.name=${name},reason=InvalidSpec`,
+          })
+        ).items.some((event) => event.type === 'Warning' && /spec\.storage\.size/.test(event.message ?? '')),
+      { what: 'a Warning Event InvalidSpec', timeoutMs: 30_000 },
+    );
+    await sleep(3_000); // several passes of the controller
+    assert.deepEqual(await membersObjects(), before, 'no Pod or PVC created, deleted or replaced');
+    assert.equal((await condition('Available'))?.status, 'True', 'the cluster keeps serving');
+    // WHEN reverted in Git
+    await patchSpec({ storage: { size } });
+    // THEN
+    await readyAt(3);
+    await waitFor(async () => (await condition('Degraded'))?.status === 'False', {
+      what: 'Degraded cleared',
+      timeoutMs: 30_000,
+    });
+  });
+
+  test('GIVEN three members WHEN paused and a member Pod is deleted THEN nothing is recreated and Progressing says Paused; WHEN unpaused THEN the Pod is recreated and the cluster is Ready', async () => {
+    const core = env.kubeConfig.makeApiClient(CoreV1Api);
+    await patchSpec({ paused: true });
+    await waitFor(async () => (await condition('Progressing'))?.reason === 'Paused', {
+      what: 'Progressing Paused',
+      timeoutMs: 30_000,
+    });
+    // WHEN a member Pod goes while paused
+    await core.deleteNamespacedPod({ namespace: ns, name: 'demo-1' });
+    await waitFor(async () => !(await membersObjects()).some((object) => object.startsWith('pod/demo-1@')), {
+      what: 'demo-1 gone',
+      timeoutMs: 60_000,
+    });
+    const paused = await membersObjects();
+    await sleep(5_000); // several passes of the controller
+    // THEN nothing is recreated
+    assert.deepEqual(await membersObjects(), paused, 'nothing created while paused');
+    // WHEN unpaused
+    await patchSpec({ paused: false });
+    // THEN
+    await waitFor(async () => (await membersObjects()).some((object) => object.startsWith('pod/demo-1@')), {
+      what: 'demo-1 recreated',
+      timeoutMs: 60_000,
+    });
+    await readyAt(3);
   });
 
   test('GIVEN three members WHEN scaled to 1 THEN members leave one at a time, their Pods go, no acknowledged write is lost', async () => {
