@@ -101,11 +101,11 @@ describe('node agent: Pods as local processes', () => {
         containers: [
           busybox(
             'main',
-            'cat /work/greeting; echo "ip=$POD_IP name=$(POD_NAME)"; touch /tmp/ready-$POD_NAME; exec sleep 3600',
+            'cat /work/greeting; echo "ip=$POD_IP name=$(POD_NAME)"; touch /work/ready-$POD_NAME; exec sleep 3600',
             {
               volumeMounts: [{ name: 'work', mountPath: '/work' }],
               readinessProbe: {
-                exec: { command: ['test', '-f', '/tmp/ready-init-then-main'] },
+                exec: { command: ['test', '-f', '/work/ready-init-then-main'] },
                 periodSeconds: 1,
               },
             },
