@@ -3,7 +3,8 @@
 // CronJob, written to again, loses a majority of its members with their data. Restores that must not run (a cluster
 // that does not exist, a healthy cluster, a missing key, wrong credentials, a snapshot from a newer etcd, a corrupt
 // backup) each fail with their reason and a Warning Event before any Pod or PVC changes; a good EtcdRestore brings
-// the cluster back Ready at its declared size with exactly the keys of the backup, its Git-owned spec untouched.
+// the cluster back Ready at its declared size with exactly the keys of the backup, its Git-owned spec untouched,
+// while a second restore of the cluster waits for it (and is then refused: the cluster is healthy again).
 // Both reconcilers are driven in-process, level-triggered.
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -313,8 +314,21 @@ describe('in-place restore after quorum loss (local Kubernetes, MinIO)', () => {
     assert.deepEqual(await podsAndPvcs(), before);
   });
 
-  test('WHEN a restore names the good backup THEN the cluster is Ready at 3 members with exactly the keys of the backup', async () => {
+  test('WHEN a restore names the good backup THEN the cluster is Ready at 3 members with exactly the keys of the backup, and a second restore of the cluster waits meanwhile', async () => {
     await createRestore('good', backupKey);
+    // AND a second restore of the same cluster, created while the first holds it, waits for it
+    await waitFor(async () => (await readCluster()).status?.restore?.name === 'good', {
+      what: 'the good restore to hold the cluster',
+      timeoutMs: 60_000,
+      intervalMs: 250,
+    });
+    await createRestore('second', backupKey);
+    await waitFor(
+      async () =>
+        (await readRestore('second')).status?.conditions?.some((c) => c.reason === 'WaitingForRestore') ??
+        false,
+      { what: 'the second restore to wait for the first', timeoutMs: 30_000, intervalMs: 250 },
+    );
     const restore = await waitFor(
       async () => (await readRestore('good')).status?.phase === 'Completed' && readRestore('good'),
       {
@@ -350,6 +364,8 @@ describe('in-place restore after quorum loss (local Kubernetes, MinIO)', () => {
       ['demo-0-data'],
     );
     assert.equal(retained[0]?.metadata?.labels?.['etcd.gitops.dev/member'], undefined);
+    // AND the second restore, once the first released the now healthy cluster, is refused rather than run
+    await failsWith('second', 'ClusterHealthy');
     // AND the object Git owns was never edited (no drift for Argo CD)
     const cluster = await readCluster();
     assert.deepEqual({ generation: cluster.metadata?.generation, spec: cluster.spec }, gitOwned);
