@@ -132,7 +132,7 @@ async function lockStep(action: RestoreAction, context: RestoreExecuteContext): 
         ? { ...target(context).cluster.status?.restore, phase: 'Growing' }
         : null;
   if (!(await patchLock(context.kubeConfig, target(context).cluster, patch))) {
-    return { requeueAfterMs: RESTORE_REQUEUE.soon };
+    return { requeueAfterMs: RESTORE_REQUEUE.soon, notDone: true };
   }
   const messages: Record<string, [string, string]> = {
     TakeLock: [

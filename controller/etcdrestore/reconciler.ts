@@ -59,7 +59,8 @@ export class EtcdRestoreReconciler implements Reconciler {
     });
     if (action.kind !== 'Wait' && action.kind !== 'Done')
       log.info({ action, outcome }, 'Performed restore step');
-    (this.crash.after as (kind: string) => void)(action.kind);
+    // The crash switch stops the process right after a step that took effect, never after one that did not.
+    if (!outcome.notDone && !outcome.retrying) (this.crash.after as (kind: string) => void)(action.kind);
     const status = buildRestoreStatus(restore, action, outcome, new Date());
     if (status) await patchStatus(this.deps.kubeConfig, RESOURCE, key, { ...status });
     if (outcome.clusterEvent && observed.cluster) {

@@ -13,6 +13,8 @@ export interface RestoreOutcome {
   readonly verified?: { readonly key: string; readonly revision: string };
   /** Verify (or a refusal) failed for good: the restore is `Failed`, nothing was changed. */
   readonly failed?: { readonly reason: string; readonly message: string };
+  /** The step did not take effect (its write lost to a concurrent one): it is planned again, nothing to report. */
+  readonly notDone?: true;
   /** A transient problem (S3 unreachable): retried, reported as Degraded. */
   readonly retrying?: { readonly reason: string; readonly message: string };
   /** An Event for the EtcdCluster rather than the restore (the lock of a deleted restore was released). */

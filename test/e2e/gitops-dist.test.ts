@@ -99,19 +99,33 @@ describe('GitOps: dist/ applied as Argo CD would, on a cluster that runs Pods', 
     const line = body.split('\n').find((l) => l.startsWith(`${series} `));
     return line === undefined ? undefined : Number(line.slice(series.length + 1));
   };
-  const readyCluster = () =>
-    waitFor(
-      async () => {
-        const cluster = await readCluster();
-        const ready = cluster.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
-        return ready && cluster.status?.readyMembers === 3 && cluster;
-      },
-      {
-        what: `EtcdCluster ${namespace}/${name} Ready with 3 members`,
-        timeoutMs: 300_000,
-        intervalMs: 1_000,
-      },
-    );
+  /** What to read when the cluster does not get Ready: its status, the operator Pods and the tails of their logs. */
+  const diagnostics = async (): Promise<string> => {
+    const lines = [`status: ${JSON.stringify((await readCluster()).status)}`];
+    for (const pod of await operatorPods().catch(() => [])) {
+      const tail = env.agent?.logs(operatorNamespace, pod.name).trim().split('\n').slice(-15).join('\n');
+      lines.push(`--- ${pod.name} (ready ${pod.ready}, restarts ${pod.restarts}):\n${tail}`);
+    }
+    return lines.join('\n');
+  };
+  const readyCluster = async () => {
+    try {
+      return await waitFor(
+        async () => {
+          const cluster = await readCluster();
+          const ready = cluster.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
+          return ready && cluster.status?.readyMembers === 3 && cluster;
+        },
+        {
+          what: `EtcdCluster ${namespace}/${name} Ready with 3 members`,
+          timeoutMs: 300_000,
+          intervalMs: 1_000,
+        },
+      );
+    } catch (error) {
+      throw new Error(`${(error as Error).message}\n${await diagnostics()}`);
+    }
+  };
 
   before(async () => {
     env = await startEnvironment({ agent: true });
