@@ -1,7 +1,17 @@
 // How a container sees its volumes: the agent starts every container in a private mount namespace
 // (`unshare --mount --propagation private`) whose first act is to bind each volume's host directory
 // at its mountPath, so Pod paths such as /var/lib/etcd work unchanged and nothing leaks to the host.
-import { existsSync, mkdirSync, readdirSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, normalize, resolve } from 'node:path';
 import type { V1Container } from '@kubernetes/client-node';
 import type { HostVolume } from './volumes.js';
@@ -69,9 +79,26 @@ export function launchScript(mounts: Mount[], workingDir: string, sourceDir?: st
 /**
  * Mount points that the host lacks are created on the host (a bind needs one); the agent records the
  * topmost directory or file it created and removes them, when empty, on stop.
+ *
+ * Agents of environments running side by side share these host paths (`/app/etcd-gitops`, the service account
+ * token directory, ...), and removing a directory that is a mount point in another mount namespace detaches that
+ * mount there (Linux ≥ 3.18): a running container of another agent would see its volume vanish mid-run (a Job of
+ * our image failed with "Cannot find module" under /app/etcd-gitops). So with a `registry` directory, every agent
+ * registers itself there and records what it created; only the last live agent to stop removes the mount points.
  */
 export class MountPoints {
   private readonly created = new Set<string>();
+  private readonly self: string | undefined;
+
+  constructor(
+    private readonly registry?: string,
+    private readonly alive: (pid: number) => boolean = () => true,
+  ) {
+    if (!registry) return;
+    this.self = `${process.pid}-${randomUUID()}`;
+    mkdirSync(join(registry, 'agents'), { recursive: true });
+    writeFileSync(join(registry, 'agents', this.self), '');
+  }
 
   ensure(mount: Mount): void {
     if (!existsSync(mount.source)) mkdirSync(mount.source, { recursive: true });
@@ -85,16 +112,50 @@ export class MountPoints {
       writeFileSync(mount.target, '');
     }
     this.created.add(top);
+    if (this.registry) {
+      mkdirSync(join(this.registry, 'created'), { recursive: true });
+      writeFileSync(join(this.registry, 'created', encodeURIComponent(top)), '');
+    }
   }
 
-  /** Removes what `ensure` created, where nothing but empty directories remain. */
+  /**
+   * Removes what `ensure` created (and, as the last live agent of the registry, what the others created), where
+   * nothing but empty directories remain; returns the paths left in place because they were not empty.
+   */
   removeCreated(): string[] {
-    const left: string[] = [];
-    for (const path of this.created) {
-      if (!removeEmptyTree(path)) left.push(path);
-    }
+    const paths = new Set(this.created);
     this.created.clear();
-    return left;
+    if (this.registry && this.self) {
+      const agents = join(this.registry, 'agents');
+      rmSync(join(agents, this.self), { force: true });
+      const others = entries(agents).filter((entry) => {
+        if (this.alive(Number(entry.split('-')[0]))) return true;
+        rmSync(join(agents, entry), { force: true }); // an agent that died without stopping
+        return false;
+      });
+      if (others.length > 0) return []; // the last agent removes them
+      const created = join(this.registry, 'created');
+      for (const entry of entries(created)) {
+        paths.add(decodeURIComponent(entry));
+        rmSync(join(created, entry), { force: true });
+      }
+      for (const dir of [created, agents, this.registry]) {
+        try {
+          rmdirSync(dir);
+        } catch {
+          // not empty: an agent registered meanwhile, and it cleans up after itself
+        }
+      }
+    }
+    return [...paths].filter((path) => !removeEmptyTree(path));
+  }
+}
+
+function entries(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
   }
 }
 

@@ -149,7 +149,7 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<NodeAge
     config: configSources(core),
     identity: identitySources(core, kubeConfig),
     addresses,
-    mountPoints: new MountPoints(),
+    mountPoints: new MountPoints(join(dirname(claimsDir), 'mount-points'), processAlive),
     imageRules: options.imageMap ?? [],
     backoff: { ...kubeletBackoff, ...options.backoff },
     baseEnv: apiServerEnv(kubeConfig),
@@ -236,8 +236,8 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<NodeAge
       hosts.remove();
       reaper.stop();
       addresses.releaseAll();
-      removeIfEmpty(claimsDir);
       const left = ctx.mountPoints.removeCreated();
+      removeIfEmpty(claimsDir);
       if (left.length > 0) log.warn({ paths: left }, 'Mount points not empty, left in place');
       unregisterExitHook();
       log.info('Node agent stopped');
