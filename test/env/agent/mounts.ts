@@ -83,8 +83,9 @@ export function launchScript(mounts: Mount[], workingDir: string, sourceDir?: st
  * Agents of environments running side by side share these host paths (`/app/etcd-gitops`, the service account
  * token directory, ...), and removing a directory that is a mount point in another mount namespace detaches that
  * mount there (Linux ≥ 3.18): a running container of another agent would see its volume vanish mid-run (a Job of
- * our image failed with "Cannot find module" under /app/etcd-gitops). So with a `registry` directory, every agent
- * registers itself there and records what it created; only the last live agent to stop removes the mount points.
+ * our image failed with "Cannot find module" under /app/etcd-gitops). So with a `registry` directory, each agent
+ * registers there, records what it created and which mount points it uses; a stopping agent removes a created
+ * path only when no other live agent uses a mount point inside it, and leaves the rest to the agent that does.
  */
 export class MountPoints {
   private readonly created = new Set<string>();
@@ -96,11 +97,15 @@ export class MountPoints {
   ) {
     if (!registry) return;
     this.self = `${process.pid}-${randomUUID()}`;
-    mkdirSync(join(registry, 'agents'), { recursive: true });
-    writeFileSync(join(registry, 'agents', this.self), '');
+    mkdirSync(join(registry, 'used', this.self), { recursive: true });
   }
 
   ensure(mount: Mount): void {
+    if (this.registry && this.self) {
+      const used = join(this.registry, 'used', this.self);
+      mkdirSync(used, { recursive: true });
+      writeFileSync(join(used, encodeURIComponent(mount.target)), '');
+    }
     if (!existsSync(mount.source)) mkdirSync(mount.source, { recursive: true });
     if (existsSync(mount.target)) return;
     let top = mount.target;
@@ -119,35 +124,40 @@ export class MountPoints {
   }
 
   /**
-   * Removes what `ensure` created (and, as the last live agent of the registry, what the others created), where
-   * nothing but empty directories remain; returns the paths left in place because they were not empty.
+   * Removes what `ensure` created (and what agents that stopped before created), where no other live agent uses a
+   * mount point inside it and nothing but empty directories remain; returns the paths left because they were
+   * not empty.
    */
   removeCreated(): string[] {
     const paths = new Set(this.created);
     this.created.clear();
-    if (this.registry && this.self) {
-      const agents = join(this.registry, 'agents');
-      rmSync(join(agents, this.self), { force: true });
-      const others = entries(agents).filter((entry) => {
-        if (this.alive(Number(entry.split('-')[0]))) return true;
-        rmSync(join(agents, entry), { force: true }); // an agent that died without stopping
-        return false;
-      });
-      if (others.length > 0) return []; // the last agent removes them
-      const created = join(this.registry, 'created');
-      for (const entry of entries(created)) {
-        paths.add(decodeURIComponent(entry));
-        rmSync(join(created, entry), { force: true });
-      }
-      for (const dir of [created, agents, this.registry]) {
-        try {
-          rmdirSync(dir);
-        } catch {
-          // not empty: an agent registered meanwhile, and it cleans up after itself
-        }
+    if (!this.registry || !this.self) return [...paths].filter((path) => !removeEmptyTree(path));
+    const usedDir = join(this.registry, 'used');
+    rmSync(join(usedDir, this.self), { recursive: true, force: true });
+    const inUse: string[] = [];
+    for (const agent of entries(usedDir)) {
+      if (this.alive(Number(agent.split('-')[0]))) {
+        inUse.push(...entries(join(usedDir, agent)).map((entry) => decodeURIComponent(entry)));
+      } else {
+        rmSync(join(usedDir, agent), { recursive: true, force: true }); // an agent that died without stopping
       }
     }
-    return [...paths].filter((path) => !removeEmptyTree(path));
+    const createdDir = join(this.registry, 'created');
+    for (const entry of entries(createdDir)) paths.add(decodeURIComponent(entry));
+    const left: string[] = [];
+    for (const path of paths) {
+      if (inUse.some((target) => target === path || target.startsWith(`${path}/`))) continue; // its user removes it
+      if (!removeEmptyTree(path)) left.push(path);
+      rmSync(join(createdDir, encodeURIComponent(path)), { force: true });
+    }
+    for (const dir of [createdDir, usedDir, this.registry]) {
+      try {
+        rmdirSync(dir);
+      } catch {
+        // not empty: another agent is registered, and it cleans up after itself
+      }
+    }
+    return left;
   }
 }
 

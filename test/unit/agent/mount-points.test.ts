@@ -31,6 +31,22 @@ describe('MountPoints with a machine-wide registry', () => {
     assert.equal(existsSync(registry), false, 'and the registry');
   });
 
+  it('GIVEN another live agent that uses other mount points WHEN an agent stops THEN its own are removed at once', () => {
+    const registry = join(dir, 'registry-4');
+    const first = new MountPoints(registry, () => true);
+    const second = new MountPoints(registry, () => true);
+    first.ensure({ source: join(dir, 'src', 'x'), target: join(dir, 'mine', 'x'), readOnly: false });
+    second.ensure({ source: join(dir, 'src', 'y'), target: join(dir, 'theirs', 'y'), readOnly: false });
+    // WHEN
+    assert.deepEqual(first.removeCreated(), []);
+    // THEN
+    assert.equal(existsSync(join(dir, 'mine')), false);
+    assert.ok(existsSync(join(dir, 'theirs', 'y')));
+    assert.deepEqual(second.removeCreated(), []);
+    assert.equal(existsSync(join(dir, 'theirs')), false);
+    assert.equal(existsSync(registry), false);
+  });
+
   it('GIVEN an agent that died without stopping WHEN the last live agent stops THEN it removes everything and forgets the dead one', () => {
     const registry = join(dir, 'registry-2');
     const dead = new MountPoints(registry, () => true);
