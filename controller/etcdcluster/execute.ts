@@ -1,6 +1,5 @@
 // Performs exactly one planned action: one etcd call or one Kubernetes write (docs/design/membership.md).
-import type { CoreV1Api } from '@kubernetes/client-node';
-import { PatchStrategy } from '@kubernetes/client-node';
+import { type CoreV1Api, PatchStrategy } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { addLearner, isEtcdBusy, moveLeader, promoteMember, removeMember } from '../etcd/members.js';
 import { deleteIgnoringNotFound, isAlreadyExists, patchOptions } from '../runtime/kube.js';
