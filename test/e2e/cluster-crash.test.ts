@@ -1,7 +1,8 @@
 // The controller killed (SIGKILL, by the test-only crash switch ETCD_GITOPS_TEST_CRASH_AFTER) right after each step
 // of an add and of a remove, as its own process on the local Kubernetes; each kill leaves exactly the state of that
 // step, and a controller started again without the switch converges: the right member count, and etcd's member
-// list, the member Pods and the PVCs name the same members (no orphan member).
+// list, the member Pods and the PVCs name the same members (no orphan member). From the moment the seed serves, a
+// writer records every acknowledged write; none may be lost through the kills, the growth and the shrink.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CoreV1Api } from '@kubernetes/client-node';
@@ -21,6 +22,7 @@ import {
   podNames,
   prepareNamespace,
 } from '../integration/helpers/membership-kube.js';
+import { startWriter, type Writer } from '../integration/helpers/membership-writer.js';
 
 const ns = 'cluster-crash';
 const name = 'crash';
@@ -30,6 +32,7 @@ describe('EtcdCluster membership with the controller killed at every step', () =
   let env: Environment;
   let controllers: ControllerProcesses;
   let cluster: ClusterHandle;
+  let writer: Writer | undefined;
   const core = () => env.kubeConfig.makeApiClient(CoreV1Api);
 
   /** Runs a controller with the crash switch until it kills itself right after `step`. */
@@ -78,6 +81,7 @@ describe('EtcdCluster membership with the controller killed at every step', () =
     });
   });
   after(async () => {
+    await writer?.stop();
     await controllers?.stop();
     await env?.stop();
   });
@@ -103,6 +107,14 @@ describe('EtcdCluster membership with the controller killed at every step', () =
       pod.metadata?.annotations?.['etcd.gitops.dev/cluster-token'],
       pvc.metadata?.annotations?.['etcd.gitops.dev/cluster-token'],
     );
+  });
+
+  test('WHEN killed after MarkExisting THEN the seed Pod says existing and etcd has only the seed', async () => {
+    await crashAfter('MarkExisting');
+    writer = startWriter(cluster.clientURL, 'crash/'); // the seed served: MarkExisting needs a healthy seed
+    const pod = await core().readNamespacedPod({ namespace: ns, name: member(0) });
+    assert.equal(pod.metadata?.annotations?.['etcd.gitops.dev/initial-cluster-state'], 'existing');
+    assert.deepEqual((await cluster.membership()).etcd, [member(0)]);
   });
 
   test('WHEN killed after AddLearner THEN etcd has an unstarted learner crash-1 and it has no PVC or Pod', async () => {
@@ -183,10 +195,13 @@ describe('EtcdCluster membership with the controller killed at every step', () =
     });
   });
 
-  test('WHEN a controller runs without the switch THEN one member, Ready, etcd members == Pods == PVCs', async () => {
+  test('WHEN a controller runs without the switch THEN one member, Ready, etcd members == Pods == PVCs, and no acknowledged write is lost', async () => {
     const membership = await converge(1);
     assert.deepEqual(membership.etcd, [member(0)]);
     assert.deepEqual(podNames(membership), [member(0)]);
     assert.deepEqual(membership.pvcs, [`${member(0)}-data`]);
+    await writer?.stop();
+    assert.ok((writer?.acknowledged() ?? 0) > 0, 'the writer got writes acknowledged');
+    assert.deepEqual(await writer?.lost(), [], 'no acknowledged write lost');
   });
 });
