@@ -145,16 +145,21 @@ describe('EtcdCluster sizes, scaling and member failures (controller process)', 
     );
   });
 
-  test('GIVEN 3 members WHEN a member loses its PVC data and its etcd restarts THEN it is removed and replaced by a new member, Ready', async () => {
-    const before = await alpha.membership();
-    env.agent?.faults.wipePvc(ns, 'alpha-6-data');
-    env.agent?.faults.killContainer(ns, 'alpha-6', 'etcd');
-    await waitFor(async () => !(await alpha.membership()).etcd.includes('alpha-6'), {
-      what: 'alpha-6 removed from etcd',
+  /** Wipes `member`'s PVC data and restarts its etcd; waits until it is out of etcd and the cluster is Ready at 3. */
+  async function loseDataAndWaitReplaced(member: string): Promise<void> {
+    env.agent?.faults.wipePvc(ns, `${member}-data`);
+    env.agent?.faults.killContainer(ns, member, 'etcd');
+    await waitFor(async () => !(await alpha.membership()).etcd.includes(member), {
+      what: `${member} removed from etcd`,
       timeoutMs: 120_000,
       intervalMs: 500,
     });
     await alpha.readyAt(3);
+  }
+
+  test('GIVEN 3 members WHEN a member loses its PVC data and its etcd restarts THEN it is removed and replaced by a new member, Ready', async () => {
+    const before = await alpha.membership();
+    await loseDataAndWaitReplaced('alpha-6');
     const after = await alpha.membership();
     assertConsistent(after, ['alpha-0', 'alpha-5', 'alpha-7']);
     assert.equal(after.ids.get('alpha-5'), before.ids.get('alpha-5'));
@@ -169,14 +174,7 @@ describe('EtcdCluster sizes, scaling and member failures (controller process)', 
       'the seed was marked existing once it served',
     );
     const before = await alpha.membership();
-    env.agent?.faults.wipePvc(ns, 'alpha-0-data');
-    env.agent?.faults.killContainer(ns, 'alpha-0', 'etcd');
-    await waitFor(async () => !(await alpha.membership()).etcd.includes('alpha-0'), {
-      what: 'alpha-0 removed from etcd',
-      timeoutMs: 120_000,
-      intervalMs: 500,
-    });
-    await alpha.readyAt(3);
+    await loseDataAndWaitReplaced('alpha-0');
     const after = await alpha.membership();
     assertConsistent(after, ['alpha-5', 'alpha-7', 'alpha-8']);
     assert.equal(after.ids.get('alpha-5'), before.ids.get('alpha-5'));
