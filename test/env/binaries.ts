@@ -47,9 +47,15 @@ function binary(dir: string, name: string): string {
 
 export const kubernetesVersion = pinned('KUBERNETES_VERSION');
 
-/** kube-apiserver, kube-controller-manager, kube-scheduler or kubectl of the pinned Kubernetes. */
+/** A binary of the pinned Kubernetes. */
 export function kubernetesBinary(
-  name: 'kube-apiserver' | 'kube-controller-manager' | 'kube-scheduler' | 'kubectl',
+  name:
+    | 'kube-apiserver'
+    | 'kube-controller-manager'
+    | 'kube-scheduler'
+    | 'kubectl'
+    | 'kubelet'
+    | 'kube-proxy',
 ): string {
   return binary(`kubernetes-${kubernetesVersion}`, name);
 }
@@ -68,4 +74,13 @@ export function etcdBinary(version: string, name: 'etcd' | 'etcdctl' | 'etcdutl'
 
 export function minioBinary(): string {
   return binary(`minio-${pinned('MINIO_VERSION')}`, 'minio');
+}
+
+/** containerd 2.x, its runc shim and ctr, built from the Go module proxy. */
+export function containerdBinary(name: 'containerd' | 'containerd-shim-runc-v2' | 'ctr'): string {
+  return binary(`containerd-${pinned('CONTAINERD_VERSION')}`, name);
+}
+
+export function corednsBinary(): string {
+  return binary(`coredns-${pinned('COREDNS_VERSION')}`, 'coredns');
 }

@@ -4,8 +4,10 @@
 import { execFile } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { kubernetesServiceIP } from './component-flags.js';
+import { nodeNetwork } from './nodes/layout.js';
 
 const run = promisify(execFile);
 
@@ -16,6 +18,9 @@ export interface Pki {
   servingKey: string;
   adminCert: string;
   adminKey: string;
+  /** The API server's client certificate towards kubelets (`logs`, `exec`, `port-forward`). */
+  kubeletClientCert: string;
+  kubeletClientKey: string;
   serviceAccountKey: string;
   serviceAccountPub: string;
 }
@@ -41,7 +46,12 @@ DNS.3 = kubernetes.default
 DNS.4 = kubernetes.default.svc
 DNS.5 = kubernetes.default.svc.cluster.local
 IP.1 = 127.0.0.1
-IP.2 = 10.0.0.1
+IP.2 = ${kubernetesServiceIP}
+IP.3 = ${nodeNetwork.gateway}
+[node_serving]
+basicConstraints = critical, CA:FALSE
+keyUsage = critical, digitalSignature, keyEncipherment
+extendedKeyUsage = serverAuth
 [client]
 basicConstraints = critical, CA:FALSE
 keyUsage = critical, digitalSignature, keyEncipherment
@@ -62,10 +72,12 @@ export async function generatePki(dir: string): Promise<Pki> {
     servingKey: file('apiserver.key'),
     adminCert: file('admin.crt'),
     adminKey: file('admin.key'),
+    kubeletClientCert: file('apiserver-kubelet-client.crt'),
+    kubeletClientKey: file('apiserver-kubelet-client.key'),
     serviceAccountKey: file('sa.key'),
     serviceAccountPub: file('sa.pub'),
   };
-  const common = ['-config', config, '-days', '30'];
+  const common = commonArgs(config);
   await run('openssl', [
     'req',
     '-x509',
@@ -80,31 +92,59 @@ export async function generatePki(dir: string): Promise<Pki> {
     '-out',
     pki.caCert,
   ]);
-  const signed = (subject: string, extensions: string, cert: string, key: string) =>
-    run('openssl', [
-      'req',
-      '-x509',
-      ...ecKey,
-      ...common,
-      '-extensions',
-      extensions,
-      '-subj',
-      subject,
-      '-CA',
-      pki.caCert,
-      '-CAkey',
-      pki.caKey,
-      '-keyout',
-      key,
-      '-out',
-      cert,
-    ]);
+  const signed = (subject: string, usage: 'serving' | 'client', cert: string, key: string) =>
+    issueCertificate(pki, { subject, usage, cert, key });
   await Promise.all([
     signed('/CN=kube-apiserver', 'serving', pki.servingCert, pki.servingKey),
     signed('/O=system:masters/CN=kubernetes-admin', 'client', pki.adminCert, pki.adminKey),
+    signed(
+      '/O=system:masters/CN=kube-apiserver-kubelet-client',
+      'client',
+      pki.kubeletClientCert,
+      pki.kubeletClientKey,
+    ),
     writeServiceAccountKeys(pki),
   ]);
   return pki;
+}
+
+function commonArgs(config: string): string[] {
+  return ['-config', config, '-days', '30'];
+}
+
+export interface CertificateRequest {
+  /** e.g. `/O=system:nodes/CN=system:node:node-1` */
+  subject: string;
+  usage: 'serving' | 'client';
+  /** Extra subject alternative names, e.g. `['IP:10.77.0.11', 'DNS:node-1']` (replacing the API server's). */
+  altNames?: string[];
+  cert: string;
+  key: string;
+}
+
+/** Issues a certificate signed by the PKI's CA (the config file written by `generatePki` must still exist). */
+export async function issueCertificate(pki: Pki, request: CertificateRequest): Promise<void> {
+  const config = join(dirname(pki.caCert), 'pki-openssl.cnf');
+  const extra = request.altNames?.length ? ['-addext', `subjectAltName=${request.altNames.join(',')}`] : [];
+  await run('openssl', [
+    'req',
+    '-x509',
+    ...ecKey,
+    ...commonArgs(config),
+    '-extensions',
+    request.altNames?.length && request.usage === 'serving' ? 'node_serving' : request.usage,
+    ...extra,
+    '-subj',
+    request.subject,
+    '-CA',
+    pki.caCert,
+    '-CAkey',
+    pki.caKey,
+    '-keyout',
+    request.key,
+    '-out',
+    request.cert,
+  ]);
 }
 
 async function writeServiceAccountKeys(pki: Pki): Promise<void> {

@@ -1,6 +1,6 @@
 // Last-resort cleanup for everything the test environment starts: runs on normal exit, on
 // SIGINT/SIGTERM/SIGHUP, and (through a detached reaper) even when this process is SIGKILLed.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { appendFileSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 
 export interface Cleanup {
@@ -85,14 +85,66 @@ export function groupAlive(pgid: number): boolean {
   return groupMembers(pgid).length > 0;
 }
 
-const reaperScript = `
-parent=$1; dir=$2
-while kill -0 "$parent" 2>/dev/null; do sleep 1; done
+// Removes everything a directory's environment made, in order: its process groups; with real nodes also the
+// processes in its cgroup roots (listed in .cgroups), the containerd shims serving its sockets, every mount under
+// it (deepest first), the cgroups themselves, the kubelets' /var/log/containers links into it, and the machine-wide
+// sysctls when it was the last environment with nodes (see nodes/host-sysctls.ts). Then the directory.
+const reapDirSteps = `
 if [ -f "$dir/.pgids" ]; then
   while read -r g; do kill -KILL -- "-$g" 2>/dev/null; done < "$dir/.pgids"
 fi
+cg_dirs() { for h in /sys/fs/cgroup/*/ /sys/fs/cgroup/; do [ -d "$h$1" ] && echo "$h$1"; done; }
+if [ -f "$dir/.cgroups" ]; then
+  for i in 1 2 3 4 5 6 7 8 9 10; do
+    left=0
+    while read -r root; do
+      for d in $(cg_dirs "\${root#/}"); do
+        for p in $(find "$d" -name cgroup.procs -exec cat {} + 2>/dev/null); do kill -KILL "$p" 2>/dev/null; left=1; done
+      done
+    done < "$dir/.cgroups"
+    [ "$left" = 0 ] && break
+    sleep 0.2
+  done
+fi
+for p in $(grep -l -s -F -- "$dir/" /proc/[0-9]*/cmdline | cut -d/ -f3); do
+  [ "$p" != "$$" ] && tr '\\0' ' ' < "/proc/$p/cmdline" 2>/dev/null | grep -q containerd-shim && kill -KILL "$p" 2>/dev/null
+done
+awk -v d="$dir/" 'index($5, d) == 1 { print length($5) " " $5 }' /proc/self/mountinfo | sort -rn | cut -d' ' -f2- |
+  while read -r m; do umount -l "$m" 2>/dev/null; done
+if [ -f "$dir/.cgroups" ]; then
+  while read -r root; do
+    for d in $(cg_dirs "\${root#/}"); do find "$d" -depth -type d -exec rmdir {} \\; 2>/dev/null; done
+  done < "$dir/.cgroups"
+fi
+for l in /var/log/containers/*.log; do
+  case "$(readlink "$l" 2>/dev/null)" in "$dir"/*) rm -f "$l" ;; esac
+done
+if [ -f "$dir/.host-sysctls" ] && [ -d /run/etcd-gitops-nodes/users ]; then
+  rm -f "/run/etcd-gitops-nodes/users/$(cat "$dir/.host-sysctls")"
+  live=0
+  for u in /run/etcd-gitops-nodes/users/*; do [ -e "$u" ] && kill -0 "\${u##*/}" 2>/dev/null && live=1; done
+  if [ "$live" = 0 ] && [ -f /run/etcd-gitops-nodes/sysctl-originals ]; then
+    while read -r k v; do echo "$v" > "/proc/sys/$k"; done < /run/etcd-gitops-nodes/sysctl-originals
+    rm -rf /run/etcd-gitops-nodes
+  fi
+fi
 rm -rf -- "$dir"
 `;
+
+const reaperScript = `
+parent=$1; dir=$2
+while kill -0 "$parent" 2>/dev/null; do sleep 1; done
+${reapDirSteps}
+`;
+
+/** The reaper's cleanup of `dir`, run now and synchronously (exit paths of environments with real nodes). */
+export function reapDirSync(dir: string): void {
+  try {
+    execFileSync('bash', ['-c', `dir=$1\n${reapDirSteps}`, 'etcd-gitops-reap', dir], { stdio: 'ignore' });
+  } catch {
+    // Exit path: keep going.
+  }
+}
 
 /**
  * A detached shell that waits for this process to die (even by SIGKILL), then kills every process

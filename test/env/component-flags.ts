@@ -3,17 +3,46 @@
 import { join } from 'node:path';
 import type { Pki } from './certs.js';
 
-/** Allocation range for Service cluster IPs; no packet is ever sent there. */
+/**
+ * Allocation range for Service cluster IPs. Without nodes no packet is ever sent there; with real nodes kube-proxy
+ * serves it inside each node's network namespace only.
+ */
 export const serviceClusterIPRange = '10.0.0.0/24';
+/** The `kubernetes` Service's cluster IP: the first address of the range. */
+export const kubernetesServiceIP = '10.0.0.1';
 export const serviceAccountIssuer = 'https://kubernetes.default.svc.cluster.local';
 
-export function apiServerFlags(input: { dir: string; pki: Pki; etcdURL: string; port: number }): string[] {
+export interface ApiServerInput {
+  dir: string;
+  pki: Pki;
+  etcdURL: string;
+  port: number;
+  /**
+   * The address nodes and Pods reach the API server at (the `kubernetes` Service's endpoint), when the control
+   * plane runs in an environment namespace with real nodes: then it listens on every address of that namespace,
+   * authorizes kubelets with the Node authorizer and reaches them with its kubelet client certificate.
+   * @default none: loopback only, no nodes
+   */
+  nodeFacingAddress?: string;
+}
+
+export function apiServerFlags(input: ApiServerInput): string[] {
   const { pki } = input;
+  const nodes = input.nodeFacingAddress
+    ? [
+        '--bind-address=0.0.0.0',
+        `--advertise-address=${input.nodeFacingAddress}`,
+        '--authorization-mode=Node,RBAC',
+        '--enable-admission-plugins=NodeRestriction',
+        `--kubelet-client-certificate=${pki.kubeletClientCert}`,
+        `--kubelet-client-key=${pki.kubeletClientKey}`,
+        '--kubelet-preferred-address-types=InternalIP',
+      ]
+    : ['--bind-address=127.0.0.1', '--advertise-address=127.0.0.1', '--authorization-mode=RBAC'];
   return [
     `--etcd-servers=${input.etcdURL}`,
     `--secure-port=${input.port}`,
-    '--bind-address=127.0.0.1',
-    '--advertise-address=127.0.0.1',
+    ...nodes,
     `--cert-dir=${join(input.dir, 'apiserver')}`,
     `--tls-cert-file=${pki.servingCert}`,
     `--tls-private-key-file=${pki.servingKey}`,
@@ -22,7 +51,6 @@ export function apiServerFlags(input: { dir: string; pki: Pki; etcdURL: string; 
     `--service-account-key-file=${pki.serviceAccountPub}`,
     `--service-account-signing-key-file=${pki.serviceAccountKey}`,
     `--service-cluster-ip-range=${serviceClusterIPRange}`,
-    '--authorization-mode=RBAC',
     // Privileged Pods are allowed by the API server, so only Pod Security admission (enabled by
     // default, like ServiceAccount admission) rejects them in `restricted` namespaces.
     '--allow-privileged=true',

@@ -6,12 +6,13 @@ import { join } from 'node:path';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { kubernetesBinary } from './binaries.js';
 import { generatePki, type Pki } from './certs.js';
-import { onProcessExit, removeDir, startReaper } from './cleanup.js';
+import { onProcessExit, reapDirSync, removeDir, startReaper } from './cleanup.js';
 import { apiServerFlags, controllerManagerFlags, schedulerFlags } from './component-flags.js';
 import { startEtcdServer } from './etcd-server.js';
 import { httpGet } from './http-get.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { defaultLogger, type Logger } from './log.js';
+import { forwardPort } from './nodes/forward.js';
 import { freePorts } from './ports.js';
 import { type ManagedProcess, startProcess } from './process-group.js';
 import { waitFor } from './wait.js';
@@ -27,6 +28,13 @@ export interface ControlPlaneOptions {
    * @default true
    */
   waitForControllers?: boolean;
+  /**
+   * Run every component inside this network namespace (an environment with real nodes), reachable from nodes and
+   * Pods at `address`; each port this process uses (API server, etcd, controller health) is forwarded from the
+   * same port on 127.0.0.1, so every URL below is the same as without it.
+   * @default none: every component on this machine's loopback
+   */
+  netns?: { path: string; address: string };
 }
 
 export interface ControlPlane {
@@ -40,6 +48,8 @@ export interface ControlPlane {
   readonly pki: Pki;
   /** etcd, kube-apiserver, kube-controller-manager, kube-scheduler (each pid is also its process group id). */
   readonly processes: readonly ManagedProcess[];
+  /** Records a process started for this environment (nodes, CoreDNS): stopped last, reaped after a crash. */
+  adopt(process: ManagedProcess): ManagedProcess;
   /** Stops every process group and removes `dir`; idempotent. */
   stop(): Promise<void>;
 }
@@ -60,11 +70,17 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
-      const [etcd, apiServer, ...controllers] = processes;
-      await Promise.all(controllers.map((p) => p.stop()));
-      await apiServer?.stop();
-      await etcd?.stop();
+      // Controllers, then the API server, then etcd, then the forwards into the namespace.
+      const order = ['kube-controller-manager', 'kube-scheduler', 'kube-apiserver', 'etcd'];
+      const stage = (names: string[]) =>
+        Promise.all(processes.filter((p) => names.includes(p.name)).map((p) => p.stop()));
+      await stage(order.slice(0, 2));
+      await stage(['kube-apiserver']);
+      await stage(['etcd']);
+      await Promise.all(processes.filter((p) => !order.includes(p.name)).map((p) => p.stop()));
       reaper.stop();
+      // Mounts and cgroups too, when real nodes lived here (nodes/).
+      reapDirSync(dir);
       await rm(dir, { recursive: true, force: true, maxRetries: 3 });
       unregister();
       log.info({ dir }, 'Stopped control plane');
@@ -75,6 +91,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     sync: () => {
       for (const p of processes) p.killNow();
       reaper.stop();
+      reapDirSync(dir);
       removeDir(dir);
     },
     graceful: stop,
@@ -83,15 +100,39 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   try {
     const started = Date.now();
     const pki = await generatePki(dir);
-    const etcd = await startEtcdServer(dir, log, track);
-    const [apiPort, controllerManagerPort, schedulerPort] = await freePorts(3);
+    const netns = options.netns?.path;
+    const [apiPort, controllerManagerPort, schedulerPort, etcdClientPort, etcdPeerPort] = await freePorts(5);
+    if (options.netns) {
+      const forwards = join(dir, 'forward');
+      await mkdir(forwards, { recursive: true });
+      for (const [name, port] of Object.entries({
+        'kube-apiserver': apiPort,
+        'kube-controller-manager': controllerManagerPort,
+        'kube-scheduler': schedulerPort,
+        etcd: etcdClientPort,
+      })) {
+        forwardPort(options.netns.path, forwards, { name, localPort: port }, track);
+      }
+    }
+    const etcd = await startEtcdServer(dir, log, track, {
+      clientPort: etcdClientPort,
+      peerPort: etcdPeerPort,
+      netns,
+    });
     const server = `https://127.0.0.1:${apiPort}`;
     const apiServer = track(
       startProcess({
         name: 'kube-apiserver',
         command: kubernetesBinary('kube-apiserver'),
-        args: apiServerFlags({ dir, pki, etcdURL: etcd.clientURL, port: apiPort }),
+        args: apiServerFlags({
+          dir,
+          pki,
+          etcdURL: etcd.clientURL,
+          port: apiPort,
+          nodeFacingAddress: options.netns?.address,
+        }),
         logPath: join(dir, 'kube-apiserver.log'),
+        netns,
       }),
     );
     const adminTls = { ca: pki.caCert, cert: pki.adminCert, key: pki.adminKey };
@@ -115,6 +156,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
           command: kubernetesBinary('kube-controller-manager'),
           args: controllerManagerFlags({ dir, pki, kubeconfig: kubeconfigPath, port: controllerManagerPort }),
           logPath: join(dir, 'kube-controller-manager.log'),
+          netns,
         }),
       ),
       track(
@@ -123,6 +165,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
           command: kubernetesBinary('kube-scheduler'),
           args: schedulerFlags({ dir, kubeconfig: kubeconfigPath, port: schedulerPort }),
           logPath: join(dir, 'kube-scheduler.log'),
+          netns,
         }),
       ),
     ];
@@ -142,7 +185,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     );
     if (options.waitForControllers ?? true) await waitForDefaultNamespaceReady(kubeConfig, controllers[0]!);
     log.info({ server, kubeconfigPath, dir, ms: Date.now() - started }, 'Started control plane');
-    return { dir, kubeconfigPath, kubeConfig, server, pki, processes, stop };
+    return { dir, kubeconfigPath, kubeConfig, server, pki, processes, adopt: track, stop };
   } catch (error) {
     const tails = processes
       .map(

@@ -1,17 +1,34 @@
 // The whole local Kubernetes for one test file (or one `npm run env:up`): control plane, optionally
 // the node agent that runs Pods as local processes, optionally MinIO.
+import { mkdir, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { NodeAgent, NodeAgentOptions } from './agent/index.js';
 import { type ApplyDistOptions, applyDist } from './apply-dist.js';
+import { cacheDir } from './binaries.js';
 import { type ControlPlane, startControlPlane } from './control-plane.js';
 import type { Manifest } from './dist-manifests.js';
 import { type KubectlOptions, type KubectlResult, kubectl } from './kubectl.js';
 import { defaultLogger, type Logger } from './log.js';
 import { type Minio, startMinio } from './minio.js';
 import { createNamespace } from './namespaces.js';
+import { imageArchives, type RealNodes, startRealNodes } from './nodes/index.js';
+import { environmentNetnsPath, nodeNetwork } from './nodes/layout.js';
+import { createEnvironmentNetwork } from './nodes/network.js';
+
+/** The sandbox image every node's containerd uses; built here like every other image (image/). */
+const sandboxImage = 'registry.k8s.io/pause:3.10';
 
 export interface EnvironmentOptions {
+  /**
+   * Real nodes (kubelet + containerd + kube-proxy each, see nodes/): the control plane, CoreDNS and MinIO then run
+   * in the environment's own network namespace, reached through loopback ports forwarded into it.
+   * @default 0: no nodes
+   */
+  nodes?: number;
+  /** Image archives imported into every node. @default the image builder's output, `<cache>/images` */
+  imagesDir?: string;
   /** Run the node agent (one Node that runs Pods as local processes). @default false */
   agent?: boolean;
   /** Start MinIO. @default false */
@@ -34,6 +51,8 @@ export interface Environment {
   readonly kubeConfig: KubeConfig;
   readonly minio?: Minio;
   readonly agent?: NodeAgent;
+  /** The real nodes, CoreDNS and volume provisioner, when `nodes` was given. */
+  readonly nodes?: RealNodes;
   /** Runs the pinned kubectl against this environment; throws on a non-zero exit unless `allowFailure`. */
   kubectl(args: string[], options?: KubectlOptions): Promise<KubectlResult>;
   /** Applies dist/ wave by wave, server-side (see apply-dist.ts); returns the applied manifests. */
@@ -46,9 +65,18 @@ export interface Environment {
 
 export async function startEnvironment(options: EnvironmentOptions = {}): Promise<Environment> {
   const log = options.log ?? defaultLogger();
+  const nodeCount = options.nodes ?? 0;
+  let netns: { path: string; address: string } | undefined;
+  let dir = options.dir;
+  if (nodeCount > 0) {
+    dir ??= await mkdtemp(join(tmpdir(), 'etcd-gitops-env-'));
+    await mkdir(dir, { recursive: true, mode: 0o755 });
+    netns = { path: environmentNetnsPath(dir), address: nodeNetwork.gateway };
+    await createEnvironmentNetwork(netns.path);
+  }
   const [controlPlaneResult, minioResult] = await Promise.allSettled([
-    startControlPlane({ dir: options.dir, log }),
-    options.minio ? startMinio({ log }) : Promise.resolve(undefined),
+    startControlPlane({ dir, log, netns }),
+    options.minio ? startMinio({ log, netns }) : Promise.resolve(undefined),
   ]);
   if (controlPlaneResult.status === 'rejected' || minioResult.status === 'rejected') {
     if (controlPlaneResult.status === 'fulfilled') await controlPlaneResult.value.stop();
@@ -60,15 +88,28 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
   const controlPlane = controlPlaneResult.value;
   const minio = minioResult.value;
   let agent: NodeAgent | undefined;
+  let nodes: RealNodes | undefined;
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
       await agent?.stop();
+      await nodes?.stop();
       await Promise.all([minio?.stop(), controlPlane.stop()]);
     })();
     return stopping;
   };
   try {
+    if (netns) {
+      const imagesDir = options.imagesDir ?? join(cacheDir, 'images');
+      nodes = await startRealNodes({
+        controlPlane,
+        envNetns: netns.path,
+        count: nodeCount,
+        images: imageArchives(imagesDir),
+        sandboxImage,
+        log,
+      });
+    }
     if (options.agent) {
       // Loaded only when asked for, so environments without the agent never depend on its code.
       const { startNodeAgent } = await import('./agent/index.js');
@@ -91,6 +132,7 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
     kubeConfig,
     minio,
     agent,
+    nodes,
     kubectl: (args, kubectlOptions) => kubectl(kubeconfigPath, args, kubectlOptions),
     applyDist: (applyOptions) => applyDist(kubeconfigPath, applyOptions),
     createNamespace: (name, labels) => createNamespace(kubeConfig, name, labels),

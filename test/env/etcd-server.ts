@@ -13,13 +13,21 @@ export interface EtcdServer {
   clientURL: string;
 }
 
+export interface EtcdServerPorts {
+  clientPort: number;
+  peerPort: number;
+  /** Run inside this network namespace (its loopback), see ProcessSpec.netns. @default this machine's */
+  netns?: string;
+}
+
 /** Starts etcd (the pinned 3.6 build) with its data under `dir/etcd`; resolves once /health is true. */
 export async function startEtcdServer(
   dir: string,
   log: Logger,
   onStart: (p: ManagedProcess) => void,
+  ports?: EtcdServerPorts,
 ): Promise<EtcdServer> {
-  const [clientPort, peerPort] = await freePorts(2);
+  const [clientPort, peerPort] = ports ? [ports.clientPort, ports.peerPort] : await freePorts(2);
   const clientURL = `http://127.0.0.1:${clientPort}`;
   const peerURL = `http://127.0.0.1:${peerPort}`;
   const dataDir = join(dir, 'etcd');
@@ -41,6 +49,7 @@ export async function startEtcdServer(
       '--log-level=warn',
     ],
     logPath: join(dir, 'etcd.log'),
+    netns: ports?.netns,
   });
   onStart(server);
   log.debug({ pid: server.pid, clientURL }, 'Started etcd');

@@ -7,6 +7,7 @@ import { minioBinary } from './binaries.js';
 import { onProcessExit, removeDir, startReaper } from './cleanup.js';
 import { httpGet } from './http-get.js';
 import { defaultLogger, type Logger } from './log.js';
+import { forwardPort } from './nodes/forward.js';
 import { freePorts } from './ports.js';
 import { type ManagedProcess, startProcess } from './process-group.js';
 import { waitFor } from './wait.js';
@@ -14,6 +15,12 @@ import { waitFor } from './wait.js';
 export interface MinioOptions {
   /** @default pino on stderr at $ENV_LOG_LEVEL or `warn` */
   log?: Logger;
+  /**
+   * Run inside this network namespace (an environment with real nodes), listening on every address there, so
+   * Pods reach it at `podEndpoint`; `endpoint` stays `http://127.0.0.1:<port>`, forwarded into the namespace.
+   * @default none: this machine's loopback only
+   */
+  netns?: { path: string; address: string };
 }
 
 export interface Minio {
@@ -21,6 +28,8 @@ export interface Minio {
   readonly endpoint: string;
   readonly accessKey: string;
   readonly secretKey: string;
+  /** Where Pods reach it: `http://<environment address>:<port>` with real nodes, else `endpoint`. */
+  readonly podEndpoint: string;
   /** MinIO's default region. */
   readonly region: 'us-east-1';
   /** Directory with `data/` and `minio.log`; removed by `stop()`. */
@@ -48,6 +57,16 @@ export async function startMinio(options: MinioOptions = {}): Promise<Minio> {
   const secretKey = randomBytes(18).toString('base64url');
   const reaper = startReaper(dir);
   let current: ManagedProcess | undefined;
+  const netns = options.netns;
+  const forwards: ManagedProcess[] = [];
+  if (netns) {
+    forwardPort(netns.path, dir, { name: 'minio', localPort: port }, (p) => {
+      forwards.push(p);
+      reaper.record(p.pid);
+      return p;
+    });
+  }
+  const listenHost = netns ? '0.0.0.0' : '127.0.0.1';
 
   const resume = async () => {
     if (current) return;
@@ -58,12 +77,13 @@ export async function startMinio(options: MinioOptions = {}): Promise<Minio> {
         'server',
         '--quiet',
         '--address',
-        `127.0.0.1:${port}`,
+        `${listenHost}:${port}`,
         '--console-address',
         `127.0.0.1:${consolePort}`,
         dataDir,
       ],
       logPath: join(dir, 'minio.log'),
+      netns: netns?.path,
       env: {
         MINIO_ROOT_USER: accessKey,
         MINIO_ROOT_PASSWORD: secretKey,
@@ -96,6 +116,7 @@ export async function startMinio(options: MinioOptions = {}): Promise<Minio> {
   const stop = () => {
     stopping ??= (async () => {
       await pause();
+      await Promise.all(forwards.map((p) => p.stop()));
       reaper.stop();
       await rm(dir, { recursive: true, force: true, maxRetries: 3 });
       unregister();
@@ -105,6 +126,7 @@ export async function startMinio(options: MinioOptions = {}): Promise<Minio> {
   const unregister = onProcessExit({
     sync: () => {
       current?.killNow();
+      for (const p of forwards) p.killNow();
       reaper.stop();
       removeDir(dir);
     },
@@ -118,6 +140,7 @@ export async function startMinio(options: MinioOptions = {}): Promise<Minio> {
   }
   return {
     endpoint,
+    podEndpoint: netns ? `http://${netns.address}:${port}` : endpoint,
     accessKey,
     secretKey,
     region: 'us-east-1',

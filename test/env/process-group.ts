@@ -14,6 +14,8 @@ export interface ProcessSpec {
   /** Extra environment; proxy variables are always removed so every request stays on loopback. */
   env?: Record<string, string>;
   cwd?: string;
+  /** Run inside this network namespace (a namespace file, see nodes/netns.ts). @default the caller's */
+  netns?: string;
 }
 
 export interface ManagedProcess {
@@ -44,9 +46,13 @@ export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
 
 export function startProcess(spec: ProcessSpec): ManagedProcess {
   const fd = openSync(spec.logPath, 'a');
+  // nsenter enters the namespace and execs the command: same pid, same process group.
+  const argv = spec.netns
+    ? { command: 'nsenter', args: [`--net=${spec.netns}`, '--', spec.command, ...spec.args] }
+    : { command: spec.command, args: spec.args };
   let child: ReturnType<typeof spawn>;
   try {
-    child = spawn(spec.command, spec.args, {
+    child = spawn(argv.command, argv.args, {
       cwd: spec.cwd,
       env: childEnv(spec.env),
       detached: true,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds (or finds in the cache) every binary the local test environment needs.
 # Cached under ${ETCD_GITOPS_CACHE:-$HOME/.cache/etcd-gitops}/<component>-<version>/; rebuilt only when missing.
-# Usage: build.sh [all|kubernetes|etcd35|etcd36|etcd34|minio|lua]
+# Usage: build.sh [all|kubernetes|etcd35|etcd36|etcd34|minio|containerd|coredns|node-packages|lua]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../versions.env
@@ -33,7 +33,9 @@ wrapper_module() {
 
 build_kubernetes() {
   local out="$cache/kubernetes-$KUBERNETES_VERSION"
-  [ -x "$out/kube-apiserver" ] && [ -x "$out/kube-controller-manager" ] && [ -x "$out/kube-scheduler" ] && [ -x "$out/kubectl" ] && return 0
+  local cmds=(kube-apiserver kube-controller-manager kube-scheduler kubectl kubelet kube-proxy) cmd missing=0
+  for cmd in "${cmds[@]}"; do [ -x "$out/$cmd" ] || missing=1; done
+  [ "$missing" = 0 ] && return 0
   log "building Kubernetes $KUBERNETES_VERSION (several minutes on 2 cores the first time)"
   local work="$cache/src/kubernetes-$KUBERNETES_VERSION"
   local staging="v0.${KUBERNETES_VERSION#v1.}"
@@ -48,12 +50,17 @@ import (
 	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
 	_ "k8s.io/kubernetes/cmd/kube-scheduler"
 	_ "k8s.io/kubernetes/cmd/kubectl"
+	_ "k8s.io/kubernetes/cmd/kubelet"
+	_ "k8s.io/kubernetes/cmd/kube-proxy"
 )
 GO
   local ldflags="-s -w -X k8s.io/component-base/version.gitVersion=$KUBERNETES_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$(echo "$KUBERNETES_VERSION" | cut -d. -f2) -X k8s.io/component-base/version.gitTreeState=clean -X k8s.io/client-go/pkg/version.gitVersion=$KUBERNETES_VERSION"
   (cd "$work" && go mod tidy -e >/dev/null 2>&1 || true)
   mkdir -p "$out.tmp"
-  for cmd in kube-apiserver kube-controller-manager kube-scheduler kubectl; do
+  # Keep what an earlier build of this version left, so adding a command builds only that one.
+  [ -d "$out" ] && cp -a "$out/." "$out.tmp/"
+  for cmd in "${cmds[@]}"; do
+    [ -x "$out.tmp/$cmd" ] && continue
     (cd "$work" && go build -tags tools -trimpath -ldflags "$ldflags" -o "$out.tmp/$cmd" "k8s.io/kubernetes/cmd/$cmd")
     log "built $cmd"
   done
@@ -107,6 +114,37 @@ build_minio() {
   rm -rf "$out" && mv "$out.tmp" "$out"
 }
 
+# containerd 2.x (Debian's 1.6.20 is older than kubelet 1.31+ supports): containerd, its runc shim and ctr.
+build_containerd() {
+  local out="$cache/containerd-$CONTAINERD_VERSION"
+  [ -x "$out/containerd" ] && [ -x "$out/containerd-shim-runc-v2" ] && [ -x "$out/ctr" ] && return 0
+  log "building containerd $CONTAINERD_VERSION"
+  mkdir -p "$out.tmp"
+  local cmd
+  for cmd in containerd containerd-shim-runc-v2 ctr; do
+    GOBIN="$out.tmp" GOFLAGS= go install -trimpath -tags "no_btrfs no_devmapper no_zfs" \
+      -ldflags "-s -w -X github.com/containerd/containerd/v2/version.Version=$CONTAINERD_VERSION" \
+      "github.com/containerd/containerd/v2/cmd/$cmd@$CONTAINERD_VERSION"
+  done
+  rm -rf "$out" && mv "$out.tmp" "$out"
+}
+
+build_coredns() {
+  local out="$cache/coredns-$COREDNS_VERSION"
+  [ -x "$out/coredns" ] && return 0
+  log "building CoreDNS $COREDNS_VERSION"
+  mkdir -p "$out.tmp"
+  GOBIN="$out.tmp" GOFLAGS= go install -trimpath -ldflags "-s -w" "github.com/coredns/coredns@$COREDNS_VERSION"
+  rm -rf "$out" && mv "$out.tmp" "$out"
+}
+
+# What real nodes need from Debian: runc, the CNI plugins, iptables/ipset/conntrack for kube-proxy,
+# gcc's static libc for the pause program, and the tools the image builder uses.
+node_packages() {
+  apt_install runc containernetworking-plugins iptables ipset conntrack iproute2 util-linux socat libc6-dev gcc \
+    dpkg xz-utils
+}
+
 apt_install() {
   local missing=()
   # "dpkg -s" also succeeds for a removed package whose config files remain
@@ -141,14 +179,20 @@ case "${1:-all}" in
   etcd36) build_etcd "$ETCD36_VERSION" ;;
   etcd34) build_etcd34 ;;
   minio) build_minio ;;
+  containerd) build_containerd ;;
+  coredns) build_coredns ;;
+  node-packages) node_packages ;;
   lua) apt_install lua5.1 ;;
   all)
     build_etcd34
-    apt_install lua5.1 iproute2
+    apt_install lua5.1
+    node_packages
     build_etcd "$ETCD36_VERSION"
     build_etcd "$ETCD35_VERSION"
     build_kubernetes
+    build_containerd
+    build_coredns
     build_minio
     ;;
-  *) echo "usage: $0 [all|kubernetes|etcd35|etcd36|etcd34|minio|lua]" >&2; exit 2 ;;
+  *) echo "usage: $0 [all|kubernetes|etcd35|etcd36|etcd34|minio|containerd|coredns|node-packages|lua]" >&2; exit 2 ;;
 esac

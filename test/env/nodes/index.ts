@@ -1,0 +1,126 @@
+// Real nodes for one environment whose control plane runs in the environment namespace: CoreDNS, the volume
+// provisioner and N nodes (kubelet + containerd + kube-proxy each), all images imported, every Node Ready.
+import { readdirSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { CoreV1Api } from '@kubernetes/client-node';
+import type { ControlPlane } from '../control-plane.js';
+import type { Logger } from '../log.js';
+import { waitFor } from '../wait.js';
+import { startCoreDNS } from './coredns.js';
+import { enterHostSysctls, leaveHostSysctls } from './host-sysctls.js';
+import { type RealNode, startNode } from './node.js';
+import { type Provisioner, startProvisioner } from './provisioner.js';
+
+export type { RealNode } from './node.js';
+export type { Provisioner } from './provisioner.js';
+
+export interface RealNodesOptions {
+  readonly controlPlane: ControlPlane;
+  readonly envNetns: string;
+  /** @default 3 */
+  readonly count?: number;
+  /** OCI/docker archives imported into every node (see imageArchives()). */
+  readonly images: readonly string[];
+  /** The sandbox image's name, one of `images`. */
+  readonly sandboxImage: string;
+  readonly log: Logger;
+}
+
+export interface RealNodes {
+  readonly nodes: readonly RealNode[];
+  readonly provisioner: Provisioner;
+  /** The node a Pod runs on. */
+  node(name: string): RealNode;
+  stop(): Promise<void>;
+}
+
+/** Every image archive in `dir` (the image builder's output directory). */
+export function imageArchives(dir: string): string[] {
+  return readdirSync(dir)
+    .filter((name) => name.endsWith('.tar'))
+    .sort()
+    .map((name) => join(dir, name));
+}
+
+export async function startRealNodes(options: RealNodesOptions): Promise<RealNodes> {
+  const { controlPlane, log } = options;
+  const dir = controlPlane.dir;
+  enterHostSysctls();
+  await writeFile(join(dir, '.host-sysctls'), `${process.pid}\n`);
+  const nodes: RealNode[] = [];
+  let provisioner: Provisioner | undefined;
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      provisioner?.stop();
+      await Promise.all(nodes.map((node) => node.stop()));
+      leaveHostSysctls();
+    })();
+    return stopping;
+  };
+  try {
+    await startCoreDNS(dir, { netns: options.envNetns, kubeconfig: controlPlane.kubeconfigPath }, (p) =>
+      controlPlane.adopt(p),
+    );
+    provisioner = await startProvisioner(controlPlane.kubeConfig, join(dir, 'volumes'), log);
+    const context = {
+      envDir: dir,
+      envNetns: options.envNetns,
+      pki: controlPlane.pki,
+      apiPort: Number(new URL(controlPlane.server).port),
+      images: options.images,
+      sandboxImage: options.sandboxImage,
+      cgroupPrefix: `egt-${basename(dir)}`,
+      track: (p: Parameters<ControlPlane['adopt']>[0]) => controlPlane.adopt(p),
+    };
+    const count = options.count ?? 3;
+    const started = await Promise.allSettled(
+      Array.from({ length: count }, (_, i) => startNode(context, i + 1)),
+    );
+    for (const result of started) if (result.status === 'fulfilled') nodes.push(result.value);
+    const failed = started.find((result) => result.status === 'rejected');
+    if (failed) throw (failed as PromiseRejectedResult).reason;
+    await waitForNodesReady(controlPlane, nodes, log);
+    return {
+      nodes,
+      provisioner,
+      node(name) {
+        const found = nodes.find((node) => node.layout.name === name);
+        if (!found) throw new Error(`no node ${name}; nodes: ${nodes.map((n) => n.layout.name).join(', ')}`);
+        return found;
+      },
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+async function waitForNodesReady(controlPlane: ControlPlane, nodes: RealNode[], log: Logger): Promise<void> {
+  const core = controlPlane.kubeConfig.makeApiClient(CoreV1Api);
+  const started = Date.now();
+  await waitFor(
+    async () => {
+      const list = await core.listNode();
+      const ready = list.items.filter((node) =>
+        node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+      );
+      return ready.length === nodes.length;
+    },
+    {
+      what: `${nodes.length} Nodes Ready`,
+      timeoutMs: 60_000,
+      abortIf: () =>
+        nodes.flatMap((n) => n.processes).find((p) => p.exitStatus())
+          ? `a node process ended: ${nodes
+              .flatMap((n) => n.processes)
+              .filter((p) => p.exitStatus())
+              .map((p) => `${p.name} ${p.exitStatus()}:\n${p.logTail(15)}`)
+              .join('\n')}`
+          : undefined,
+    },
+  );
+  log.info({ nodes: nodes.length, ms: Date.now() - started }, 'Nodes Ready');
+}

@@ -1,0 +1,67 @@
+// One node's kube-proxy (iptables mode) inside the node's network namespace: Service cluster IPs work from that
+// node's Pods, and its rules live in that namespace only. Identity `system:kube-proxy` (bound to
+// `system:node-proxier` by the API server's default RBAC).
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { kubernetesBinary } from '../binaries.js';
+import { issueCertificate, type Pki } from '../certs.js';
+import { writeKubeconfig } from '../kubeconfig.js';
+import { type ManagedProcess, startProcess } from '../process-group.js';
+import type { NodeLayout } from './layout.js';
+
+/** Every node's Pod subnet lies inside this range. */
+export const clusterPodCidr = '10.244.0.0/16';
+
+export function kubeProxyConfig(node: NodeLayout, kubeconfig: string): object {
+  return {
+    apiVersion: 'kubeproxy.config.k8s.io/v1alpha1',
+    kind: 'KubeProxyConfiguration',
+    clientConnection: { kubeconfig },
+    hostnameOverride: node.name,
+    bindAddress: node.ip,
+    healthzBindAddress: '127.0.0.1:10256',
+    metricsBindAddress: '127.0.0.1:10249',
+    mode: 'iptables',
+    clusterCIDR: clusterPodCidr,
+    iptables: { minSyncPeriod: '0s', syncPeriod: '30s' },
+    // 0 leaves the machine-wide conntrack settings alone.
+    conntrack: {
+      maxPerCore: 0,
+      min: 0,
+      tcpEstablishedTimeout: '0s',
+      tcpCloseWaitTimeout: '0s',
+    },
+  };
+}
+
+export async function startKubeProxy(
+  node: NodeLayout,
+  input: { pki: Pki; server: string },
+  track: (p: ManagedProcess) => ManagedProcess,
+): Promise<ManagedProcess> {
+  const dir = join(node.dir, 'kube-proxy');
+  await mkdir(dir, { recursive: true });
+  const cert = join(dir, 'client.crt');
+  const key = join(dir, 'client.key');
+  await issueCertificate(input.pki, { subject: '/CN=system:kube-proxy', usage: 'client', cert, key });
+  const kubeconfig = join(dir, 'kubeconfig');
+  await writeKubeconfig({
+    path: kubeconfig,
+    server: input.server,
+    caCert: input.pki.caCert,
+    clientCert: cert,
+    clientKey: key,
+    name: 'kube-proxy',
+  });
+  const config = join(dir, 'config.json');
+  await writeFile(config, JSON.stringify(kubeProxyConfig(node, kubeconfig), null, 2));
+  return track(
+    startProcess({
+      name: `kube-proxy-${node.name}`,
+      command: kubernetesBinary('kube-proxy'),
+      args: [`--config=${config}`, '--v=1'],
+      logPath: join(node.dir, 'kube-proxy.log'),
+      netns: node.netnsPath,
+    }),
+  );
+}

@@ -1,0 +1,74 @@
+// Where everything of one environment with real nodes lives: addresses, names and paths, as pure functions.
+//
+// One network namespace per environment ("the environment namespace") holds the control plane, CoreDNS, MinIO
+// and a bridge; each node has its own namespace joined to that bridge by a veth pair, and a bridge of its own
+// for its Pods. Every address below exists only inside those namespaces, so environments side by side reuse
+// them freely; the host's own namespace gets nothing (see ../README.md, "Real nodes").
+import { join } from 'node:path';
+import { serviceClusterIPRange } from '../component-flags.js';
+
+/** The node network: the environment namespace's bridge and one address per node. */
+export const nodeNetwork = {
+  cidr: '10.77.0.0/24',
+  prefix: 24,
+  gateway: '10.77.0.1',
+  bridge: 'egt0',
+} as const;
+
+/** Service cluster IPs: the control plane's range, which kube-proxy serves inside each node namespace. */
+export const serviceCidr = serviceClusterIPRange;
+
+/** CoreDNS listens on the environment namespace's bridge address; kubelets hand it to Pods. */
+export const clusterDNS = nodeNetwork.gateway;
+export const clusterDomain = 'cluster.local';
+
+export interface NodeLayout {
+  /** `node-1`, `node-2`, ... */
+  readonly name: string;
+  /** 1-based. */
+  readonly index: number;
+  /** The node's address on the node network (its InternalIP). */
+  readonly ip: string;
+  /** The node's Pod subnet, e.g. `10.244.1.0/24`. */
+  readonly podCidr: string;
+  /** The node's Pod bridge's own address, the Pods' gateway. */
+  readonly podGateway: string;
+  /** The veth end inside the environment namespace (on its bridge). */
+  readonly hostVeth: string;
+  /** Everything of this node on disk. */
+  readonly dir: string;
+  /** The network namespace file (a bind mount of the namespace). */
+  readonly netnsPath: string;
+  /** The cgroup (in every v1 hierarchy) under which the kubelet puts its Pods. */
+  readonly cgroupRoot: string;
+}
+
+export const maxNodes = 9;
+
+/**
+ * The layout of node `index` (1-based) of the environment whose state lives in `envDir`. `cgroupPrefix` makes
+ * cgroup names unique on the machine (cgroups are not namespaced here).
+ */
+export function nodeLayout(envDir: string, index: number, cgroupPrefix: string): NodeLayout {
+  if (!Number.isInteger(index) || index < 1 || index > maxNodes) {
+    throw new Error(`node index must be an integer from 1 to ${maxNodes}, got ${index}`);
+  }
+  const name = `node-${index}`;
+  const dir = join(envDir, 'nodes', name);
+  return {
+    name,
+    index,
+    ip: `10.77.0.${10 + index}`,
+    podCidr: `10.244.${index}.0/24`,
+    podGateway: `10.244.${index}.1`,
+    hostVeth: `egt-n${index}`,
+    dir,
+    netnsPath: join(dir, 'netns'),
+    cgroupRoot: `/${cgroupPrefix}-${name}`,
+  };
+}
+
+/** The environment namespace's file. */
+export function environmentNetnsPath(envDir: string): string {
+  return join(envDir, 'netns');
+}

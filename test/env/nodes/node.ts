@@ -1,0 +1,78 @@
+// One real node: its network namespace wired to the environment's bridge, its cgroup root, containerd with
+// every image imported, kubelet and kube-proxy. `stop()` takes it down for good; `halt()` is the fault "the node
+// died": kubelet, kube-proxy, containerd and every container gone at once, with nothing cleaned up in the API.
+import { appendFile, mkdir } from 'node:fs/promises';
+import type { Pki } from '../certs.js';
+import { reapDirSync } from '../cleanup.js';
+import type { ManagedProcess } from '../process-group.js';
+import { createCgroupRoot, removeCgroupRoot } from './cgroups.js';
+import { type Containerd, importImages, startContainerd } from './containerd.js';
+import { startKubeProxy } from './kube-proxy.js';
+import { startKubelet } from './kubelet.js';
+import { type NodeLayout, nodeLayout, nodeNetwork } from './layout.js';
+import { addNodeNetwork, setNodeLink } from './network.js';
+
+export interface NodeContext {
+  readonly envDir: string;
+  readonly envNetns: string;
+  readonly pki: Pki;
+  /** The API server as nodes see it. */
+  readonly apiPort: number;
+  readonly images: readonly string[];
+  readonly sandboxImage: string;
+  readonly cgroupPrefix: string;
+  readonly track: (p: ManagedProcess) => ManagedProcess;
+}
+
+export interface RealNode {
+  readonly layout: NodeLayout;
+  readonly containerd: Containerd;
+  /** The node's processes (containerd, kubelet, kube-proxy), running until `halt()`/`stop()`. */
+  readonly processes: readonly ManagedProcess[];
+  /** Kills every process of the node and its containers at once (the node died); the API is not told. */
+  halt(): Promise<void>;
+  /** Cuts or restores the node's network link. */
+  setNetwork(up: boolean): Promise<void>;
+  /** Halts the node and removes its mounts, cgroups and directory. */
+  stop(): Promise<void>;
+}
+
+export async function startNode(context: NodeContext, index: number): Promise<RealNode> {
+  const layout = nodeLayout(context.envDir, index, context.cgroupPrefix);
+  await mkdir(layout.dir, { recursive: true, mode: 0o755 });
+  await appendFile(`${context.envDir}/.cgroups`, `${layout.cgroupRoot}\n`);
+  createCgroupRoot(layout.cgroupRoot);
+  await addNodeNetwork(context.envNetns, layout);
+  const processes: ManagedProcess[] = [];
+  const track = (p: ManagedProcess) => {
+    processes.push(context.track(p));
+    return p;
+  };
+  const containerd = await startContainerd(layout, context.sandboxImage, track);
+  await importImages(containerd, context.images);
+  const server = `https://${nodeNetwork.gateway}:${context.apiPort}`;
+  await startKubelet(layout, { pki: context.pki, server, containerdSocket: containerd.paths.socket }, track);
+  await startKubeProxy(layout, { pki: context.pki, server }, track);
+  let halted: Promise<void> | undefined;
+  const halt = () => {
+    halted ??= (async () => {
+      for (const p of processes) p.killNow();
+      removeCgroupRoot(layout.cgroupRoot);
+      await Promise.all(processes.map((p) => p.exited));
+    })();
+    return halted;
+  };
+  return {
+    layout,
+    containerd,
+    processes,
+    halt,
+    setNetwork: (up) => setNodeLink(context.envNetns, layout, up),
+    async stop() {
+      await halt();
+      // Shims, mounts (container root filesystems, Pod network namespaces, volumes, the node's namespace),
+      // cgroups: the same steps the reaper takes after a crash.
+      reapDirSync(layout.dir);
+    },
+  };
+}
