@@ -9,7 +9,7 @@
 // 5 min where one at a time took 11.5.
 // Usage: node scripts/run-tests.mjs [layer ...]   (default: every layer)
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -24,9 +24,12 @@ const wanted = process.argv.slice(2);
 let passed = 0;
 let failed = 0;
 let skipped = 0;
-// Tests must leave nothing behind, not even a temp dir: entries of the temp dir that appear during the run and are
-// still there at its end fail the run (so run nothing else that writes there meanwhile).
-const tmpBefore = new Set(readdirSync(tmpdir()));
+// Tests must leave nothing behind, not even a temp dir. The run gets a temp dir of its own (TMPDIR for every test
+// process, so os.tmpdir() and mkdtemp land there); anything still in it at the end fails the run. Other programs
+// writing into the machine's /tmp meanwhile do not count. (Kept short: Unix socket paths under it, such as a
+// node's containerd socket, must stay within 108 bytes.)
+const runTmp = mkdtempSync(join(tmpdir(), 'egt-test-'));
+const childEnv = { ...process.env, TMPDIR: runTmp };
 
 function testFiles(dir) {
   if (!existsSync(dir)) return [];
@@ -61,6 +64,7 @@ for (const layer of layers) {
       ...files,
     ],
     {
+      env: childEnv,
       stdio: ['ignore', 'pipe', 'inherit'],
       encoding: 'utf8',
       maxBuffer: 512 * 1024 * 1024,
@@ -82,13 +86,14 @@ for (const layer of layers) {
     failed += 1;
 }
 
-const leftovers = readdirSync(tmpdir()).filter((entry) => !tmpBefore.has(entry));
+const leftovers = readdirSync(runTmp);
 if (leftovers.length > 0) {
   console.log(
-    `\n✖ the tests left ${leftovers.length} entries in ${tmpdir()}: ${leftovers.slice(0, 10).join(', ')}`,
+    `\n✖ the tests left ${leftovers.length} entries in ${runTmp}: ${leftovers.slice(0, 10).join(', ')}`,
   );
   failed += 1;
 }
+rmSync(runTmp, { recursive: true, force: true });
 
 console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(failed > 0 || passed === 0 ? 1 : 0);

@@ -64,9 +64,13 @@ export function controllerManagerFlags(input: {
   pki: Pki;
   kubeconfig: string;
   port: number;
+  /** Real nodes: notice a dead node within about 20 s (kubelets renew their lease every 4 s). @default false */
+  nodes?: boolean;
 }): string[] {
   const { pki } = input;
+  const nodes = input.nodes ? ['--node-monitor-period=2s', '--node-monitor-grace-period=20s'] : [];
   return [
+    ...nodes,
     `--kubeconfig=${input.kubeconfig}`,
     '--bind-address=127.0.0.1',
     `--secure-port=${input.port}`,

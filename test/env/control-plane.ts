@@ -48,6 +48,8 @@ export interface ControlPlane {
   readonly pki: Pki;
   /** etcd, kube-apiserver, kube-controller-manager, kube-scheduler (each pid is also its process group id). */
   readonly processes: readonly ManagedProcess[];
+  /** Fault: stops kube-apiserver (SIGTERM) and starts it again with the same flags; resolves once it is ready. */
+  restartApiServer(): Promise<void>;
   /** Records a process started for this environment (nodes, CoreDNS): stopped last, reaped after a crash. */
   adopt(process: ManagedProcess): ManagedProcess;
   /** Stops every process group and removes `dir`; idempotent. */
@@ -66,6 +68,9 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     processes.push(started);
     reaper.record(started.pid);
     return started;
+  };
+  let restartApiServer = async (): Promise<void> => {
+    throw new Error('the control plane has not started');
   };
   let stopping: Promise<void> | undefined;
   const stop = () => {
@@ -120,27 +125,38 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       netns,
     });
     const server = `https://127.0.0.1:${apiPort}`;
-    const apiServer = track(
-      startProcess({
-        name: 'kube-apiserver',
-        command: kubernetesBinary('kube-apiserver'),
-        args: apiServerFlags({
-          dir,
-          pki,
-          etcdURL: etcd.clientURL,
-          port: apiPort,
-          nodeFacingAddress: options.netns?.address,
-        }),
-        logPath: join(dir, 'kube-apiserver.log'),
-        netns,
-      }),
-    );
     const adminTls = { ca: pki.caCert, cert: pki.adminCert, key: pki.adminKey };
-    await waitFor(async () => (await httpGet(`${server}/readyz`, adminTls)).status === 200, {
-      what: `kube-apiserver ${server}/readyz`,
-      timeoutMs: phaseTimeoutMs,
-      abortIf: apiServer.exitStatus,
-    });
+    const startApiServer = async () => {
+      const started = track(
+        startProcess({
+          name: 'kube-apiserver',
+          command: kubernetesBinary('kube-apiserver'),
+          args: apiServerFlags({
+            dir,
+            pki,
+            etcdURL: etcd.clientURL,
+            port: apiPort,
+            nodeFacingAddress: options.netns?.address,
+          }),
+          logPath: join(dir, 'kube-apiserver.log'),
+          netns,
+        }),
+      );
+      await waitFor(async () => (await httpGet(`${server}/readyz`, adminTls)).status === 200, {
+        what: `kube-apiserver ${server}/readyz`,
+        timeoutMs: phaseTimeoutMs,
+        abortIf: started.exitStatus,
+      });
+      return started;
+    };
+    await startApiServer();
+    restartApiServer = async () => {
+      const current = processes.filter((p) => p.name === 'kube-apiserver');
+      await Promise.all(current.map((p) => p.stop()));
+      processes.splice(0, processes.length, ...processes.filter((p) => !current.includes(p)));
+      await startApiServer();
+      log.info({ server }, 'Restarted kube-apiserver');
+    };
     const kubeconfigPath = join(dir, 'kubeconfig');
     const kubeConfig = await writeKubeconfig({
       path: kubeconfigPath,
@@ -154,7 +170,13 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
         startProcess({
           name: 'kube-controller-manager',
           command: kubernetesBinary('kube-controller-manager'),
-          args: controllerManagerFlags({ dir, pki, kubeconfig: kubeconfigPath, port: controllerManagerPort }),
+          args: controllerManagerFlags({
+            dir,
+            pki,
+            kubeconfig: kubeconfigPath,
+            port: controllerManagerPort,
+            nodes: netns !== undefined,
+          }),
           logPath: join(dir, 'kube-controller-manager.log'),
           netns,
         }),
@@ -185,7 +207,17 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     );
     if (options.waitForControllers ?? true) await waitForDefaultNamespaceReady(kubeConfig, controllers[0]!);
     log.info({ server, kubeconfigPath, dir, ms: Date.now() - started }, 'Started control plane');
-    return { dir, kubeconfigPath, kubeConfig, server, pki, processes, adopt: track, stop };
+    return {
+      dir,
+      kubeconfigPath,
+      kubeConfig,
+      server,
+      pki,
+      processes,
+      adopt: track,
+      restartApiServer: () => restartApiServer(),
+      stop,
+    };
   } catch (error) {
     const tails = processes
       .map(

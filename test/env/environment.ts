@@ -13,9 +13,21 @@ import { type KubectlOptions, type KubectlResult, kubectl } from './kubectl.js';
 import { defaultLogger, type Logger } from './log.js';
 import { type Minio, startMinio } from './minio.js';
 import { createNamespace } from './namespaces.js';
+import { type NodeFaults, nodeFaults } from './nodes/faults.js';
+import { forwardPort } from './nodes/forward.js';
 import { imageArchives, type RealNodes, startRealNodes } from './nodes/index.js';
 import { environmentNetnsPath, nodeNetwork } from './nodes/layout.js';
 import { createEnvironmentNetwork } from './nodes/network.js';
+import { freePorts } from './ports.js';
+
+const needsNodes = (what: string) => () =>
+  Promise.reject(new Error(`faults.${what} needs an environment with nodes`));
+const withoutNodes: NodeFaults = {
+  stopNode: needsNodes('stopNode'),
+  setNodeNetwork: needsNodes('setNodeNetwork'),
+  killContainer: needsNodes('killContainer'),
+  wipeVolume: needsNodes('wipeVolume'),
+};
 
 /** The sandbox image every node's containerd uses; built here like every other image (image/). */
 const sandboxImage = 'registry.k8s.io/pause:3.10';
@@ -53,6 +65,13 @@ export interface Environment {
   readonly agent?: NodeAgent;
   /** The real nodes, CoreDNS and volume provisioner, when `nodes` was given. */
   readonly nodes?: RealNodes;
+  /** Faults on the real nodes (throws without nodes); MinIO's are `minio.pause()/resume()/restart()`. */
+  readonly faults: NodeFaults & { restartApiServer(): Promise<void> };
+  /**
+   * A loopback port on this machine forwarded to `host:port` inside the environment (a Pod IP, a Service's
+   * cluster IP from the environment namespace is not routed: use a Pod IP). Closed by `stop()`.
+   */
+  forward(host: string, port: number): Promise<number>;
   /** Runs the pinned kubectl against this environment; throws on a non-zero exit unless `allowFailure`. */
   kubectl(args: string[], options?: KubectlOptions): Promise<KubectlResult>;
   /** Applies dist/ wave by wave, server-side (see apply-dist.ts); returns the applied manifests. */
@@ -133,6 +152,23 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
     minio,
     agent,
     nodes,
+    faults: {
+      ...(nodes ? nodeFaults(kubeConfig, nodes) : withoutNodes),
+      restartApiServer: () => controlPlane.restartApiServer(),
+    },
+    forward: async (host, port) => {
+      if (!netns) throw new Error('forward() needs an environment with nodes');
+      const [localPort] = await freePorts(1);
+      const dir = join(controlPlane.dir, 'forward');
+      await mkdir(dir, { recursive: true });
+      forwardPort(
+        netns.path,
+        dir,
+        { name: `to-${host}-${port}`, localPort: localPort!, targetHost: host, targetPort: port },
+        (p) => controlPlane.adopt(p),
+      );
+      return localPort!;
+    },
     kubectl: (args, kubectlOptions) => kubectl(kubeconfigPath, args, kubectlOptions),
     applyDist: (applyOptions) => applyDist(kubeconfigPath, applyOptions),
     createNamespace: (name, labels) => createNamespace(kubeConfig, name, labels),

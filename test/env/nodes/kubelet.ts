@@ -75,6 +75,7 @@ export function kubeletConfig(
     // A dead node should be noticed within seconds in tests (the node-lifecycle controller's grace period
     // is the control plane's --node-monitor-grace-period).
     nodeStatusUpdateFrequency: '4s',
+    nodeLeaseDurationSeconds: 16,
     nodeStatusReportFrequency: '10s',
     syncFrequency: '10s',
     fileCheckFrequency: '20s',

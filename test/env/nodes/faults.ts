@@ -1,0 +1,41 @@
+// Faults on real nodes, each what it would be on a real cluster: a node that dies (kubelet, containerd and every
+// container gone, the API not told), a node cut from the network, one container killed (the kubelet restarts it
+// per restartPolicy), a volume wiped (a lost disk).
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { RealNodes } from './index.js';
+
+export interface NodeFaults {
+  /** Kills the node's kubelet, kube-proxy, containerd and containers at once; the Node goes NotReady. */
+  stopNode(name: string): Promise<void>;
+  /** Cuts (`connected = false`) or restores the node's only network link. */
+  setNodeNetwork(name: string, connected: boolean): Promise<void>;
+  /** Kills a running container with `signal` through its node's containerd; returns its container ID. */
+  killContainer(namespace: string, pod: string, container?: string, signal?: string): Promise<string>;
+  /** Empties the directory of a bound claim's volume. */
+  wipeVolume(namespace: string, claim: string): Promise<void>;
+}
+
+export function nodeFaults(kubeConfig: KubeConfig, nodes: RealNodes): NodeFaults {
+  const core = kubeConfig.makeApiClient(CoreV1Api);
+  return {
+    stopNode: (name) => nodes.node(name).halt(),
+    setNodeNetwork: (name, connected) => nodes.node(name).setNetwork(connected),
+    async killContainer(namespace, podName, container, signal = 'SIGKILL') {
+      const pod = await core.readNamespacedPod({ namespace, name: podName });
+      const statuses = pod.status?.containerStatuses ?? [];
+      const status = container ? statuses.find((s) => s.name === container) : statuses[0];
+      const id = status?.containerID?.replace(/^containerd:\/\//, '');
+      if (!status?.state?.running || !id) {
+        throw new Error(
+          `no running container ${container ?? '(first)'} in pod ${namespace}/${podName} (containers: ${statuses
+            .map((s) => `${s.name} ${Object.keys(s.state ?? {}).join('')}`)
+            .join(', ')})`,
+        );
+      }
+      const nodeName = pod.spec?.nodeName ?? '';
+      await nodes.node(nodeName).containerd.ctr(['tasks', 'kill', '--signal', signal, id]);
+      return id;
+    },
+    wipeVolume: (namespace, claim) => nodes.provisioner.wipe(namespace, claim),
+  };
+}
