@@ -112,6 +112,7 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
   const stop = () => {
     stopping ??= (async () => {
       await agent?.stop();
+      if (nodes && process.env.grpc_proxy === nodes.connectProxy) delete process.env.grpc_proxy;
       await nodes?.stop();
       await Promise.all([minio?.stop(), controlPlane.stop()]);
     })();
@@ -128,6 +129,11 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
         sandboxImage,
         log,
       });
+    }
+    if (nodes) {
+      // gRPC clients of this process (etcd3: a reconciler driven in-process, a test's writer) reach members by
+      // their cluster DNS names and Pod IPs, as Pods do. One environment per test process.
+      process.env.grpc_proxy = nodes.connectProxy;
     }
     if (options.agent) {
       // Loaded only when asked for, so environments without the agent never depend on its code.

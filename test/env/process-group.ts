@@ -35,7 +35,16 @@ export interface ManagedProcess {
   killNow(): void;
 }
 
-const proxyVariables = ['http_proxy', 'https_proxy', 'all_proxy', 'HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY'];
+const proxyVariables = [
+  'http_proxy',
+  'https_proxy',
+  'all_proxy',
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'ALL_PROXY',
+  'grpc_proxy',
+  'no_grpc_proxy',
+];
 
 /** Environment for a child: ours plus `extra`, without proxies, with loopback exempt from any proxy. */
 export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {

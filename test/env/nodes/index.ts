@@ -1,14 +1,19 @@
 // Real nodes for one environment whose control plane runs in the environment namespace: CoreDNS, the volume
 // provisioner and N nodes (kubelet + containerd + kube-proxy each), all images imported, every Node Ready.
 import { readdirSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { ControlPlane } from '../control-plane.js';
 import type { Logger } from '../log.js';
+import { freePorts } from '../ports.js';
+import { startProcess } from '../process-group.js';
 import { waitFor } from '../wait.js';
 import { startCoreDNS } from './coredns.js';
 import { enterHostSysctls, leaveHostSysctls } from './host-sysctls.js';
+import { startKubeProxy } from './kube-proxy.js';
+import { clusterDNS, clusterDomain, nodeNetwork } from './layout.js';
 import { type RealNode, startNode } from './node.js';
 import { type Provisioner, startProvisioner } from './provisioner.js';
 
@@ -29,6 +34,8 @@ export interface RealNodesOptions {
 
 export interface RealNodes {
   readonly nodes: readonly RealNode[];
+  /** `http://127.0.0.1:<port>`: an HTTP CONNECT proxy into the environment namespace (see connect-proxy.ts). */
+  readonly connectProxy: string;
   readonly provisioner: Provisioner;
   /** The node a Pod runs on. */
   node(name: string): RealNode;
@@ -82,8 +89,10 @@ export async function startRealNodes(options: RealNodesOptions): Promise<RealNod
     const failed = started.find((result) => result.status === 'rejected');
     if (failed) throw (failed as PromiseRejectedResult).reason;
     await waitForNodesReady(controlPlane, nodes, log);
+    const connectProxy = await startEnvironmentAccess(controlPlane, options.envNetns, nodes[0]!.layout.name);
     return {
       nodes,
+      connectProxy,
       provisioner,
       node(name) {
         const found = nodes.find((node) => node.layout.name === name);
@@ -96,6 +105,49 @@ export async function startRealNodes(options: RealNodesOptions): Promise<RealNod
     await stop();
     throw error;
   }
+}
+
+/**
+ * kube-proxy in the environment namespace (Service cluster IPs work there) and the CONNECT proxy, forwarded from a
+ * loopback port; returns the proxy's URL. kube-proxy waits up to 30 s (hard-coded) for the Node it serves to show
+ * its addresses, and the environment namespace is no Node: it proxies as `node`, an existing one, which only
+ * matters for node-local traffic policies (none of ours set one).
+ */
+async function startEnvironmentAccess(
+  controlPlane: ControlPlane,
+  envNetns: string,
+  node: string,
+): Promise<string> {
+  const dir = join(controlPlane.dir, 'access');
+  await mkdir(dir, { recursive: true });
+  const adopt = (p: Parameters<ControlPlane['adopt']>[0]) => controlPlane.adopt(p);
+  const host = { name: node, ip: nodeNetwork.gateway, dir, netnsPath: envNetns };
+  await startKubeProxy(host, { pki: controlPlane.pki, server: controlPlane.server }, adopt);
+  const socket = join(dir, 'connect-proxy.sock');
+  adopt(
+    startProcess({
+      name: 'connect-proxy',
+      command: process.execPath,
+      args: [
+        fileURLToPath(new URL('./connect-proxy.js', import.meta.url)),
+        socket,
+        clusterDNS,
+        clusterDomain,
+      ],
+      logPath: join(dir, 'connect-proxy.log'),
+      netns: envNetns,
+    }),
+  );
+  const [port] = await freePorts(1);
+  adopt(
+    startProcess({
+      name: 'connect-proxy-forward',
+      command: 'socat',
+      args: [`TCP-LISTEN:${port},bind=127.0.0.1,fork,reuseaddr`, `UNIX-CONNECT:${socket}`],
+      logPath: join(dir, 'connect-proxy-forward.log'),
+    }),
+  );
+  return `http://127.0.0.1:${port}`;
 }
 
 async function waitForNodesReady(controlPlane: ControlPlane, nodes: RealNode[], log: Logger): Promise<void> {

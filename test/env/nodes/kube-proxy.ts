@@ -1,5 +1,6 @@
-// One node's kube-proxy (iptables mode) inside the node's network namespace: Service cluster IPs work from that
-// node's Pods, and its rules live in that namespace only. Identity `system:kube-proxy` (bound to
+// kube-proxy (iptables mode) inside one namespace: a node's, so Service cluster IPs work from that node's Pods, or
+// the environment's, so they work from there too (the CONNECT proxy, loopback forwards). Its rules live in that
+// namespace only. Identity `system:kube-proxy` (bound to
 // `system:node-proxier` by the API server's default RBAC).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -9,10 +10,13 @@ import { writeKubeconfig } from '../kubeconfig.js';
 import { type ManagedProcess, startProcess } from '../process-group.js';
 import type { NodeLayout } from './layout.js';
 
+/** Where a kube-proxy runs: a node, or the environment namespace (no Node object). */
+export type ProxyHost = Pick<NodeLayout, 'name' | 'ip' | 'dir' | 'netnsPath'>;
+
 /** Every node's Pod subnet lies inside this range. */
 export const clusterPodCidr = '10.244.0.0/16';
 
-export function kubeProxyConfig(node: NodeLayout, kubeconfig: string): object {
+export function kubeProxyConfig(node: ProxyHost, kubeconfig: string): object {
   return {
     apiVersion: 'kubeproxy.config.k8s.io/v1alpha1',
     kind: 'KubeProxyConfiguration',
@@ -35,7 +39,7 @@ export function kubeProxyConfig(node: NodeLayout, kubeconfig: string): object {
 }
 
 export async function startKubeProxy(
-  node: NodeLayout,
+  node: ProxyHost,
   input: { pki: Pki; server: string },
   track: (p: ManagedProcess) => ManagedProcess,
 ): Promise<ManagedProcess> {

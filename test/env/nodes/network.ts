@@ -1,7 +1,7 @@
 // The environment's network, all inside namespaces it creates: a bridge in the environment namespace (the
 // control plane's node-facing side), and per node a namespace joined to it by a veth pair, with a route to the
 // node's Pod subnet. Cutting a node's network takes its veth end on the bridge down.
-import { type NodeLayout, nodeNetwork } from './layout.js';
+import { type NodeLayout, nodeNetwork, serviceCidr } from './layout.js';
 import { createNetns, ip, nsSysctl } from './netns.js';
 
 /** Creates the environment namespace at `path` with its bridge up and forwarding on. */
@@ -10,6 +10,9 @@ export async function createEnvironmentNetwork(path: string): Promise<void> {
   await ip(path, ['link', 'add', nodeNetwork.bridge, 'type', 'bridge']);
   await ip(path, ['addr', 'add', `${nodeNetwork.gateway}/${nodeNetwork.prefix}`, 'dev', nodeNetwork.bridge]);
   await ip(path, ['link', 'set', nodeNetwork.bridge, 'up']);
+  // A route for Service cluster IPs, so a connection made here gets as far as the environment's kube-proxy
+  // rules, which rewrite it to a Pod (without one, connect() fails before iptables sees it).
+  await ip(path, ['route', 'add', serviceCidr, 'dev', nodeNetwork.bridge]);
   await nsSysctl(path, 'net.ipv4.ip_forward', '1');
 }
 

@@ -4,7 +4,7 @@
 // directory with node affinity to it, and the PV controller binds the two. Data outlives Pods; a claim's
 // directory is deleted with its volume when the claim goes (reclaim policy Delete). `wipe()` empties a claim's
 // directory, as a lost disk would.
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { chmod, mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   CoreV1Api,
@@ -102,7 +102,9 @@ export async function startProvisioner(
         node,
         `${claim.metadata?.namespace}_${claim.metadata?.name}_${claim.metadata?.uid}`,
       );
-      await mkdir(path, { recursive: true, mode: 0o777 });
+      await mkdir(path, { recursive: true });
+      // World-writable as local-path-provisioner makes them: Pods run as any uid (ours as 65532).
+      await chmod(path, 0o777);
       await core.createPersistentVolume({ body: volumeFor(claim, node, path) });
       log.info({ claim: claim.metadata?.name, node, path }, 'Provisioned volume');
     }
