@@ -70,7 +70,7 @@ describe('EtcdCluster membership with the controller killed at every step', () =
       .map((pvc) => pvc.metadata?.name);
 
   before(async () => {
-    env = await startEnvironment({ agent: true, agentOptions: { backoff: { baseMs: 1_000 } } });
+    env = await startEnvironment({ nodes: 3 });
     await prepareNamespace(env, ns);
     cluster = await createClusterHandle(env, ns, name);
     controllers = await controllerProcesses({ kubeconfigPath: env.kubeconfigPath, namespace: ns });

@@ -51,7 +51,7 @@ describe('EtcdCluster membership on the local Kubernetes', () => {
     );
 
   before(async () => {
-    env = await startEnvironment({ agent: true, agentOptions: { backoff: { baseMs: 1_000 } } });
+    env = await startEnvironment({ nodes: 3 });
     await env.kubectl(['apply', '--server-side', '-f', '-'], { input: JSON.stringify(etcdClusterCrd()) });
     await env.kubectl([
       'wait',

@@ -40,7 +40,7 @@ describe('EtcdCluster sizes, scaling and member failures (controller process)', 
   const writers: Writer[] = [];
 
   before(async () => {
-    env = await startEnvironment({ agent: true, agentOptions: { backoff: { baseMs: 1_000 } } });
+    env = await startEnvironment({ nodes: 3 });
     await prepareNamespace(env, ns);
     alpha = await createClusterHandle(env, ns, 'alpha');
     controllers = await controllerProcesses({ kubeconfigPath: env.kubeconfigPath, namespace: ns });
@@ -117,24 +117,27 @@ describe('EtcdCluster sizes, scaling and member failures (controller process)', 
   test('GIVEN 3 members WHEN one member’s etcd is SIGKILLed three times in a row THEN it comes back as the same member, not replaced', async () => {
     const before = await alpha.membership();
     const core = env.kubeConfig.makeApiClient(CoreV1Api);
+    const running = async () => {
+      const pod = await core.readNamespacedPod({ namespace: ns, name: 'alpha-5' });
+      const status = pod.status?.containerStatuses?.find((s) => s.name === 'etcd');
+      return status?.state?.running ? status : undefined;
+    };
     for (let kill = 1; kill <= 3; kill += 1) {
-      const pid = env.agent?.faults.killContainer(ns, 'alpha-5', 'etcd');
+      await waitFor(async () => (await running())?.restartCount === kill - 1, {
+        what: `alpha-5's etcd running after ${kill - 1} kills`,
+        timeoutMs: 60_000,
+        intervalMs: 200,
+      });
+      const killed = await env.faults.killContainer(ns, 'alpha-5', 'etcd');
       await waitFor(
-        () => {
-          const now = env.agent?.containerPid(ns, 'alpha-5', 'etcd');
-          return now !== undefined && now !== pid;
+        async () => {
+          const now = await running();
+          return now !== undefined && now.containerID !== `containerd://${killed}`;
         },
-        { what: `alpha-5 restarted after kill ${kill}`, timeoutMs: 60_000, intervalMs: 100 },
+        { what: `alpha-5 restarted after kill ${kill}`, timeoutMs: 60_000, intervalMs: 200 },
       );
     }
-    // The agent publishes Pod status asynchronously: wait for the API server to show the third restart.
-    await waitFor(
-      async () => {
-        const pod = await core.readNamespacedPod({ namespace: ns, name: 'alpha-5' });
-        return (pod.status?.containerStatuses?.[0]?.restartCount ?? 0) >= 3;
-      },
-      { what: 'alpha-5 restartCount ≥ 3 in the Pod status', timeoutMs: 30_000, intervalMs: 200 },
-    );
+    assert.equal((await running())?.restartCount, 3);
     await alpha.readyAt(3);
     const after = await alpha.membership();
     assert.deepEqual(after.ids, before.ids, 'same members, same ids');
@@ -147,8 +150,8 @@ describe('EtcdCluster sizes, scaling and member failures (controller process)', 
 
   /** Wipes `member`'s PVC data and restarts its etcd; waits until it is out of etcd and the cluster is Ready at 3. */
   async function loseDataAndWaitReplaced(member: string): Promise<void> {
-    env.agent?.faults.wipePvc(ns, `${member}-data`);
-    env.agent?.faults.killContainer(ns, member, 'etcd');
+    await env.faults.wipeVolume(ns, `${member}-data`);
+    await env.faults.killContainer(ns, member, 'etcd');
     await waitFor(async () => !(await alpha.membership()).etcd.includes(member), {
       what: `${member} removed from etcd`,
       timeoutMs: 120_000,

@@ -20,7 +20,7 @@ describe('EtcdCluster members of etcd 3.4 and 3.5', () => {
   let controllers: ControllerProcesses;
 
   before(async () => {
-    env = await startEnvironment({ agent: true, agentOptions: { backoff: { baseMs: 1_000 } } });
+    env = await startEnvironment({ nodes: 3 });
     await prepareNamespace(env, ns);
     controllers = await controllerProcesses({ kubeconfigPath: env.kubeconfigPath, namespace: ns });
     await controllers.start();

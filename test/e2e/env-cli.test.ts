@@ -1,5 +1,5 @@
-// `npm run env:up` / `env:down`: the CLI starts the environment in the background, reports how to
-// use it, and `down` leaves nothing behind.
+// `npm run env:up` / `env:down`: the CLI starts the environment (here with one real node) in the background,
+// reports how to use it, and `down` leaves nothing behind.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -23,7 +23,7 @@ after(async () => {
 });
 
 test('GIVEN no environment WHEN up, status, then down THEN it runs in the background, answers kubectl, and down removes every process and file', async () => {
-  const up = await run(process.execPath, [cli, 'up', '--no-agent'], { env });
+  const up = await run(process.execPath, [cli, 'up', '--nodes=1'], { env });
   const kubeconfig = join(stateDir, 'kubeconfig');
   assert.match(up.stdout, new RegExp(`^export KUBECONFIG=${kubeconfig}$`, 'm'));
   assert.match(up.stdout, /Local Kubernetes v1\.34\.4 is running/);
@@ -35,6 +35,8 @@ test('GIVEN no environment WHEN up, status, then down THEN it runs in the backgr
   assert.match(status.stdout, /\/readyz: ok/);
   const namespaces = await kubectl(kubeconfig, ['get', 'namespaces', '-o', 'name']);
   assert.match(namespaces.stdout, /^namespace\/kube-system$/m);
+  const nodes = await kubectl(kubeconfig, ['get', 'nodes', '--no-headers']);
+  assert.match(nodes.stdout, /^node-1\s+Ready\s/m);
 
   const down = await run(process.execPath, [cli, 'down'], { env });
   assert.match(down.stdout, /Stopped the local Kubernetes/);

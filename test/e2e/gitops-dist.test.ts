@@ -1,7 +1,9 @@
-// The GitOps path end to end: dist/ applied to an empty cluster exactly as Argo CD syncs it (wave by
-// wave, server-side), and nothing else. The operator Deployment of dist/ then runs under the node agent
-// (two replicas, in-cluster config from the projected token, leader election on a Lease), forms the
-// example EtcdCluster of dist/, and Git stays the owner of spec: re-applying dist/ changes nothing.
+// The GitOps path end to end: dist/ applied to an empty cluster of three real nodes exactly as Argo CD syncs it
+// (wave by wave, server-side), and nothing else, image names and all. The operator Deployment of dist/ then runs
+// our image (built here, imported into each node's containerd) under its securityContext and memory limit (two
+// replicas, in-cluster config from the projected token, leader election on a Lease), forms the example EtcdCluster
+// of dist/ with its members spread over the nodes, scales it 3 → 5 → 3, and Git stays the owner of spec:
+// re-applying dist/ changes nothing.
 //
 // The example cluster's backup CronJob points at an S3 endpoint that does not exist here and fires at
 // `0 */6 * * *` (a CronJob never fires for times before it was created), so this file never waits
@@ -22,8 +24,6 @@ const manifests = readManifests();
 const example = manifests.find((m) => m.kind === 'EtcdCluster');
 const namespace = example?.namespace ?? 'etcd-example';
 const name = example?.name ?? 'example';
-/** The client Service of the example cluster, by its DNS name (the agent's hosts block). */
-const clientURL = `http://${name}-client.${namespace}.svc:2379`;
 
 interface ManagedField {
   manager?: string;
@@ -36,6 +36,7 @@ interface OperatorPod {
   ip: string;
   ready: boolean;
   restarts: number;
+  lastTermination?: string;
 }
 
 describe('GitOps: dist/ applied as Argo CD would, on a cluster that runs Pods', () => {
@@ -80,7 +81,11 @@ describe('GitOps: dist/ applied as Argo CD would, on a cluster that runs Pods', 
         metadata: { name: string; deletionTimestamp?: string };
         status: {
           podIP?: string;
-          containerStatuses?: { ready: boolean; restartCount: number }[];
+          containerStatuses?: {
+            ready: boolean;
+            restartCount: number;
+            lastState?: { terminated?: { reason?: string } };
+          }[];
         };
       }[];
     };
@@ -91,33 +96,74 @@ describe('GitOps: dist/ applied as Argo CD would, on a cluster that runs Pods', 
         ip: pod.status.podIP ?? '',
         ready: pod.status.containerStatuses?.[0]?.ready === true,
         restarts: pod.status.containerStatuses?.[0]?.restartCount ?? 0,
+        lastTermination: pod.status.containerStatuses?.[0]?.lastState?.terminated?.reason,
       }));
+  };
+  /** `http://127.0.0.1:<port>` forwarded to a Pod's port inside the environment (one forward per Pod IP and port). */
+  const forwards = new Map<string, Promise<number>>();
+  const podURL = async (ip: string, port: number) => {
+    const key = `${ip}:${port}`;
+    if (!forwards.has(key)) forwards.set(key, env.forward(ip, port));
+    return `http://127.0.0.1:${await forwards.get(key)}`;
   };
   /** `etcd_gitops_<metric>` as one replica's /metrics (on its own Pod IP) reports it. */
   const metric = async (pod: OperatorPod, series: string) => {
-    const { body } = await httpGet(`http://${pod.ip}:8080/metrics`);
+    const { body } = await httpGet(`${await podURL(pod.ip, 8080)}/metrics`);
     const line = body.split('\n').find((l) => l.startsWith(`${series} `));
     return line === undefined ? undefined : Number(line.slice(series.length + 1));
+  };
+  const memberPods = async () => {
+    const list = JSON.parse(
+      (
+        await env.kubectl([
+          'get',
+          'pods',
+          '-n',
+          namespace,
+          '-l',
+          `app.kubernetes.io/instance=${name},app.kubernetes.io/component=member`,
+          '-o',
+          'json',
+        ])
+      ).stdout,
+    ) as {
+      items: {
+        metadata: { name: string; deletionTimestamp?: string };
+        spec: { nodeName?: string };
+        status: { podIP?: string };
+      }[];
+    };
+    return list.items
+      .filter((pod) => !pod.metadata.deletionTimestamp)
+      .map((pod) => ({ name: pod.metadata.name, node: pod.spec.nodeName ?? '', ip: pod.status.podIP ?? '' }));
   };
   /** What to read when the cluster does not get Ready: its status, the operator Pods and the tails of their logs. */
   const diagnostics = async (): Promise<string> => {
     const lines = [`status: ${JSON.stringify((await readCluster()).status)}`];
     for (const pod of await operatorPods().catch(() => [])) {
-      const tail = env.agent?.logs(operatorNamespace, pod.name).trim().split('\n').slice(-15).join('\n');
+      const logs = await env.kubectl(['logs', '-n', operatorNamespace, pod.name, '--tail=15'], {
+        allowFailure: true,
+      });
+      const tail = `${logs.stdout}${logs.stderr}`.trim();
       lines.push(`--- ${pod.name} (ready ${pod.ready}, restarts ${pod.restarts}):\n${tail}`);
     }
     return lines.join('\n');
   };
-  const readyCluster = async () => {
+  const readyCluster = async (size = 3) => {
     try {
       return await waitFor(
         async () => {
           const cluster = await readCluster();
           const ready = cluster.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
-          return ready && cluster.status?.readyMembers === 3 && cluster;
+          return (
+            ready &&
+            cluster.status?.readyMembers === size &&
+            cluster.status?.members?.length === size &&
+            cluster
+          );
         },
         {
-          what: `EtcdCluster ${namespace}/${name} Ready with 3 members`,
+          what: `EtcdCluster ${namespace}/${name} Ready with ${size} members`,
           timeoutMs: 300_000,
           intervalMs: 1_000,
         },
@@ -128,7 +174,7 @@ describe('GitOps: dist/ applied as Argo CD would, on a cluster that runs Pods', 
   };
 
   before(async () => {
-    env = await startEnvironment({ agent: true });
+    env = await startEnvironment({ nodes: 3 });
   });
   after(async () => {
     for (const client of etcdClients) client.close();
@@ -173,7 +219,40 @@ describe('GitOps: dist/ applied as Argo CD would, on a cluster that runs Pods', 
     const pods = await operatorPods();
     assert.equal(pods.length, 2);
     assert.notEqual(pods[0]?.ip, pods[1]?.ip);
-    for (const pod of pods) assert.equal((await httpGet(`http://${pod.ip}:8081/readyz`)).status, 200);
+    for (const pod of pods) assert.equal((await httpGet(`${await podURL(pod.ip, 8081)}/readyz`)).status, 200);
+  });
+
+  test('THEN each replica runs our image as uid 65532 on a read-only root, under its memory limit', async () => {
+    const deployment = manifests.find((m) => m.kind === 'Deployment' && m.name === operator);
+    const image = /^\s+image: (\S+)$/m.exec(deployment?.yaml ?? '')?.[1];
+    assert.ok(image, 'the Deployment of dist/ names an image');
+    const probe = [
+      'console.log(process.getuid(), process.getgid());',
+      "try { require('node:fs').writeFileSync('/probe', 'x'); console.log('wrote /'); }",
+      'catch (e) { console.log(e.code); }',
+    ].join(' ');
+    for (const pod of await operatorPods()) {
+      const spec = JSON.parse(
+        (await env.kubectl(['get', 'pod', pod.name, '-n', operatorNamespace, '-o', 'json'])).stdout,
+      ) as {
+        spec: { containers: { image: string; resources: { limits: { memory: string } } }[] };
+        status: { containerStatuses: { imageID: string }[] };
+      };
+      assert.equal(spec.spec.containers[0]?.image, image);
+      assert.match(spec.spec.containers[0]?.resources.limits.memory ?? '', /^\d+Mi$/);
+      // The image has no shell: exec its Node.js, the only program besides our CLI.
+      const out = await env.kubectl([
+        'exec',
+        '-n',
+        operatorNamespace,
+        pod.name,
+        '--',
+        '/nodejs/bin/node',
+        '-e',
+        probe,
+      ]);
+      assert.equal(out.stdout, '65532 65532\nEROFS\n');
+    }
   });
 
   test('THEN exactly one replica holds the Lease and leads; the other stands by', async () => {
@@ -200,7 +279,7 @@ describe('GitOps: dist/ applied as Argo CD would, on a cluster that runs Pods', 
     );
   });
 
-  test('THEN the example EtcdCluster becomes Ready with 3 voting members, in status and in etcd', async () => {
+  test('THEN the example EtcdCluster becomes Ready with 3 voting members, one per node, in status and in etcd', async () => {
     const cluster = await readyCluster();
     const members = cluster.status?.members ?? [];
     assert.equal(members.length, 3);
@@ -211,7 +290,14 @@ describe('GitOps: dist/ applied as Argo CD would, on a cluster that runs Pods', 
     assert.equal(cluster.status?.replicas, 3);
     assert.equal(cluster.status?.observedGeneration, cluster.metadata.generation);
 
-    // etcd itself, through the client Service's DNS name
+    const pods = await memberPods();
+    assert.deepEqual(
+      pods.map((p) => p.node).sort(),
+      ['node-1', 'node-2', 'node-3'],
+      'the default anti-affinity spreads the members over the nodes',
+    );
+    // etcd itself, through the client Service's DNS name (the environment's gRPC proxy resolves it as a Pod would)
+    const clientURL = `http://${name}-client.${namespace}.svc:2379`;
     const client = new Etcd3({ hosts: [clientURL] });
     etcdClients.push(client);
     const list = await waitFor(() => client.cluster.memberList({}), {
@@ -234,7 +320,7 @@ describe('GitOps: dist/ applied as Argo CD would, on a cluster that runs Pods', 
     // Pod change (until then it fails safe: no disruption allowed). A member restart is such a change.
     const policy = env.kubeConfig.makeApiClient(PolicyV1Api);
     await new Promise((resolve) => setTimeout(resolve, 31_000));
-    env.agent?.faults.killContainer(namespace, `${name}-0`, 'etcd', 'SIGKILL');
+    await env.faults.killContainer(namespace, `${name}-0`, 'etcd', 'SIGKILL');
     const status = await waitFor(
       async () => {
         const s = (await policy.readNamespacedPodDisruptionBudget({ namespace, name })).status;
@@ -248,6 +334,31 @@ describe('GitOps: dist/ applied as Argo CD would, on a cluster that runs Pods', 
     );
     assert.equal(status.desiredHealthy, 2);
     await readyCluster();
+  });
+
+  test('WHEN kubectl logs and kubectl exec are run on a member Pod THEN they reach its etcd', async () => {
+    const member = `${name}-0`;
+    const logs = await env.kubectl(['logs', '-n', namespace, member, '-c', 'etcd', '--tail=200']);
+    assert.match(logs.stdout, /"msg":"serving client traffic insecurely|ready to serve client requests/);
+    // Right after a container restart the kubelet's view may lag a moment ("container not found"): retry briefly.
+    const health = await waitFor(
+      () =>
+        env.kubectl([
+          'exec',
+          '-n',
+          namespace,
+          member,
+          '-c',
+          'etcd',
+          '--',
+          '/usr/local/bin/etcdctl',
+          `--endpoints=http://${name}-client.${namespace}.svc:2379`,
+          'endpoint',
+          'health',
+        ]),
+      { what: `kubectl exec into ${member}`, timeoutMs: 20_000, intervalMs: 1_000 },
+    );
+    assert.match(`${health.stdout}${health.stderr}`, /is healthy/);
   });
 
   test('THEN kubectl get etcdclusters -A shows it in the printer columns', async () => {
@@ -312,7 +423,7 @@ describe('GitOps: dist/ applied as Argo CD would, on a cluster that runs Pods', 
     const leader = pods.find((pod) => pod.name === oldLeader);
     assert.ok(standby && leader, `leader ${oldLeader} among ${pods.map((p) => p.name)}`);
 
-    env.agent?.faults.killContainer(operatorNamespace, leader.name, 'controller', 'SIGKILL');
+    await env.faults.killContainer(operatorNamespace, leader.name, 'controller', 'SIGKILL');
 
     const newHolder = await waitFor(async () => (await leaseHolder()) === standby.name && standby.name, {
       what: `the Lease to pass from ${leader.name} to ${standby.name}`,
@@ -330,7 +441,7 @@ describe('GitOps: dist/ applied as Argo CD would, on a cluster that runs Pods', 
     );
     const cluster = await readyCluster();
     assert.equal(cluster.status?.members?.length, 3);
-    // the killed replica is restarted by the agent and comes back as a standby
+    // the killed replica is restarted by its kubelet and comes back as a standby
     await waitFor(
       async () => {
         const now = (await operatorPods()).find((pod) => pod.name === leader.name);
@@ -342,5 +453,22 @@ describe('GitOps: dist/ applied as Argo CD would, on a cluster that runs Pods', 
     assert.ok(restarted);
     assert.equal(await metric(restarted, 'etcd_gitops_leader'), 0);
     assert.equal(await leaseHolder(), standby.name);
+  });
+  test('WHEN the cluster is scaled 3 → 5 → 3 (kubectl scale, last: it writes spec) THEN it follows, and no controller replica restarts or is OOM-killed', async () => {
+    const before = await operatorPods();
+    const scale = async (size: number) => {
+      await env.kubectl(['scale', `etcdcluster/${name}`, '-n', namespace, `--replicas=${size}`]);
+      await readyCluster(size);
+    };
+    await scale(5);
+    assert.equal((await memberPods()).length, 5);
+    await scale(3);
+    assert.equal((await memberPods()).length, 3);
+    const after = await operatorPods();
+    assert.deepEqual(
+      after.map((p) => ({ name: p.name, restarts: p.restarts, last: p.lastTermination })),
+      before.map((p) => ({ name: p.name, restarts: p.restarts, last: p.lastTermination })),
+      'restartCount unchanged, no OOMKilled',
+    );
   });
 });

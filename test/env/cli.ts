@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The local Kubernetes as a background service for humans:
-//   node build/test/env/cli.js up [--no-agent] [--minio]   start it (returns once it is ready)
+//   node build/test/env/cli.js up [--nodes=N] [--minio]    start it with N real nodes, default 3 (returns once ready)
 //   node build/test/env/cli.js status                      is it running, where
 //   node build/test/env/cli.js down                        stop it, remove every file
 // State lives in ${XDG_RUNTIME_DIR:-/tmp}/etcd-gitops-env (see env-state.ts).
@@ -13,7 +13,7 @@ import { type EnvState, liveDaemonPid, readState, stateDir, statePaths } from '.
 import { kubectl } from './kubectl.js';
 import { waitFor } from './wait.js';
 
-const usage = 'usage: cli.js up [--no-agent] [--minio] | status | down';
+const usage = 'usage: cli.js up [--nodes=N] [--minio] | status | down';
 
 function tail(path: string, lines: number): string {
   try {
@@ -25,7 +25,9 @@ function tail(path: string, lines: number): string {
 
 function printUp(state: EnvState): void {
   console.log(`Local Kubernetes ${state.kubernetesVersion} is running (API server ${state.server}).`);
-  console.log(`  node agent: ${state.agent ? 'on (node-1 runs Pods as local processes)' : 'off'}`);
+  console.log(
+    `  nodes: ${state.nodes > 0 ? `${state.nodes} (kubelet + containerd each; kubectl logs/exec work)` : 'none'}`,
+  );
   if (state.minio)
     console.log(`  MinIO: ${state.minio.endpoint} (${state.minio.accessKey} / ${state.minio.secretKey})`);
   console.log(`  logs: ${state.logs}`);

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run demo`: a local Kubernetes with the node agent, dist/ applied as Argo CD would, the
+// `npm run demo`: a local Kubernetes with three real nodes, dist/ applied as Argo CD would, the
 // operator and the example cluster watched until Ready, then kubectl commands to explore.
 // Ctrl-C stops everything and removes every file. `--dist <dir>` applies another synth output.
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -123,8 +123,8 @@ Explore it (in another terminal):
   kubectl get pods,pvc,svc -n ${ns} -o wide
   kubectl describe etcdcluster ${clusters[0]?.name ?? '<name>'} -n ${ns}
   kubectl get events -n ${ns} --sort-by=.lastTimestamp
-  kubectl logs -n etcd-gitops-system deployment/etcd-gitops-controller   (no kubelet: read ${env.controlPlane.dir}/agent/logs instead)
-Component logs: ${env.controlPlane.dir}/*.log
+  kubectl logs -n etcd-gitops-system deployment/etcd-gitops-controller
+Component logs: ${env.controlPlane.dir}/*.log and ${env.controlPlane.dir}/nodes/node-*/*.log
 
 Press Ctrl-C to stop everything and remove every file.`);
 }
@@ -138,10 +138,10 @@ async function main(): Promise<void> {
     console.log('\nStopping the local Kubernetes and removing its files...');
   });
   console.log(
-    'Starting a local Kubernetes (etcd, kube-apiserver, controller-manager, scheduler, node agent)...',
+    'Starting a local Kubernetes (etcd, kube-apiserver, controller-manager, scheduler, CoreDNS, 3 nodes)...',
   );
   const env = await startEnvironment({
-    agent: true,
+    nodes: 3,
     log: defaultLogger(process.env.ENV_LOG_LEVEL ?? 'error'),
   });
   try {

@@ -6,12 +6,22 @@ import { type EnvState, stateDir, statePaths } from './env-state.js';
 import { startEnvironment } from './environment.js';
 import { defaultLogger } from './log.js';
 
-/** Starts the environment (`--no-agent`, `--minio`), publishes state.json, then waits for a signal. */
+/** Starts the environment (`--nodes=N`, default 3; `--minio`), publishes state.json, then waits for a signal. */
+/** `--nodes=N` (0 to 9), default 3. */
+export function nodeCount(args: string[]): number {
+  const arg = args.find((a) => a.startsWith('--nodes='));
+  const count = arg === undefined ? 3 : Number(arg.slice('--nodes='.length));
+  if (!Number.isInteger(count) || count < 0 || count > 9) {
+    throw new Error(`--nodes must be a whole number from 0 to 9, got ${arg}`);
+  }
+  return count;
+}
+
 export async function runDaemon(args: string[]): Promise<void> {
   const log = defaultLogger('info');
-  const agent = !args.includes('--no-agent');
+  const nodes = nodeCount(args);
   const env = await startEnvironment({
-    agent,
+    nodes,
     minio: args.includes('--minio'),
     dir: statePaths.cluster,
     log,
@@ -31,7 +41,7 @@ export async function runDaemon(args: string[]): Promise<void> {
     kubeconfig: statePaths.kubeconfig,
     kubectl: kubernetesBinary('kubectl'),
     kubernetesVersion,
-    agent,
+    nodes,
     minio: env.minio && {
       endpoint: env.minio.endpoint,
       accessKey: env.minio.accessKey,

@@ -15,7 +15,7 @@ export const statePaths = {
   ready: join(stateDir, 'state.json'),
   /** A copy of the admin kubeconfig at a stable path. */
   kubeconfig: join(stateDir, 'kubeconfig'),
-  /** The control plane's own directory (certificates, etcd data, component logs, agent state). */
+  /** The control plane's own directory (certificates, etcd data, component logs, nodes). */
   cluster: join(stateDir, 'cluster'),
 };
 
@@ -25,7 +25,8 @@ export interface EnvState {
   kubeconfig: string;
   kubectl: string;
   kubernetesVersion: string;
-  agent: boolean;
+  /** Real nodes (0: control plane only). */
+  nodes: number;
   minio?: { endpoint: string; accessKey: string; secretKey: string };
   logs: string;
 }

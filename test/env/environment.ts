@@ -1,12 +1,14 @@
 // The whole local Kubernetes for one test file (or one `npm run env:up`): control plane, optionally
 // the node agent that runs Pods as local processes, optionally MinIO.
 import { mkdir, mkdtemp } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { imagesDir } from '../../image/cache.js';
+import { pauseImage } from '../../image/images.js';
 import type { NodeAgent, NodeAgentOptions } from './agent/index.js';
 import { type ApplyDistOptions, applyDist } from './apply-dist.js';
-import { cacheDir } from './binaries.js';
 import { type ControlPlane, startControlPlane } from './control-plane.js';
 import type { Manifest } from './dist-manifests.js';
 import { type KubectlOptions, type KubectlResult, kubectl } from './kubectl.js';
@@ -19,6 +21,7 @@ import { imageArchives, type RealNodes, startRealNodes } from './nodes/index.js'
 import { environmentNetnsPath, nodeNetwork } from './nodes/layout.js';
 import { createEnvironmentNetwork } from './nodes/network.js';
 import { freePorts } from './ports.js';
+import { waitFor } from './wait.js';
 
 const needsNodes = (what: string) => () =>
   Promise.reject(new Error(`faults.${what} needs an environment with nodes`));
@@ -28,9 +31,6 @@ const withoutNodes: NodeFaults = {
   killContainer: needsNodes('killContainer'),
   wipeVolume: needsNodes('wipeVolume'),
 };
-
-/** The sandbox image every node's containerd uses; built here like every other image (image/). */
-const sandboxImage = 'registry.k8s.io/pause:3.10';
 
 export interface EnvironmentOptions {
   /**
@@ -112,7 +112,10 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
   const stop = () => {
     stopping ??= (async () => {
       await agent?.stop();
-      if (nodes && process.env.grpc_proxy === nodes.connectProxy) delete process.env.grpc_proxy;
+      if (nodes && process.env.grpc_proxy === nodes.connectProxy) {
+        delete process.env.grpc_proxy;
+        delete process.env.no_grpc_proxy;
+      }
       await nodes?.stop();
       await Promise.all([minio?.stop(), controlPlane.stop()]);
     })();
@@ -120,13 +123,13 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
   };
   try {
     if (netns) {
-      const imagesDir = options.imagesDir ?? join(cacheDir, 'images');
+      const archives = imageArchives(options.imagesDir ?? imagesDir);
       nodes = await startRealNodes({
         controlPlane,
         envNetns: netns.path,
         count: nodeCount,
-        images: imageArchives(imagesDir),
-        sandboxImage,
+        images: archives,
+        sandboxImage: pauseImage,
         log,
       });
     }
@@ -134,6 +137,8 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
       // gRPC clients of this process (etcd3: a reconciler driven in-process, a test's writer) reach members by
       // their cluster DNS names and Pod IPs, as Pods do. One environment per test process.
       process.env.grpc_proxy = nodes.connectProxy;
+      // This machine's loopback (forwards, MinIO's endpoint) is not the environment's.
+      process.env.no_grpc_proxy = '127.0.0.1,localhost';
     }
     if (options.agent) {
       // Loaded only when asked for, so environments without the agent never depend on its code.
@@ -173,6 +178,12 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
         { name: `to-${host}-${port}`, localPort: localPort!, targetHost: host, targetPort: port },
         (p) => controlPlane.adopt(p),
       );
+      // socat listens a moment after it starts: wait until the port accepts a connection.
+      await waitFor(() => canConnect(localPort!), {
+        what: `the forward to ${host}:${port}`,
+        timeoutMs: 10_000,
+        intervalMs: 50,
+      });
       return localPort!;
     },
     kubectl: (args, kubectlOptions) => kubectl(kubeconfigPath, args, kubectlOptions),
@@ -180,4 +191,15 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
     createNamespace: (name, labels) => createNamespace(kubeConfig, name, labels),
     stop,
   };
+}
+
+/** Whether something accepts TCP connections on 127.0.0.1:`port` (the connection is closed at once). */
+function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port }, () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 }

@@ -33,6 +33,8 @@ export interface ManagedProcess {
   stop(graceMs?: number): Promise<void>;
   /** SIGKILL to the group, synchronously (exit paths). */
   killNow(): void;
+  /** SIGKILL to the group (a crash, not a shutdown); resolves once no process of the group is left. */
+  kill(): Promise<void>;
 }
 
 const proxyVariables = [
@@ -46,10 +48,20 @@ const proxyVariables = [
   'no_grpc_proxy',
 ];
 
-/** Environment for a child: ours plus `extra`, without proxies, with loopback exempt from any proxy. */
+/**
+ * Environment for a child: ours plus `extra`, without proxies, with loopback exempt from any proxy; except the
+ * gRPC proxy an environment with real nodes sets to its own loopback CONNECT proxy (environment.ts), so a
+ * controller process started by a test reaches etcd members as the test does.
+ */
 export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, ...extra, NO_PROXY: '*', no_proxy: '*' };
+  const grpcProxy = env.grpc_proxy;
+  const noGrpcProxy = env.no_grpc_proxy;
   for (const name of proxyVariables) delete env[name];
+  if (grpcProxy?.startsWith('http://127.0.0.1:')) {
+    env.grpc_proxy = grpcProxy;
+    if (noGrpcProxy) env.no_grpc_proxy = noGrpcProxy;
+  }
   return env;
 }
 
@@ -93,10 +105,10 @@ export function startProcess(spec: ProcessSpec): ManagedProcess {
   const killNow = () => {
     if (pid > 0) killGroup(pid, 'SIGKILL');
   };
-  const stop = async (graceMs = 5_000) => {
+  const stop = async (graceMs = 5_000, signal: NodeJS.Signals = 'SIGTERM') => {
     if (pid <= 0) return;
     child.ref(); // keep the event loop alive until the group is gone
-    killGroup(pid, 'SIGTERM');
+    killGroup(pid, signal);
     const deadline = Date.now() + graceMs;
     while (groupAlive(pid) && Date.now() < deadline) await sleep(50);
     killGroup(pid, 'SIGKILL');
@@ -111,7 +123,8 @@ export function startProcess(spec: ProcessSpec): ManagedProcess {
     exited,
     exitStatus: () => status,
     logTail,
-    stop,
+    stop: (graceMs?: number) => stop(graceMs),
     killNow,
+    kill: () => stop(0, 'SIGKILL'),
   };
 }

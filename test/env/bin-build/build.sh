@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds (or finds in the cache) every binary the local test environment needs.
 # Cached under ${ETCD_GITOPS_CACHE:-$HOME/.cache/etcd-gitops}/<component>-<version>/; rebuilt only when missing.
-# Usage: build.sh [all|kubernetes|etcd35|etcd36|etcd34|minio|containerd|coredns|node-packages|lua]
+# Usage: build.sh [all|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|coredns|node-packages|lua]
+#   etcd: the etcd tools our product image ships (npm run image needs only these)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../versions.env
@@ -138,11 +139,11 @@ build_coredns() {
   rm -rf "$out" && mv "$out.tmp" "$out"
 }
 
-# What real nodes need from Debian: runc, the CNI plugins, iptables/ipset/conntrack for kube-proxy,
-# gcc's static libc for the pause program, and the tools the image builder uses.
+# What real nodes need from Debian: runc, the CNI plugins, iptables/ipset/conntrack for kube-proxy, socat for the
+# loopback forwards, gcc's static libc for the pause program, busybox for the test image.
 node_packages() {
   apt_install runc containernetworking-plugins iptables ipset conntrack iproute2 util-linux socat libc6-dev gcc \
-    dpkg xz-utils
+    busybox-static
 }
 
 apt_install() {
@@ -175,6 +176,7 @@ build_etcd34() {
 
 case "${1:-all}" in
   kubernetes) build_kubernetes ;;
+  etcd) build_etcd34 && build_etcd "$ETCD35_VERSION" && build_etcd "$ETCD36_VERSION" && apt_install dpkg gzip tar ;;
   etcd35) build_etcd "$ETCD35_VERSION" ;;
   etcd36) build_etcd "$ETCD36_VERSION" ;;
   etcd34) build_etcd34 ;;
@@ -194,5 +196,5 @@ case "${1:-all}" in
     build_coredns
     build_minio
     ;;
-  *) echo "usage: $0 [all|kubernetes|etcd35|etcd36|etcd34|minio|containerd|coredns|node-packages|lua]" >&2; exit 2 ;;
+  *) echo "usage: $0 [all|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|coredns|node-packages|lua]" >&2; exit 2 ;;
 esac

@@ -1,6 +1,6 @@
 // Real nodes for one environment whose control plane runs in the environment namespace: CoreDNS, the volume
 // provisioner and N nodes (kubelet + containerd + kube-proxy each), all images imported, every Node Ready.
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,6 +44,9 @@ export interface RealNodes {
 
 /** Every image archive in `dir` (the image builder's output directory). */
 export function imageArchives(dir: string): string[] {
+  if (!existsSync(dir)) {
+    throw new Error(`no images in ${dir}: run 'npm run images' (npm test builds them before the tests)`);
+  }
   return readdirSync(dir)
     .filter((name) => name.endsWith('.tar'))
     .sort()

@@ -80,6 +80,9 @@ export function kubeletConfig(
     syncFrequency: '10s',
     fileCheckFrequency: '20s',
     maxPods: 110,
+    // Tests kill containers on purpose: restart them within 4 s, not after the default 10 s doubling to 5 min.
+    featureGates: { KubeletCrashLoopBackOffMax: true },
+    crashLoopBackOff: { maxContainerRestartPeriod: '4s' },
     registerNode: true,
     shutdownGracePeriod: '0s',
   };

@@ -56,9 +56,8 @@ export async function startNode(context: NodeContext, index: number): Promise<Re
   let halted: Promise<void> | undefined;
   const halt = () => {
     halted ??= (async () => {
-      for (const p of processes) p.killNow();
+      await Promise.all(processes.map((p) => p.kill()));
       removeCgroupRoot(layout.cgroupRoot);
-      await Promise.all(processes.map((p) => p.exited));
     })();
     return halted;
   };

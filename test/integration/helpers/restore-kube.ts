@@ -22,7 +22,7 @@ import { type ManagedProcess, startProcess } from '../../env/process-group.js';
 import { waitFor } from '../../env/wait.js';
 import { createBucket, minioClient } from './backup-cli.js';
 
-/** Our image with `/app/etcd/v<minor>/etcdutl` inside, as controller/Dockerfile builds it: the agent binds a
+/** Our image with `/app/etcd/v<minor>/etcdutl` inside, as image/ builds it: the agent binds a
  *  directory of that layout (symlinks to the built etcd tools, `makeToolsDir`) at /app/etcd. */
 export function ourImageWithTools(toolsDir: string): ImageRule {
   return (reference) => {

@@ -1,0 +1,140 @@
+// Every image the product and its tests run, built here from Debian packages, the npm registry and Go-built
+// binaries, never pulled: our product image (the one recipe users run too), etcd's images under the names the
+// product references, the sandbox (pause) image and the test environment's busybox.
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  DEFAULT_OPERATOR_IMAGE,
+  defaultEtcdImage,
+  OPERATOR_ENTRYPOINT,
+  PACKAGE_VERSION,
+} from '../constructs/version.js';
+import { etcdVersions } from '../test/env/binaries.js';
+import { testImage } from '../test/env/nodes/test-image.js';
+import { blobDir, imagesDir } from './cache.js';
+import { debianBaseLayer } from './debian-base.js';
+import type { Layer } from './layer.js';
+import { type ImageSpec, writeImageArchive } from './oci-archive.js';
+import {
+  busyboxLayer,
+  codeLayer,
+  dependenciesLayer,
+  etcdLayer,
+  nodeLayer,
+  pauseLayer,
+  restoreToolsLayer,
+} from './parts.js';
+
+/** The sandbox image every node's containerd uses. */
+export const pauseImage = 'registry.k8s.io/pause:3.10';
+
+export interface ImageDefinition {
+  /** The archive's file name in the output directory. */
+  file: string;
+  spec(tags?: string[]): Promise<ImageSpec>;
+}
+
+const etcdImage = (version: string): ImageDefinition => ({
+  file: `etcd-${version}.tar`,
+  async spec(tags = [defaultEtcdImage(version)]) {
+    return {
+      tags,
+      layers: [await debianBaseLayer(), await etcdLayer(version)],
+      config: {
+        cmd: ['/usr/local/bin/etcd'],
+        env: ['PATH=/usr/local/bin:/usr/bin:/bin'],
+        workingDir: '/var/lib/etcd',
+        exposedPorts: ['2379/tcp', '2380/tcp'],
+      },
+    };
+  },
+});
+
+export const images: Record<string, ImageDefinition> = {
+  product: {
+    file: 'etcd-gitops.tar',
+    async spec(tags = [DEFAULT_OPERATOR_IMAGE]) {
+      const layers: Layer[] = [
+        await debianBaseLayer(),
+        await nodeLayer(),
+        await restoreToolsLayer(),
+        await dependenciesLayer(),
+        await codeLayer(OPERATOR_ENTRYPOINT),
+      ];
+      return {
+        tags,
+        layers,
+        config: {
+          user: '65532:65532',
+          entrypoint: [OPERATOR_ENTRYPOINT],
+          cmd: [
+            'controller',
+            '--leader-elect',
+            '--metrics-bind-address=:8080',
+            '--health-probe-bind-address=:8081',
+          ],
+          env: ['PATH=/nodejs/bin:/usr/local/bin:/usr/bin:/bin', 'NODE_ENV=production'],
+          workingDir: '/app',
+          exposedPorts: ['8080/tcp', '8081/tcp'],
+          labels: {
+            'org.opencontainers.image.title': 'etcd-gitops',
+            'org.opencontainers.image.version': PACKAGE_VERSION,
+            'org.opencontainers.image.licenses': 'Apache-2.0',
+            'org.opencontainers.image.source': 'https://github.com/etcd-gitops/etcd-gitops',
+          },
+        },
+      };
+    },
+  },
+  'etcd-3.4': etcdImage(etcdVersions['3.4']),
+  'etcd-3.5': etcdImage(etcdVersions['3.5']),
+  'etcd-3.6': etcdImage(etcdVersions['3.6']),
+  pause: {
+    file: 'pause.tar',
+    async spec(tags = [pauseImage]) {
+      return { tags, layers: [await pauseLayer()], config: { entrypoint: ['/pause'], user: '65535:65535' } };
+    },
+  },
+  busybox: {
+    file: 'busybox.tar',
+    async spec(tags = [testImage]) {
+      return { tags, layers: [await busyboxLayer()], config: { cmd: ['sh'], env: ['PATH=/bin'] } };
+    },
+  },
+};
+
+export interface BuiltImage {
+  name: string;
+  tags: string[];
+  archive: string;
+  digest: string;
+  bytes: number;
+  ms: number;
+}
+
+/** Builds the named images (`all` for every one) into `outDir`; cached parts make an unchanged rebuild quick. */
+export async function buildImages(
+  which: string[],
+  options: { outDir?: string; tags?: string[] } = {},
+): Promise<BuiltImage[]> {
+  const names = which.includes('all') ? Object.keys(images) : which;
+  const outDir = options.outDir ?? imagesDir;
+  const built: BuiltImage[] = [];
+  for (const name of names) {
+    const definition = images[name];
+    if (!definition) throw new Error(`no image ${name}; images: ${Object.keys(images).join(', ')}, all`);
+    const started = Date.now();
+    const spec = await definition.spec(options.tags);
+    const archive = join(outDir, definition.file);
+    const digest = await writeImageArchive(spec, blobDir, archive);
+    built.push({
+      name,
+      tags: spec.tags,
+      archive,
+      digest,
+      bytes: (await stat(archive)).size,
+      ms: Date.now() - started,
+    });
+  }
+  return built;
+}
