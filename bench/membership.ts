@@ -180,7 +180,7 @@ async function controllerRss(controllers: ControllerProcesses, controller: Contr
 }
 
 export async function run(): Promise<void> {
-  const env = await startEnvironment({ agent: true, agentOptions: { backoff: { baseMs: 1_000 } } });
+  const env = await startEnvironment({ nodes: 3 });
   const controllers = await controllerProcesses({ kubeconfigPath: env.kubeconfigPath, namespace: ns });
   const ours: Sample[] = [];
   const floor: Sample[] = [];

@@ -3,8 +3,8 @@
 //   unit         pure logic and synthesized YAML, two files at a time, seconds
 //   integration  real etcd and MinIO processes, no Kubernetes, two files at a time
 //   e2e          the local Kubernetes (test/env), three files at a time, each file in its own environment
-// Files of one layer run side by side, so each uses its own namespaces and names (Pod DNS names share the machine's
-// /etc/hosts; the node agent logs an error when two environments publish the same name) and asks for free ports.
+// Files of one layer run side by side: each e2e file has its own environment (its own network namespaces, so the
+// same Pod and Service addresses in two of them never meet) and asks for free loopback ports.
 // Their waits are mostly on etcd, the API server and timers, not the CPU: on 2 cores three e2e files at a time took
 // 5 min where one at a time took 11.5.
 // Usage: node scripts/run-tests.mjs [layer ...]   (default: every layer)

@@ -56,7 +56,7 @@ describe('a bootstrap backup that cannot be restored (local Kubernetes, MinIO)',
         bootstrapFromBackup: {
           bucket,
           key,
-          endpoint: env.minio!.endpoint,
+          endpoint: env.minio!.podEndpoint,
           forcePathStyle: true,
           credentialsSecretName: 's3',
         },

@@ -63,7 +63,7 @@ describe('a new cluster bootstrapped from a backup (local Kubernetes, MinIO)', (
             bootstrapFromBackup: {
               bucket,
               ...bootstrap,
-              endpoint: env.minio!.endpoint,
+              endpoint: env.minio!.podEndpoint,
               forcePathStyle: true,
               credentialsSecretName: 's3',
             },
@@ -76,7 +76,7 @@ describe('a new cluster bootstrapped from a backup (local Kubernetes, MinIO)', (
     await objects().readyAt(source, 1, whileRunning(controller!));
     const client = new Etcd3({ hosts: [clientURL(source)] });
     try {
-      // The client Service's name resolves once the agent published its address.
+      // The client Service gets its endpoints a moment after the members are Ready.
       await waitFor(
         () =>
           client

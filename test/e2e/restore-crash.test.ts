@@ -1,8 +1,9 @@
 // In-place restore with the controller killed in the middle, on the local Kubernetes with MinIO: the user's cdk8s
 // app (EtcdCluster + backup CronJob, synthesized by our constructs) is applied; the controller runs as a process
-// (`etcd-gitops controller`); the backup is taken by a Job made from the synthesized CronJob (our image, run by the
-// node agent); a majority of members loses Pod and data; an EtcdRestore is created while the controller carries the
-// test-only crash switch ETCD_GITOPS_TEST_RESTORE_CRASH_AFTER, so it SIGKILLs itself right after each step of the
+// (`etcd-gitops controller`) inside the environment namespace; the backup is taken by a Job made from the
+// synthesized CronJob (our image, on a real node); a majority of members loses Pod and data; an EtcdRestore is created
+// while the controller carries the test-only crash switch ETCD_GITOPS_TEST_RESTORE_CRASH_AFTER, so it SIGKILLs itself
+// right after each step of the
 // restore in turn (verifying the backup, taking the lock, retaining the old PVC, stopping the old Pod, creating the
 // seed PVC, creating the seed Pod, handing the seed to the membership planner), restarted each time; a controller
 // without the switch finishes: Completed, Ready at 3, exactly the keys of the backup.
@@ -86,7 +87,7 @@ describe('in-place restore survives the controller being killed between steps (l
     await objects().readyAt(name, 3, whileRunning(first));
     const client = new Etcd3({ hosts: [clientURL] });
     try {
-      // The client Service's name resolves once the agent published its address.
+      // The client Service gets its endpoints a moment after the members are Ready.
       await waitFor(
         () =>
           client
@@ -126,7 +127,7 @@ describe('in-place restore survives the controller being killed between steps (l
       backup: {
         bucket,
         key: backupKey,
-        endpoint: env.minio!.endpoint,
+        endpoint: env.minio!.podEndpoint,
         forcePathStyle: true,
         credentialsSecretName: 's3',
       },

@@ -1,38 +1,33 @@
-// In-place disaster recovery on the local Kubernetes with MinIO: a 3-member cluster (real etcd member Pods run by
-// the node agent; cluster, Services and backup CronJob synthesized by our constructs) is backed up by a Job from its
+// In-place disaster recovery on the local Kubernetes with MinIO: a 3-member cluster (etcd member Pods on three real
+// nodes; cluster, Services and backup CronJob synthesized by our constructs) is backed up by a Job from its
 // CronJob, written to again, loses a majority of its members with their data. Restores that must not run (a cluster
 // that does not exist, a healthy cluster, a missing key, wrong credentials, a snapshot from a newer etcd, a corrupt
 // backup) each fail with their reason and a Warning Event before any Pod or PVC changes; a good EtcdRestore brings
 // the cluster back Ready at its declared size with exactly the keys of the backup, its Git-owned spec untouched,
 // while a second restore of the cluster waits for it (and is then refused: the cluster is healthy again).
-// Both reconcilers are driven in-process, level-triggered.
+// The controller runs as a process inside the environment's network namespace (as on a control-plane host), so it
+// reaches MinIO at the address the seed's restore uses.
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { CopyObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { Etcd3 } from 'etcd3';
-import { pino } from 'pino';
 import { etcdClusterCrd, etcdRestoreCrd } from '../../constructs/api/crds.js';
 import type { EtcdCluster } from '../../controller/etcdcluster/api.js';
-import { createEtcdClusterReconciler } from '../../controller/etcdcluster/index.js';
 import type { EtcdRestore } from '../../controller/etcdrestore/api.js';
-import { createEtcdRestoreReconciler } from '../../controller/etcdrestore/index.js';
-import { KubeEventRecorder } from '../../controller/runtime/events.js';
-import { Metrics } from '../../controller/runtime/metrics.js';
-import type { Reconciler } from '../../controller/runtime/types.js';
 import { etcdVersions } from '../env/binaries.js';
 import { type Environment, startEnvironment } from '../env/environment.js';
+import type { ManagedProcess } from '../env/process-group.js';
 import { waitFor } from '../env/wait.js';
 import { createBucket, minioClient } from '../integration/helpers/backup-cli.js';
 import {
   backupNow,
   clusterApp,
-  makeToolsDir,
-  ourImageWithTools,
+  startControllerProcess,
+  whileRunning,
 } from '../integration/helpers/restore-kube.js';
 import { download, keys, metadataOf } from '../integration/helpers/s3-objects.js';
 
@@ -44,14 +39,11 @@ const clientURL = `http://${name}-client.${ns}.svc:2379`;
 describe('in-place restore after quorum loss (local Kubernetes, MinIO)', () => {
   let env: Environment;
   let s3: S3Client;
-  let tools: string;
+  let dir: string;
+  let controller: ManagedProcess | undefined;
   let bucket: string;
   let backupKey: string;
   let gitOwned: { generation?: number; spec: EtcdCluster['spec'] };
-  const stopDrivers = new AbortController();
-  const drivers: Promise<void>[] = [];
-  const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'warn' });
-
   const custom = () => env.kubeConfig.makeApiClient(CustomObjectsApi);
   const core = () => env.kubeConfig.makeApiClient(CoreV1Api);
   const readCluster = async () =>
@@ -77,32 +69,13 @@ describe('in-place restore after quorum loss (local Kubernetes, MinIO)', () => {
         const ready = status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
         return ready && status?.readyMembers === size && status?.replicas === size && status;
       },
-      { what: `cluster Ready with ${size} members`, timeoutMs: 240_000, intervalMs: 500 },
+      {
+        what: `cluster Ready with ${size} members`,
+        timeoutMs: 240_000,
+        intervalMs: 500,
+        abortIf: () => (controller ? whileRunning(controller)() : undefined),
+      },
     );
-
-  /** Reconciles `key` again and again, as the runtime's queue would (requeue delay capped at 1 s). */
-  function drive(reconciler: Reconciler, key: { namespace: string; name: string }): void {
-    drivers.push(
-      (async () => {
-        while (!stopDrivers.signal.aborted) {
-          try {
-            const result = await reconciler.reconcile(key, stopDrivers.signal);
-            await sleep(Math.min(result.requeueAfterMs ?? 1_000, 1_000));
-          } catch (error) {
-            log.warn({ err: error, key }, 'reconcile failed');
-            await sleep(1_000);
-          }
-        }
-      })(),
-    );
-  }
-
-  const deps = () => ({
-    kubeConfig: env.kubeConfig,
-    log,
-    events: new KubeEventRecorder({ kubeConfig: env.kubeConfig, log }),
-    metrics: new Metrics({ processMetrics: false }),
-  });
 
   /** The restore fails with `reason` as its Degraded condition and a Warning Event on it. */
   async function failsWith(restore: string, reason: string): Promise<void> {
@@ -145,14 +118,13 @@ describe('in-place restore after quorum loss (local Kubernetes, MinIO)', () => {
           backup: {
             bucket,
             key,
-            endpoint: env.minio?.endpoint,
+            endpoint: env.minio?.podEndpoint,
             forcePathStyle: true,
             credentialsSecretName: options.credentialsSecretName ?? 's3',
           },
         },
       },
     });
-    drive(createEtcdRestoreReconciler(deps()), { namespace: ns, name: restore });
   }
 
   async function podsAndPvcs(): Promise<string[]> {
@@ -168,13 +140,8 @@ describe('in-place restore after quorum loss (local Kubernetes, MinIO)', () => {
   }
 
   before(async () => {
-    tools = await mkdtemp(join(tmpdir(), 'etcd-gitops-image-tools-'));
-    await makeToolsDir(tools);
-    env = await startEnvironment({
-      agent: true,
-      minio: true,
-      agentOptions: { backoff: { baseMs: 1_000 }, imageMap: [ourImageWithTools(tools)] },
-    });
+    dir = await mkdtemp(join(tmpdir(), 'etcd-gitops-restore-inplace-'));
+    env = await startEnvironment({ nodes: 3, minio: true });
     s3 = minioClient(env.minio!);
     bucket = await createBucket(s3, 'restore');
     for (const crd of [etcdClusterCrd(), etcdRestoreCrd()]) {
@@ -196,15 +163,14 @@ describe('in-place restore after quorum loss (local Kubernetes, MinIO)', () => {
         stringData: { AWS_ACCESS_KEY_ID: env.minio!.accessKey, AWS_SECRET_ACCESS_KEY: 'not-the-secret-key' },
       },
     });
-    drive(createEtcdClusterReconciler(deps()), { namespace: ns, name });
+    controller = startControllerProcess(env, { name: 'controller', dir, namespace: ns });
   });
 
   after(async () => {
-    stopDrivers.abort();
-    await Promise.allSettled(drivers);
+    await controller?.stop();
     s3?.destroy();
     await env?.stop();
-    if (tools) await rm(tools, { recursive: true, force: true });
+    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   test('GIVEN a Ready 3-member cluster with keys WHEN a Job from its CronJob backs it up and it is written to again THEN the backup holds the first keys', async () => {
@@ -223,7 +189,7 @@ describe('in-place restore after quorum loss (local Kubernetes, MinIO)', () => {
     await readyAt(3);
     const client = new Etcd3({ hosts: [clientURL] });
     try {
-      // The client Service's name resolves once the agent published its address.
+      // The client Service gets its endpoints a moment after the members are Ready.
       await waitFor(
         () =>
           client
@@ -269,7 +235,7 @@ describe('in-place restore after quorum loss (local Kubernetes, MinIO)', () => {
       { what: 'the cluster to report quorum lost', timeoutMs: 120_000, intervalMs: 1_000 },
     );
     // AND a corrupt copy of the backup with the original's metadata
-    const file = join(tools, 'corrupt.db');
+    const file = join(dir, 'corrupt.db');
     await download(s3, bucket, backupKey, file);
     const bytes = await readFile(file);
     bytes[Math.floor(bytes.length / 2)] ^= 0xff;

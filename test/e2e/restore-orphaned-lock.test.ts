@@ -2,7 +2,7 @@
 // return"), on a real API server with the controller as a process: the restore took the lock, retained the old
 // member PVC, stopped the old Pod and created its seed; it is deleted while no controller runs; the next controller
 // releases the lock, marks the retained PVC abandoned, reports the cluster Degraded naming that PVC and records a
-// Warning Event, and deletes nothing. No node agent: Pods stay Pending, which is all this needs.
+// Warning Event, and deletes nothing. No nodes: Pods stay Pending, which is all this needs.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

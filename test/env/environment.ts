@@ -1,5 +1,5 @@
-// The whole local Kubernetes for one test file (or one `npm run env:up`): control plane, optionally
-// the node agent that runs Pods as local processes, optionally MinIO.
+// The whole local Kubernetes for one test file (or one `npm run env:up`): control plane, optionally real nodes
+// (nodes/), optionally MinIO.
 import { mkdir, mkdtemp } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -7,7 +7,6 @@ import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { imagesDir } from '../../image/cache.js';
 import { pauseImage } from '../../image/images.js';
-import type { NodeAgent, NodeAgentOptions } from './agent/index.js';
 import { type ApplyDistOptions, applyDist } from './apply-dist.js';
 import { type ControlPlane, startControlPlane } from './control-plane.js';
 import type { Manifest } from './dist-manifests.js';
@@ -41,28 +40,19 @@ export interface EnvironmentOptions {
   nodes?: number;
   /** Image archives imported into every node. @default the image builder's output, `<cache>/images` */
   imagesDir?: string;
-  /** Run the node agent (one Node that runs Pods as local processes). @default false */
-  agent?: boolean;
   /** Start MinIO. @default false */
   minio?: boolean;
-  /** Name of the agent's Node. @default 'node-1' */
-  nodeName?: string;
-  /** Further node agent options (image map, backoff, ...). @default the agent's defaults */
-  agentOptions?: Partial<Omit<NodeAgentOptions, 'kubeConfig' | 'stateDir' | 'log' | 'nodeName'>>;
   /** State directory, removed by `stop()`. @default a new directory under os.tmpdir() */
   dir?: string;
   /** @default pino on stderr at $ENV_LOG_LEVEL or `warn` */
   log?: Logger;
 }
 
-export type { NodeAgent };
-
 export interface Environment {
   readonly controlPlane: ControlPlane;
   readonly kubeconfigPath: string;
   readonly kubeConfig: KubeConfig;
   readonly minio?: Minio;
-  readonly agent?: NodeAgent;
   /** The real nodes, CoreDNS and volume provisioner, when `nodes` was given. */
   readonly nodes?: RealNodes;
   /** Faults on the real nodes (throws without nodes); MinIO's are `minio.pause()/resume()/restart()`. */
@@ -72,13 +62,20 @@ export interface Environment {
    * cluster IP from the environment namespace is not routed: use a Pod IP). Closed by `stop()`.
    */
   forward(host: string, port: number): Promise<number>;
+  /**
+   * How to start a process inside the environment namespace (as if on a control-plane host): `startProcess`'s
+   * `netns` and the environment variables that point its gRPC clients at the CONNECT proxy there. It reaches the
+   * API server at the kubeconfig's address, MinIO at `minio.podEndpoint`, Pods and Services by IP, and etcd
+   * members by cluster DNS name. Throws without nodes.
+   */
+  inside(): { netns: string; env: Record<string, string> };
   /** Runs the pinned kubectl against this environment; throws on a non-zero exit unless `allowFailure`. */
   kubectl(args: string[], options?: KubectlOptions): Promise<KubectlResult>;
   /** Applies dist/ wave by wave, server-side (see apply-dist.ts); returns the applied manifests. */
   applyDist(options?: ApplyDistOptions): Promise<Manifest[]>;
   /** Creates a labelled namespace and waits until Pods can be created in it. */
   createNamespace(name: string, labels?: Record<string, string>): Promise<void>;
-  /** Stops agent, MinIO and control plane, removes every directory; idempotent. */
+  /** Stops nodes, MinIO and control plane, removes every directory; idempotent. */
   stop(): Promise<void>;
 }
 
@@ -106,12 +103,10 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
   }
   const controlPlane = controlPlaneResult.value;
   const minio = minioResult.value;
-  let agent: NodeAgent | undefined;
   let nodes: RealNodes | undefined;
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
-      await agent?.stop();
       if (nodes && process.env.grpc_proxy === nodes.connectProxy) {
         delete process.env.grpc_proxy;
         delete process.env.no_grpc_proxy;
@@ -140,17 +135,6 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
       // This machine's loopback (forwards, MinIO's endpoint) is not the environment's.
       process.env.no_grpc_proxy = '127.0.0.1,localhost';
     }
-    if (options.agent) {
-      // Loaded only when asked for, so environments without the agent never depend on its code.
-      const { startNodeAgent } = await import('./agent/index.js');
-      agent = await startNodeAgent({
-        ...options.agentOptions,
-        kubeConfig: controlPlane.kubeConfig,
-        nodeName: options.nodeName ?? 'node-1',
-        stateDir: join(controlPlane.dir, 'agent'),
-        log,
-      });
-    }
   } catch (error) {
     await stop();
     throw error;
@@ -161,11 +145,14 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
     kubeconfigPath,
     kubeConfig,
     minio,
-    agent,
     nodes,
     faults: {
       ...(nodes ? nodeFaults(kubeConfig, nodes) : withoutNodes),
       restartApiServer: () => controlPlane.restartApiServer(),
+    },
+    inside: () => {
+      if (!netns || !nodes) throw new Error('inside() needs an environment with nodes');
+      return { netns: netns.path, env: { grpc_proxy: nodes.connectProxyInside, no_grpc_proxy: '' } };
     },
     forward: async (host, port) => {
       if (!netns) throw new Error('forward() needs an environment with nodes');

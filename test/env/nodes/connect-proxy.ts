@@ -2,10 +2,12 @@
 // this machine (a test driving the reconciler in-process, its etcd writer) reaches what a Pod would: Pod IPs, Service
 // cluster IPs, and cluster DNS names (answered by the environment's CoreDNS). The environment points gRPC at it
 // (`grpc_proxy`, honoured by @grpc/grpc-js, hence by etcd3) through a loopback port.
-// Usage: node connect-proxy.js <socket> <dns server> <cluster domain>
+// It also listens on 127.0.0.1:<port> inside the namespace, for processes a test starts there.
+// Usage: node connect-proxy.js <socket> <port> <dns server> <cluster domain>
 import { Resolver } from 'node:dns/promises';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import { connect, isIP } from 'node:net';
+import type { Duplex } from 'node:stream';
 
 /** The name to look up: `<...>.svc` names get the cluster domain, as a Pod's search list would add it. */
 export function clusterName(host: string, domain: string): string {
@@ -13,17 +15,14 @@ export function clusterName(host: string, domain: string): string {
 }
 
 function main(): void {
-  const [socketPath, dnsServer, domain] = process.argv.slice(2);
-  if (!socketPath || !dnsServer || !domain) {
-    console.error('usage: connect-proxy.js <socket> <dns server> <cluster domain>');
+  const [socketPath, port, dnsServer, domain] = process.argv.slice(2);
+  if (!socketPath || !port || !dnsServer || !domain) {
+    console.error('usage: connect-proxy.js <socket> <port> <dns server> <cluster domain>');
     process.exit(2);
   }
   const resolver = new Resolver({ timeout: 2_000, tries: 2 });
   resolver.setServers([dnsServer]);
-  const server = createServer((_, response) => {
-    response.writeHead(405).end('CONNECT only\n');
-  });
-  server.on('connect', (request, client, head) => {
+  const onConnect = (request: IncomingMessage, client: Duplex, head: Buffer) => {
     const target = request.url ?? '';
     const colon = target.lastIndexOf(':');
     const host = target.slice(0, colon).replace(/^\[|\]$/g, '');
@@ -52,8 +51,14 @@ function main(): void {
       },
       (error: Error) => fail('502 Bad Gateway', `cannot resolve ${host}: ${error.message}`),
     );
-  });
-  server.listen(socketPath);
+  };
+  for (const address of [{ path: socketPath }, { host: '127.0.0.1', port: Number(port) }]) {
+    const server = createServer((_, response) => {
+      response.writeHead(405).end('CONNECT only\n');
+    });
+    server.on('connect', onConnect);
+    server.listen(address);
+  }
   process.on('SIGTERM', () => process.exit(0));
 }
 

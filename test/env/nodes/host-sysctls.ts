@@ -1,10 +1,24 @@
-// The machine-wide settings a kubelet changes without an opt-out (kernel.panic, kernel.panic_on_oops,
-// vm.overcommit_memory). The first environment with nodes on the machine records their values; each records its
-// pid as a user; the last user to leave puts the values back (so does the reaper, see reap.ts).
+// Machine-wide settings: those a kubelet changes without an opt-out (kernel.panic, kernel.panic_on_oops,
+// vm.overcommit_memory), and the inotify limits, which nodes raise (every kubelet, its cAdvisor and every containerd
+// take inotify instances; at Debian's default of 128 per user the fifth or so kubelet on the machine exits with
+// "inotify_init: too many open files"). The first environment with nodes on the machine records their values; each
+// records its pid as a user; the last user to leave puts the values back (so does the reaper, see cleanup.ts).
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export const hostSysctls = ['kernel/panic', 'kernel/panic_on_oops', 'vm/overcommit_memory'] as const;
+export const hostSysctls = [
+  'kernel/panic',
+  'kernel/panic_on_oops',
+  'vm/overcommit_memory',
+  'fs/inotify/max_user_instances',
+  'fs/inotify/max_user_watches',
+] as const;
+
+/** The least each inotify limit must be while nodes run (raised if lower, never lowered). */
+export const inotifyMinimums: Readonly<Record<string, number>> = {
+  'fs/inotify/max_user_instances': 8192,
+  'fs/inotify/max_user_watches': 524288,
+};
 /** Machine-wide, shared by every environment on this machine. */
 export const hostStateDir = '/run/etcd-gitops-nodes';
 const originalsFile = join(hostStateDir, 'sysctl-originals');
@@ -28,6 +42,10 @@ export function enterHostSysctls(): void {
     writeFileSync(originalsFile, `${lines.join('\n')}\n`);
   }
   writeFileSync(join(usersDir, String(process.pid)), '');
+  for (const [key, minimum] of Object.entries(inotifyMinimums)) {
+    if (Number(readFileSync(`/proc/sys/${key}`, 'utf8')) < minimum)
+      writeFileSync(`/proc/sys/${key}`, String(minimum));
+  }
 }
 
 /** Drops this process as a user; the last live user restores the recorded values. */

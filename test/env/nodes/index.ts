@@ -36,6 +36,8 @@ export interface RealNodes {
   readonly nodes: readonly RealNode[];
   /** `http://127.0.0.1:<port>`: an HTTP CONNECT proxy into the environment namespace (see connect-proxy.ts). */
   readonly connectProxy: string;
+  /** The same proxy as processes inside the environment namespace reach it. */
+  readonly connectProxyInside: string;
   readonly provisioner: Provisioner;
   /** The node a Pod runs on. */
   node(name: string): RealNode;
@@ -92,10 +94,10 @@ export async function startRealNodes(options: RealNodesOptions): Promise<RealNod
     const failed = started.find((result) => result.status === 'rejected');
     if (failed) throw (failed as PromiseRejectedResult).reason;
     await waitForNodesReady(controlPlane, nodes, log);
-    const connectProxy = await startEnvironmentAccess(controlPlane, options.envNetns, nodes[0]!.layout.name);
+    const access = await startEnvironmentAccess(controlPlane, options.envNetns, nodes[0]!.layout.name);
     return {
       nodes,
-      connectProxy,
+      ...access,
       provisioner,
       node(name) {
         const found = nodes.find((node) => node.layout.name === name);
@@ -120,13 +122,14 @@ async function startEnvironmentAccess(
   controlPlane: ControlPlane,
   envNetns: string,
   node: string,
-): Promise<string> {
+): Promise<{ connectProxy: string; connectProxyInside: string }> {
   const dir = join(controlPlane.dir, 'access');
   await mkdir(dir, { recursive: true });
   const adopt = (p: Parameters<ControlPlane['adopt']>[0]) => controlPlane.adopt(p);
   const host = { name: node, ip: nodeNetwork.gateway, dir, netnsPath: envNetns };
   await startKubeProxy(host, { pki: controlPlane.pki, server: controlPlane.server }, adopt);
   const socket = join(dir, 'connect-proxy.sock');
+  const [port, insidePort] = await freePorts(2);
   adopt(
     startProcess({
       name: 'connect-proxy',
@@ -134,6 +137,7 @@ async function startEnvironmentAccess(
       args: [
         fileURLToPath(new URL('./connect-proxy.js', import.meta.url)),
         socket,
+        String(insidePort),
         clusterDNS,
         clusterDomain,
       ],
@@ -141,7 +145,6 @@ async function startEnvironmentAccess(
       netns: envNetns,
     }),
   );
-  const [port] = await freePorts(1);
   adopt(
     startProcess({
       name: 'connect-proxy-forward',
@@ -150,7 +153,7 @@ async function startEnvironmentAccess(
       logPath: join(dir, 'connect-proxy-forward.log'),
     }),
   );
-  return `http://127.0.0.1:${port}`;
+  return { connectProxy: `http://127.0.0.1:${port}`, connectProxyInside: `http://127.0.0.1:${insidePort}` };
 }
 
 async function waitForNodesReady(controlPlane: ControlPlane, nodes: RealNode[], log: Logger): Promise<void> {

@@ -1,7 +1,7 @@
-// Restores on the local Kubernetes (test/e2e/restore-*.test.ts): our image with its restore tools for the node
-// agent, the controller as a process (as the operator Deployment runs it), and the EtcdCluster/EtcdRestore
-// objects of one namespace.
-import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
+// Restores on the local Kubernetes with real nodes (test/e2e/restore-*.test.ts): our image runs the seed's restore
+// and the backup Jobs, the controller runs as a process inside the environment namespace (as on a control-plane
+// host, so it reaches MinIO and the members as Pods do), and the EtcdCluster/EtcdRestore objects of one namespace.
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
@@ -14,39 +14,12 @@ import {
 } from '../../../constructs/etcd-cluster.js';
 import type { EtcdCluster } from '../../../controller/etcdcluster/api.js';
 import type { EtcdRestore } from '../../../controller/etcdrestore/api.js';
-import { etcdGitopsImage, type ImageRule } from '../../env/agent/images.js';
-import { etcdBinary, etcdVersions, repoRoot } from '../../env/binaries.js';
+import { repoRoot } from '../../env/binaries.js';
 import { type Environment, startEnvironment } from '../../env/environment.js';
 import type { Minio } from '../../env/minio.js';
 import { type ManagedProcess, startProcess } from '../../env/process-group.js';
 import { waitFor } from '../../env/wait.js';
 import { createBucket, minioClient } from './backup-cli.js';
-
-/** Our image with `/app/etcd/v<minor>/etcdutl` inside, as image/ builds it: the agent binds a
- *  directory of that layout (symlinks to the built etcd tools, `makeToolsDir`) at /app/etcd. */
-export function ourImageWithTools(toolsDir: string): ImageRule {
-  return (reference) => {
-    const image = etcdGitopsImage(reference);
-    if (!image) return undefined;
-    // the real image's /app/etcd/v<minor>/etcdutl layout, where `restore fetch` looks by default
-    return {
-      ...image,
-      mounts: [...(image.mounts ?? []), { source: toolsDir, target: '/app/etcd', readOnly: true }],
-    };
-  };
-}
-
-/** `dir/v3.4/etcdctl`, `dir/v3.5/etcdutl`, `dir/v3.6/etcdutl`: the image's /app/etcd layout. */
-export async function makeToolsDir(dir: string): Promise<void> {
-  for (const [minor, tool] of [
-    ['3.4', 'etcdctl'],
-    ['3.5', 'etcdutl'],
-    ['3.6', 'etcdutl'],
-  ] as const) {
-    await mkdir(join(dir, `v${minor}`), { recursive: true });
-    await symlink(etcdBinary(etcdVersions[minor], tool), join(dir, `v${minor}`, tool));
-  }
-}
 
 export interface ControllerProcessOptions {
   /** Process name and log file name. */
@@ -59,10 +32,13 @@ export interface ControllerProcessOptions {
   readonly env?: Record<string, string>;
 }
 
-/** `etcd-gitops controller` (build/controller/cli.js) against the environment, without leader election, probes
- *  or metrics. The caller stops it (`stop()`), also when a test fails. */
+/** `etcd-gitops controller` (build/controller/cli.js) against the environment, inside its network namespace,
+ *  without leader election, probes or metrics. The caller stops it (`stop()`), also when a test fails. */
 export function startControllerProcess(env: Environment, options: ControllerProcessOptions): ManagedProcess {
+  // Without nodes (no Pod ever runs) it stays on this machine.
+  const inside = env.nodes ? env.inside() : { netns: undefined, env: {} };
   return startProcess({
+    netns: inside.netns,
     name: options.name,
     command: process.execPath,
     args: [
@@ -74,7 +50,7 @@ export function startControllerProcess(env: Environment, options: ControllerProc
       '--log-level=info',
       '--shutdown-timeout=5s',
     ],
-    env: { KUBECONFIG: env.kubeconfigPath, POD_NAMESPACE: options.namespace, ...options.env },
+    env: { ...inside.env, KUBECONFIG: env.kubeconfigPath, POD_NAMESPACE: options.namespace, ...options.env },
     logPath: join(options.dir, `${options.name}.log`),
   });
 }
@@ -152,7 +128,8 @@ export interface ClusterAppOptions {
   readonly version: string;
   readonly size: number;
   readonly bucket: string;
-  readonly minio: Pick<Minio, 'endpoint'>;
+  /** Its `podEndpoint` is where the backup Jobs and the seed's restore reach it. */
+  readonly minio: Pick<Minio, 'podEndpoint'>;
   /** Secret with the MinIO credentials. */
   readonly credentialsSecretName: string;
   /** `spec.bootstrap.backup`. @default - none */
@@ -173,7 +150,7 @@ export function clusterApp(options: ClusterAppOptions): string {
     schedule: '0 0 1 1 *',
     suspend: true,
     bucket: options.bucket,
-    endpoint: options.minio.endpoint,
+    endpoint: options.minio.podEndpoint,
     forcePathStyle: true,
     credentialsSecretName: options.credentialsSecretName,
     backoffLimit: 0,
@@ -194,7 +171,12 @@ export async function backupNow(
     const pods = await env.kubeConfig
       .makeApiClient(CoreV1Api)
       .listNamespacedPod({ namespace, labelSelector: `job-name=${job}` });
-    return pods.items.map((pod) => env.agent?.logs(namespace, pod.metadata?.name as string) ?? '').join('\n');
+    const logs = await Promise.all(
+      pods.items.map((pod) =>
+        env.kubectl(['logs', '-n', namespace, pod.metadata?.name as string], { allowFailure: true }),
+      ),
+    );
+    return logs.map((l) => `${l.stdout}${l.stderr}`).join('\n');
   };
   const outcome = await waitFor(
     async () => {
@@ -223,7 +205,7 @@ export interface RestoreTestbed {
 }
 
 /**
- * The local Kubernetes with the node agent (our image with its restore tools) and MinIO, a bucket
+ * The local Kubernetes with three real nodes and MinIO, a bucket
  * `<name>`, both CRDs Established, and namespace `ns` holding the S3 credentials Secret `s3`.
  */
 export async function startRestoreTestbed(name: string, ns: string): Promise<RestoreTestbed> {
@@ -236,12 +218,7 @@ export async function startRestoreTestbed(name: string, ns: string): Promise<Res
     await rm(dir, { recursive: true, force: true });
   };
   try {
-    await makeToolsDir(join(dir, 'tools'));
-    env = await startEnvironment({
-      agent: true,
-      minio: true,
-      agentOptions: { backoff: { baseMs: 1_000 }, imageMap: [ourImageWithTools(join(dir, 'tools'))] },
-    });
+    env = await startEnvironment({ nodes: 3, minio: true });
     const minio = env.minio as Minio;
     s3 = minioClient(minio);
     const bucket = await createBucket(s3, name);
