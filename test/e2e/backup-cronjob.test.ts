@@ -184,7 +184,9 @@ describe('backup CronJob on the local Kubernetes', () => {
     const log = await podLog('broken');
     assert.match(log, /"code":"S3_ERROR"/);
     assert.ok(
-      log.includes(`cannot use bucket 'no-such-bucket' at ${env.minio!.podEndpoint}: the bucket does not exist`),
+      log.includes(
+        `cannot use bucket 'no-such-bucket' at ${env.minio!.podEndpoint}: the bucket does not exist`,
+      ),
       log,
     );
     const pods = await env.kubeConfig
