@@ -1,11 +1,13 @@
 // EtcdCluster construct props → the EtcdCluster spec, validated at synth time.
+
+import { LABEL_COMPONENT, LABEL_INSTANCE, LABEL_NAME } from './conventions/labels.js';
+import { DEFAULT_SIZE, DEFAULT_STORAGE_SIZE, MAX_SIZE, MIN_SIZE } from './conventions/limits.js';
 import type {
   EtcdClusterPodTemplate,
   EtcdClusterSpec,
   PersistentVolumeClaimRetentionPolicy,
   S3Location,
 } from './imports/etcd.gitops.dev.js';
-import { LABEL_COMPONENT, LABEL_INSTANCE, LABEL_NAME } from './labels.js';
 import { validateS3Location } from './s3-location.js';
 import { validateInteger, validateObjectName } from './validate/names.js';
 import { validateQuantity } from './validate/quantity.js';
@@ -91,9 +93,9 @@ function validateSize(size: number, allowEven: boolean): number {
   validateInteger(
     'size',
     size,
-    1,
-    9,
-    ' (etcd clusters above 9 members spend more on replication than they gain)',
+    MIN_SIZE,
+    MAX_SIZE,
+    ` (etcd clusters above ${MAX_SIZE} members spend more on replication than they gain)`,
   );
   if (size % 2 === 0 && !allowEven) {
     throw new Error(
@@ -127,8 +129,8 @@ function validatePodTemplate(template: EtcdClusterPodTemplate | undefined): void
 /** Validates the props and returns the spec to write, with defaults made explicit for size and storage. */
 export function renderEtcdClusterSpec(props: EtcdClusterSpecProps): EtcdClusterSpec {
   validateEtcdVersion(props.version);
-  const size = validateSize(props.size ?? 3, props.allowEvenSize ?? false);
-  const storageSize = validateQuantity('storage.size', props.storage?.size ?? '1Gi');
+  const size = validateSize(props.size ?? DEFAULT_SIZE, props.allowEvenSize ?? false);
+  const storageSize = validateQuantity('storage.size', props.storage?.size ?? DEFAULT_STORAGE_SIZE);
   if (props.storage?.storageClassName !== undefined) {
     validateObjectName('storage.storageClassName', props.storage.storageClassName);
   }

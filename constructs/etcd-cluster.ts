@@ -2,18 +2,24 @@
 import { Chart } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
-import { MAX_CLUSTER_NAME_LENGTH } from './api/group.js';
 import { EtcdBackupSchedule, type EtcdBackupScheduleOptions } from './backup-schedule.js';
+import { backupSelector, clusterLabels, controllerSelector, memberSelector } from './conventions/labels.js';
+import { MAX_CLUSTER_NAME_LENGTH } from './conventions/limits.js';
+import {
+  backupServiceAccountName,
+  CONTROLLER_NAME,
+  clientServiceName,
+  clientServiceURL,
+  controllerSecretsRoleName,
+  DEFAULT_OPERATOR_NAMESPACE,
+  peerServiceName,
+} from './conventions/names.js';
+import { CLIENT_PORT, CLIENT_PORT_NAME, PEER_PORT, PEER_PORT_NAME } from './conventions/ports.js';
 import { type EtcdClusterSpecProps, renderEtcdClusterSpec } from './etcd-cluster-spec.js';
-import { CONTROLLER_NAME, OPERATOR_NAMESPACE } from './etcd-operator.js';
 import { customResourceAnnotations, SYNC_WAVE, SyncWave } from './gitops.js';
 import { KubeEtcdCluster } from './kube-etcd-cluster.js';
-import { clusterLabels, memberSelector, selectorLabels } from './labels.js';
 import { CONTROLLER_SECRET_RULES } from './operator-rbac.js';
 import { validateDnsLabel } from './validate/names.js';
-
-export const CLIENT_PORT = 2379;
-export const PEER_PORT = 2380;
 
 /** Pods allowed to reach the client port: a pod selector, a namespace selector, or both. */
 export interface EtcdClientPeer {
@@ -76,11 +82,11 @@ export class EtcdCluster extends Construct {
     this.namespace = props.namespace ?? Chart.of(this).namespace;
     this.operatorNamespace = validateDnsLabel(
       'operatorNamespace',
-      props.operatorNamespace ?? OPERATOR_NAMESPACE,
+      props.operatorNamespace ?? DEFAULT_OPERATOR_NAMESPACE,
     );
-    this.clientServiceName = `${this.name}-client`;
-    this.peerServiceName = `${this.name}-peer`;
-    this.clientUrl = `http://${this.clientServiceName}${this.namespace ? `.${this.namespace}.svc` : ''}:${CLIENT_PORT}`;
+    this.clientServiceName = clientServiceName(this.name);
+    this.peerServiceName = peerServiceName(this.name);
+    this.clientUrl = clientServiceURL(this.name, this.namespace);
     this.resource = new KubeEtcdCluster(this, 'Resource', {
       metadata: { ...this.metadata(this.name), annotations: customResourceAnnotations() },
       spec: renderEtcdClusterSpec(props),
@@ -96,7 +102,7 @@ export class EtcdCluster extends Construct {
    * API rights. `kubectl create job --from=cronjob/<cronjob> <job>` takes a backup now.
    */
   public addBackupSchedule(options: EtcdBackupScheduleOptions): EtcdBackupSchedule {
-    const serviceAccountName = `${this.name}-backup`;
+    const serviceAccountName = backupServiceAccountName(this.name);
     this.backupServiceAccount ??= new k8s.KubeServiceAccount(this, 'BackupServiceAccount', {
       metadata: { ...this.metadata(serviceAccountName, 'backup') },
       automountServiceAccountToken: false,
@@ -132,12 +138,16 @@ export class EtcdCluster extends Construct {
         clusterIp: 'None',
         publishNotReadyAddresses: true,
         selector: memberSelector(this.name),
-        ports: [port('peer', PEER_PORT), port('client', CLIENT_PORT)],
+        ports: [port(PEER_PORT_NAME, PEER_PORT), port(CLIENT_PORT_NAME, CLIENT_PORT)],
       },
     });
     new k8s.KubeService(this, 'ClientService', {
       metadata: this.metadata(this.clientServiceName),
-      spec: { type: 'ClusterIP', selector: memberSelector(this.name), ports: [port('client', CLIENT_PORT)] },
+      spec: {
+        type: 'ClusterIP',
+        selector: memberSelector(this.name),
+        ports: [port(CLIENT_PORT_NAME, CLIENT_PORT)],
+      },
     });
   }
 
@@ -161,10 +171,10 @@ export class EtcdCluster extends Construct {
     const members: k8s.NetworkPolicyPeer = { podSelector: { matchLabels: memberSelector(this.name) } };
     const controller: k8s.NetworkPolicyPeer = {
       namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': this.operatorNamespace } },
-      podSelector: { matchLabels: selectorLabels('etcd-gitops', 'etcd-gitops', 'controller') },
+      podSelector: { matchLabels: controllerSelector() },
     };
     const backups: k8s.NetworkPolicyPeer = {
-      podSelector: { matchLabels: selectorLabels('etcd', this.name, 'backup') },
+      podSelector: { matchLabels: backupSelector(this.name) },
     };
     const userClients: k8s.NetworkPolicyPeer[] = clients.map((c) => ({
       podSelector: c.podSelector ? { matchLabels: c.podSelector } : c.namespaceSelector ? {} : undefined,
@@ -189,7 +199,7 @@ export class EtcdCluster extends Construct {
 
   /** The controller reads S3 credentials (bootstrap, restore) in this namespace only. */
   private createSecretAccess(): void {
-    const name = `${this.name}-etcd-gitops-controller`;
+    const name = controllerSecretsRoleName(this.name);
     new k8s.KubeRole(this, 'ControllerSecretsRole', {
       metadata: this.metadata(name),
       rules: [...CONTROLLER_SECRET_RULES],

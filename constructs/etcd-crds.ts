@@ -2,8 +2,8 @@
 import { ApiObject, Chart } from 'cdk8s';
 import { Construct } from 'constructs';
 import { type CrdManifest, etcdClusterCrd, etcdRestoreCrd } from './api/crds.js';
+import { operatorLabels } from './conventions/labels.js';
 import { crdAnnotations } from './gitops.js';
-import { objectLabels } from './labels.js';
 
 /**
  * The `EtcdCluster` and `EtcdRestore` CRDs. Cluster-scoped: place it in a chart without a `namespace`.
@@ -32,7 +32,7 @@ export class EtcdCrds extends Construct {
       ...manifest,
       metadata: {
         ...manifest.metadata,
-        labels: objectLabels('etcd-gitops', 'etcd-gitops', 'controller'),
+        labels: operatorLabels(),
         annotations: crdAnnotations(),
       },
     });

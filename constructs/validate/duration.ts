@@ -1,11 +1,8 @@
-// Durations for backup retention: `30d`, `12h`, `90m`, `1d12h`.
+// Synth-time check of a duration, with the one duration grammar (conventions/duration.ts).
+import { positiveDurationMs } from '../conventions/duration.js';
 
-const DURATION = /^([0-9]+[dhms])+$/;
-
-/** Throws unless `value` is a positive duration made of `<n>d`, `<n>h`, `<n>m`, `<n>s` parts. */
+/** Throws unless `value` is a positive duration such as `30d`, `12h` or `1d12h`. */
 export function validateDuration(prop: string, value: string): string {
-  if (!DURATION.test(value) || !/[1-9]/.test(value)) {
-    throw new Error(`'${prop}' must be a positive duration such as 30d, 12h, 90m or 1d12h, got '${value}'`);
-  }
+  positiveDurationMs(`'${prop}'`, value);
   return value;
 }
