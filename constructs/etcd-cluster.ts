@@ -1,39 +1,29 @@
 // One etcd cluster: the custom resource plus everything static around it.
-import { Chart } from 'cdk8s';
+import { Chart, Lazy } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
+import { firstBefore, type OperatorIdentity, registryOf } from './app-registry.js';
 import { EtcdBackupSchedule, type EtcdBackupScheduleOptions } from './backup-schedule.js';
-import { backupSelector, clusterLabels, controllerSelector, memberSelector } from './conventions/labels.js';
+import { type EtcdClientPeer, networkPolicySpec } from './cluster/network-policy.js';
+import { resolveOperator } from './cluster/operator-identity.js';
+import { clusterLabels, memberSelector } from './conventions/labels.js';
 import { MAX_CLUSTER_NAME_LENGTH } from './conventions/limits.js';
 import {
   backupServiceAccountName,
-  CONTROLLER_NAME,
   clientServiceName,
   clientServiceURL,
   controllerSecretsRoleName,
-  DEFAULT_OPERATOR_NAMESPACE,
   peerServiceName,
 } from './conventions/names.js';
 import { CLIENT_PORT, CLIENT_PORT_NAME, PEER_PORT, PEER_PORT_NAME } from './conventions/ports.js';
 import { type EtcdClusterSpecProps, renderEtcdClusterSpec } from './etcd-cluster-spec.js';
+import type { EtcdOperator } from './etcd-operator.js';
 import { customResourceAnnotations, SYNC_WAVE, SyncWave } from './gitops.js';
 import { KubeEtcdCluster } from './kube-etcd-cluster.js';
 import { CONTROLLER_SECRET_RULES } from './operator-rbac.js';
-import { validateDnsLabel } from './validate/names.js';
+import { validateDnsLabel, validateObjectName } from './validate/names.js';
 
-/** Pods allowed to reach the client port: a pod selector, a namespace selector, or both. */
-export interface EtcdClientPeer {
-  /**
-   * Labels of client Pods.
-   * @default - every Pod of the selected namespaces
-   */
-  readonly podSelector?: Record<string, string>;
-  /**
-   * Labels of client namespaces.
-   * @default - the cluster's namespace only
-   */
-  readonly namespaceSelector?: Record<string, string>;
-}
+export type { EtcdClientPeer };
 
 export interface EtcdClusterProps extends EtcdClusterSpecProps {
   /**
@@ -52,10 +42,21 @@ export interface EtcdClusterProps extends EtcdClusterSpecProps {
    */
   readonly clients?: readonly EtcdClientPeer[];
   /**
-   * Namespace of the etcd-gitops controller, for its client-port access and its Secret RoleBinding.
-   * @default 'etcd-gitops-system'
+   * The operator that manages this cluster: its namespace and ServiceAccount go into the NetworkPolicy (client
+   * port) and the RoleBinding that lets its controller read Secrets here.
+   * @default - the one EtcdOperator of this app, wherever it is added; with none, `operatorNamespace` must be set
+   */
+  readonly operator?: EtcdOperator;
+  /**
+   * Namespace of an operator synthesized in another app (with an operator in this app, it must agree).
+   * @default - the operator's namespace
    */
   readonly operatorNamespace?: string;
+  /**
+   * ServiceAccount of that operator's controller (with an operator in this app, it must agree).
+   * @default - the operator's ServiceAccount; 'etcd-gitops-controller' with `operatorNamespace`
+   */
+  readonly operatorServiceAccount?: string;
 }
 
 /**
@@ -73,17 +74,20 @@ export class EtcdCluster extends Construct {
   public readonly peerServiceName: string;
   /** Client URL, e.g. `http://example-client.etcd-example.svc:2379` (no namespace part when it is unknown). */
   public readonly clientUrl: string;
-  private readonly operatorNamespace: string;
+  private readonly props: EtcdClusterProps;
   private backupServiceAccount?: k8s.KubeServiceAccount;
 
   public constructor(scope: Construct, id: string, props: EtcdClusterProps) {
     super(scope, id);
     this.name = validateDnsLabel('name', props.name ?? id, MAX_CLUSTER_NAME_LENGTH);
     this.namespace = props.namespace ?? Chart.of(this).namespace;
-    this.operatorNamespace = validateDnsLabel(
-      'operatorNamespace',
-      props.operatorNamespace ?? DEFAULT_OPERATOR_NAMESPACE,
-    );
+    if (props.operatorNamespace !== undefined) validateDnsLabel('operatorNamespace', props.operatorNamespace);
+    if (props.operatorServiceAccount !== undefined) {
+      validateObjectName('operatorServiceAccount', props.operatorServiceAccount);
+    }
+    this.props = props;
+    this.registerUnique();
+    this.node.addValidation({ validate: () => this.operatorProblems() });
     this.clientServiceName = clientServiceName(this.name);
     this.peerServiceName = peerServiceName(this.name);
     this.clientUrl = clientServiceURL(this.name, this.namespace);
@@ -95,6 +99,18 @@ export class EtcdCluster extends Construct {
     this.createDisruptionBudget();
     this.createNetworkPolicy(props.clients ?? []);
     this.createSecretAccess();
+  }
+
+  /**
+   * Where the operator that manages this cluster runs and as whom (the `operator` prop, the app's EtcdOperator or
+   * `operatorNamespace`); known at synth time, so an operator added to the app later counts. Throws when there is
+   * no single answer.
+   */
+  public get operatorIdentity(): OperatorIdentity {
+    const resolved = this.resolveOperator();
+    if (resolved.problem !== undefined)
+      throw new Error(`EtcdCluster '${this.node.path}': ${resolved.problem}`);
+    return resolved.identity;
   }
 
   /**
@@ -114,6 +130,40 @@ export class EtcdCluster extends Construct {
       { clusterName: this.name, namespace: this.namespace, serviceAccountName },
       options,
     );
+  }
+
+  private resolveOperator() {
+    const { operator, operatorNamespace, operatorServiceAccount } = this.props;
+    return resolveOperator(this, {
+      ...(operator ? { operator: { construct: operator, identity: operator.identity } } : {}),
+      operatorNamespace,
+      operatorServiceAccount,
+    });
+  }
+
+  private operatorProblems(): string[] {
+    const { problem } = this.resolveOperator();
+    return problem === undefined ? [] : [problem];
+  }
+
+  /** One cluster per name and namespace in an app: two would overwrite each other's objects. */
+  private registerUnique(): void {
+    const key = `${this.namespace ?? '<none>'}/${this.name}`;
+    const clusters = registryOf(this).clusters;
+    const same = clusters.get(key) ?? [];
+    same.push(this);
+    clusters.set(key, same);
+    this.node.addValidation({
+      validate: () => {
+        const first = firstBefore(same, this);
+        const where = this.namespace ? `namespace '${this.namespace}'` : 'the same (unset) namespace';
+        return first
+          ? [
+              `'name' is '${this.name}' in ${where}, the same as EtcdCluster '${first.node.path}': their objects would overwrite each other; give each cluster its own 'name' or 'namespace'`,
+            ]
+          : [];
+      },
+    });
   }
 
   private metadata(name: string, component: 'member' | 'backup' = 'member'): k8s.ObjectMeta {
@@ -167,33 +217,11 @@ export class EtcdCluster extends Construct {
     });
   }
 
+  /** Rendered at synth time: the operator may be added to the app after this cluster. */
   private createNetworkPolicy(clients: readonly EtcdClientPeer[]): void {
-    const members: k8s.NetworkPolicyPeer = { podSelector: { matchLabels: memberSelector(this.name) } };
-    const controller: k8s.NetworkPolicyPeer = {
-      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': this.operatorNamespace } },
-      podSelector: { matchLabels: controllerSelector() },
-    };
-    const backups: k8s.NetworkPolicyPeer = {
-      podSelector: { matchLabels: backupSelector(this.name) },
-    };
-    const userClients: k8s.NetworkPolicyPeer[] = clients.map((c) => ({
-      podSelector: c.podSelector ? { matchLabels: c.podSelector } : c.namespaceSelector ? {} : undefined,
-      namespaceSelector: c.namespaceSelector ? { matchLabels: c.namespaceSelector } : undefined,
-    }));
-    const tcp = (port: number): k8s.NetworkPolicyPort => ({
-      protocol: 'TCP',
-      port: k8s.IntOrString.fromNumber(port),
-    });
     new k8s.KubeNetworkPolicy(this, 'NetworkPolicy', {
       metadata: this.metadata(this.name),
-      spec: {
-        podSelector: { matchLabels: memberSelector(this.name) },
-        policyTypes: ['Ingress'],
-        ingress: [
-          { from: [members], ports: [tcp(PEER_PORT)] },
-          { from: [controller, backups, ...userClients], ports: [tcp(CLIENT_PORT)] },
-        ],
-      },
+      spec: Lazy.any({ produce: () => networkPolicySpec(this.name, this.operatorIdentity, clients) }),
     });
   }
 
@@ -207,7 +235,12 @@ export class EtcdCluster extends Construct {
     new k8s.KubeRoleBinding(this, 'ControllerSecretsRoleBinding', {
       metadata: this.metadata(name),
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
-      subjects: [{ kind: 'ServiceAccount', name: CONTROLLER_NAME, namespace: this.operatorNamespace }],
+      subjects: Lazy.any({
+        produce: (): k8s.Subject[] => {
+          const { namespace, serviceAccountName } = this.operatorIdentity;
+          return [{ kind: 'ServiceAccount', name: serviceAccountName, namespace }];
+        },
+      }),
     });
   }
 }

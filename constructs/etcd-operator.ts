@@ -2,6 +2,7 @@
 import { Chart } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
+import { firstBefore, type OperatorIdentity, type RegisteredOperator, registryOf } from './app-registry.js';
 import { controllerCommand } from './conventions/cli/controller.js';
 import { DEFAULT_OPERATOR_IMAGE, OPERATOR_ENTRYPOINT, OPERATOR_IMAGE_ENV } from './conventions/images.js';
 import { controllerSelector, operatorLabels } from './conventions/labels.js';
@@ -77,6 +78,8 @@ export class EtcdOperator extends Construct {
   public readonly namespace: string;
   /** ServiceAccount of the controller, which the per-cluster Secret RoleBindings name. */
   public readonly serviceAccountName = CONTROLLER_NAME;
+  /** Where the controller runs and as whom: what every cluster of the app grants access to. */
+  public readonly identity: OperatorIdentity;
   /** The CRDs, when `crds` is true. */
   public readonly crds?: EtcdCrds;
 
@@ -89,6 +92,8 @@ export class EtcdOperator extends Construct {
         `EtcdOperator must be in a chart without 'namespace' (it holds cluster-scoped objects), got namespace '${chartNamespace}'`,
       );
     }
+    this.identity = { namespace: this.namespace, serviceAccountName: this.serviceAccountName };
+    this.registerOnce();
     const replicas = validateInteger('replicas', props.replicas ?? 2, 1, 10);
     if (props.crds ?? true) this.crds = new EtcdCrds(this, 'Crds');
     if (props.createNamespace ?? true) this.createNamespace();
@@ -96,6 +101,23 @@ export class EtcdOperator extends Construct {
     this.createRbac();
     this.createDeployment(props.image ?? DEFAULT_OPERATOR_IMAGE, replicas, props.resources);
     this.createMetricsService();
+  }
+
+  /** One operator per app: its controller serves every cluster of the app; a second would act on the same ones. */
+  private registerOnce(): void {
+    const operators = registryOf(this).operators;
+    const self: RegisteredOperator = { construct: this, identity: this.identity };
+    operators.push(self);
+    this.node.addValidation({
+      validate: () => {
+        const first = firstBefore(operators, self);
+        return first
+          ? [
+              `EtcdOperator '${this.node.path}' is a second operator in this app, besides '${first.construct.node.path}': one app holds one operator (two controllers would act on the same clusters); keep one`,
+            ]
+          : [];
+      },
+    });
   }
 
   private metadata(name: string, namespaced = true): k8s.ObjectMeta {

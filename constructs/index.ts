@@ -1,4 +1,5 @@
 export * from './api/index.js';
+export type { OperatorIdentity } from './app-registry.js';
 export * from './backup-schedule.js';
 export * from './conventions/index.js';
 export * from './etcd-cluster.js';

@@ -18,7 +18,7 @@ import { parseFetchArgs } from '../../../controller/restore/cli-args.js';
 import type { FetchOptions } from '../../../controller/restore/fetch.js';
 import { restoreFetchArgs, type SeedRestore } from '../../../controller/restore/seed-init-container.js';
 import { parseControllerFlags } from '../../../controller/runtime/flags.js';
-import { type Manifest, only, synth, testChart } from '../constructs/helpers.js';
+import { clusterChart, type Manifest, only, synth, testChart } from '../constructs/helpers.js';
 
 const minimal: EtcdBackupScheduleOptions = {
   schedule: '0 */6 * * *',
@@ -31,7 +31,7 @@ function parsedSchedule(
   options: Partial<EtcdBackupScheduleOptions>,
   namespace: string | null = 'db',
 ): SaveOptions {
-  const chart = testChart(namespace);
+  const chart = clusterChart(namespace);
   new EtcdCluster(chart, 'main', { version: '3.6.16' }).addBackupSchedule({ ...minimal, ...options });
   const cronJob = only(synth(chart), 'CronJob', 'main-backup');
   const args = cronJob.spec.jobTemplate.spec.template.spec.containers[0].args as string[];

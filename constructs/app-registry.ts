@@ -1,0 +1,45 @@
+// What our constructs must know about each other inside one app (one construct tree): the operators the clusters
+// talk to, and what may exist only once. Filled by the constructors, read by synth-time validations.
+import type { IConstruct } from 'constructs';
+
+/** Where the controller runs and as whom: what a cluster's NetworkPolicy and Secret RoleBinding name. */
+export interface OperatorIdentity {
+  /** The controller's namespace. */
+  readonly namespace: string;
+  /** The controller's ServiceAccount, in that namespace. */
+  readonly serviceAccountName: string;
+}
+
+export interface RegisteredOperator {
+  readonly construct: IConstruct;
+  readonly identity: OperatorIdentity;
+}
+
+export class AppRegistry {
+  public readonly operators: RegisteredOperator[] = [];
+  public readonly crds: IConstruct[] = [];
+  /** Clusters by `<namespace>/<name>` (`<none>/<name>` when the namespace is not known at synth time). */
+  public readonly clusters = new Map<string, IConstruct[]>();
+}
+
+const registries = new WeakMap<IConstruct, AppRegistry>();
+
+/** The registry of the app (construct tree root) `scope` belongs to. */
+export function registryOf(scope: IConstruct): AppRegistry {
+  const root = scope.node.root;
+  let registry = registries.get(root);
+  if (!registry) {
+    registry = new AppRegistry();
+    registries.set(root, registry);
+  }
+  return registry;
+}
+
+/**
+ * The first of `list` when `self` is a later one: the earlier construct a duplicate collides with (each
+ * duplicate reports once, naming both).
+ */
+export function firstBefore<T>(list: readonly T[], self: T): T | undefined {
+  const index = list.indexOf(self);
+  return index > 0 ? list[0] : undefined;
+}
