@@ -22,7 +22,7 @@ import { SYNC_WAVE, SyncWave } from './gitops.js';
 import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from './security.js';
 import { validateBucketName } from './validate/bucket.js';
 import { validateCron } from './validate/cron.js';
-import { validateDuration } from './validate/duration.js';
+import { type DurationInput, durationOf } from './validate/duration.js';
 import { validateDnsLabel, validateInteger, validateObjectName } from './validate/names.js';
 import { validateHttpUrl } from './validate/url.js';
 
@@ -74,10 +74,10 @@ export interface EtcdBackupScheduleOptions {
    */
   readonly keepLast?: number;
   /**
-   * Also delete backups older than this (`30d`, `12h`, `1d12h`); never the newest.
+   * Also delete backups older than this: `'30d'`, `'12h'`, `'1d12h'` or a `Duration`; never the newest.
    * @default - no age limit
    */
-  readonly maxAge?: string;
+  readonly maxAge?: DurationInput;
   /**
    * SDK checksums: `when-required` works with S3-compatible stores that reject the newest AWS checksum headers.
    * @default 'when-required'
@@ -156,7 +156,6 @@ function validateOptions(o: EtcdBackupScheduleOptions): void {
     10_000,
     ' (the newest backup is never deleted)',
   );
-  if (o.maxAge !== undefined) validateDuration('maxAge', o.maxAge);
   if (o.endpoint !== undefined) validateHttpUrl('endpoint', o.endpoint);
   if (o.prefix?.startsWith('/')) throw new Error(`'prefix' must not start with '/', got '${o.prefix}'`);
   const template = o.keyTemplate ?? DEFAULT_KEY_TEMPLATE;
@@ -187,7 +186,7 @@ export function backupArgs(target: EtcdBackupTarget, o: EtcdBackupScheduleOption
     sse: o.sse,
     sseKmsKeyId: o.sseKmsKeyId,
     keepLast: o.keepLast ?? DEFAULT_KEEP_LAST,
-    maxAge: o.maxAge,
+    maxAge: o.maxAge === undefined ? undefined : durationOf('maxAge', o.maxAge),
   });
 }
 

@@ -18,13 +18,7 @@ import { SYNC_WAVE, SyncWave } from './gitops.js';
 import { CONTROLLER_CLUSTER_RULES, CONTROLLER_LEADER_ELECTION_RULES } from './operator-rbac.js';
 import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from './security.js';
 import { validateDnsLabel, validateInteger } from './validate/names.js';
-import { validateQuantity } from './validate/quantity.js';
-
-/** Compute resources as Kubernetes quantities, e.g. `{ requests: { cpu: '50m' } }`. */
-export interface ResourceQuantities {
-  readonly requests?: Readonly<Record<string, string>>;
-  readonly limits?: Readonly<Record<string, string>>;
-}
+import { type ResourceQuantities, renderQuantities } from './validate/quantity.js';
 
 export interface EtcdOperatorProps {
   /**
@@ -61,12 +55,11 @@ export interface EtcdOperatorProps {
 
 function quantities(
   prop: string,
-  map: Readonly<Record<string, string>> | undefined,
+  map: ResourceQuantities['requests'],
 ): Record<string, k8s.Quantity> | undefined {
-  if (!map) return undefined;
-  return Object.fromEntries(
-    Object.entries(map).map(([k, v]) => [k, k8s.Quantity.fromString(validateQuantity(`${prop}.${k}`, v))]),
-  );
+  const rendered = renderQuantities(prop, map);
+  if (!rendered) return undefined;
+  return Object.fromEntries(Object.entries(rendered).map(([k, v]) => [k, k8s.Quantity.fromString(v)]));
 }
 
 /**

@@ -111,7 +111,9 @@ export const podTemplateSchema: JsonSchema = {
   properties: {
     labels: stringMap('Extra Pod labels (the app.kubernetes.io/* labels of the operator win).'),
     annotations: stringMap('Extra Pod annotations.'),
-    affinity: passThrough('core/v1 Affinity.'),
+    affinity: passThrough(
+      'core/v1 Affinity, to which the controller adds the default pod anti-affinity (members preferably on distinct nodes).',
+    ),
     tolerations: { type: 'array', description: 'core/v1 Tolerations.', items: tolerationSchema },
     nodeSelector: stringMap('core/v1 nodeSelector.'),
     priorityClassName: { type: 'string', description: 'PriorityClass of member Pods.', maxLength: 253 },

@@ -9,4 +9,5 @@ export * from './limits.js';
 export * from './names.js';
 export * from './ports.js';
 export * from './s3.js';
+export * from './scheduling.js';
 export * from './version.js';

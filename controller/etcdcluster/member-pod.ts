@@ -23,8 +23,8 @@ import {
   defaultEtcdImage,
   ETCD_BINARY,
   initialCluster,
+  memberAffinity,
   memberLabels as memberLabelsOf,
-  memberSelector,
   PEER_PORT,
   PEER_PORT_NAME,
   parseSemver,
@@ -144,22 +144,6 @@ function memberResources(cluster: EtcdCluster): {
   return { ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) };
 }
 
-function defaultAffinity(cluster: EtcdCluster): V1Affinity {
-  return {
-    podAntiAffinity: {
-      preferredDuringSchedulingIgnoredDuringExecution: [
-        {
-          weight: 100,
-          podAffinityTerm: {
-            topologyKey: 'kubernetes.io/hostname',
-            labelSelector: { matchLabels: memberSelector(clusterName(cluster)) },
-          },
-        },
-      ],
-    },
-  };
-}
-
 function podAnnotations(cluster: EtcdCluster, moment: MemberMoment): Record<string, string> {
   const annotations: Record<string, string> = {
     ...(cluster.spec.podTemplate?.annotations ?? {}),
@@ -199,7 +183,7 @@ export function buildMemberPod(cluster: EtcdCluster, moment: MemberMoment): V1Po
       automountServiceAccountToken: false,
       terminationGracePeriodSeconds: 30,
       securityContext: restrictedPodSecurityContext(),
-      affinity: (template.affinity as V1Affinity | undefined) ?? defaultAffinity(cluster),
+      affinity: memberAffinity(clusterName(cluster), template.affinity) as V1Affinity,
       ...(template.tolerations ? { tolerations: template.tolerations as unknown as V1Toleration[] } : {}),
       ...(template.nodeSelector ? { nodeSelector: template.nodeSelector } : {}),
       ...(template.priorityClassName ? { priorityClassName: template.priorityClassName } : {}),
