@@ -4,7 +4,8 @@ import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { firstBefore, type OperatorIdentity, registryOf } from './app-registry.js';
 import { EtcdBackupSchedule, type EtcdBackupScheduleOptions } from './backup-schedule.js';
-import { type EtcdClientPeer, networkPolicySpec } from './cluster/network-policy.js';
+import type { EtcdConnection } from './cluster/connection.js';
+import { type EtcdClient, type EtcdClientPeer, networkPolicySpec } from './cluster/network-policy.js';
 import { resolveOperator } from './cluster/operator-identity.js';
 import { clusterLabels, memberSelector } from './conventions/labels.js';
 import { MAX_CLUSTER_NAME_LENGTH } from './conventions/limits.js';
@@ -23,7 +24,7 @@ import { KubeEtcdCluster } from './kube-etcd-cluster.js';
 import { CONTROLLER_SECRET_RULES } from './operator-rbac.js';
 import { validateDnsLabel, validateObjectName } from './validate/names.js';
 
-export type { EtcdClientPeer };
+export type { EtcdClient, EtcdClientPeer, EtcdConnection };
 
 export interface EtcdClusterProps extends EtcdClusterSpecProps {
   /**
@@ -37,10 +38,11 @@ export interface EtcdClusterProps extends EtcdClusterSpecProps {
    */
   readonly namespace?: string;
   /**
-   * Pods, besides the controller and this cluster's backup Jobs, allowed to the client port.
+   * Pods, besides the controller and this cluster's backup Jobs, allowed to the client port: label selectors or
+   * cdk8s-plus workloads. `allowFrom()` adds more later.
    * @default - none
    */
-  readonly clients?: readonly EtcdClientPeer[];
+  readonly clients?: readonly EtcdClient[];
   /**
    * The operator that manages this cluster: its namespace and ServiceAccount go into the NetworkPolicy (client
    * port) and the RoleBinding that lets its controller read Secrets here.
@@ -59,6 +61,10 @@ export interface EtcdClusterProps extends EtcdClusterSpecProps {
   readonly operatorServiceAccount?: string;
 }
 
+function servicePort(name: string, port: number): k8s.ServicePort {
+  return { name, port, targetPort: k8s.IntOrString.fromNumber(port), protocol: 'TCP' };
+}
+
 /**
  * An `EtcdCluster` with its peer and client Services, PodDisruptionBudget, NetworkPolicy and the Role that lets
  * the controller read Secrets in this namespace. Member Pods and PVCs are made by the controller.
@@ -74,7 +80,14 @@ export class EtcdCluster extends Construct {
   public readonly peerServiceName: string;
   /** Client URL, e.g. `http://example-client.etcd-example.svc:2379` (no namespace part when it is unknown). */
   public readonly clientUrl: string;
+  /** The client Service `<name>-client` (port `client`). */
+  public readonly clientService: k8s.KubeService;
+  /** The headless peer Service `<name>-peer`, which gives members their DNS names. */
+  public readonly peerService: k8s.KubeService;
+  /** What a client needs: URL, Service, port, and (once TLS arrives) the CA and client certificate Secrets. */
+  public readonly connection: EtcdConnection;
   private readonly props: EtcdClusterProps;
+  private readonly clients: EtcdClient[];
   private backupServiceAccount?: k8s.KubeServiceAccount;
 
   public constructor(scope: Construct, id: string, props: EtcdClusterProps) {
@@ -91,13 +104,22 @@ export class EtcdCluster extends Construct {
     this.clientServiceName = clientServiceName(this.name);
     this.peerServiceName = peerServiceName(this.name);
     this.clientUrl = clientServiceURL(this.name, this.namespace);
+    this.connection = {
+      url: this.clientUrl,
+      serviceName: this.clientServiceName,
+      namespace: this.namespace,
+      port: CLIENT_PORT,
+      scheme: 'http',
+    };
+    this.clients = [...(props.clients ?? [])];
     this.resource = new KubeEtcdCluster(this, 'Resource', {
       metadata: { ...this.metadata(this.name), annotations: customResourceAnnotations() },
       spec: renderEtcdClusterSpec(props),
     });
-    this.createServices();
+    this.peerService = this.createPeerService();
+    this.clientService = this.createClientService();
     this.createDisruptionBudget();
-    this.createNetworkPolicy(props.clients ?? []);
+    this.createNetworkPolicy();
     this.createSecretAccess();
   }
 
@@ -111,6 +133,15 @@ export class EtcdCluster extends Construct {
     if (resolved.problem !== undefined)
       throw new Error(`EtcdCluster '${this.node.path}': ${resolved.problem}`);
     return resolved.identity;
+  }
+
+  /**
+   * Lets `clients` reach the client port: label selectors, or cdk8s-plus workloads (`Deployment`, `StatefulSet`,
+   * `Job`, `Pod`, `Pods.select(...)`), in their own namespace when they have one. The NetworkPolicy is rendered at
+   * synth time, so calls after construction count.
+   */
+  public allowFrom(...clients: EtcdClient[]): void {
+    this.clients.push(...clients);
   }
 
   /**
@@ -175,28 +206,25 @@ export class EtcdCluster extends Construct {
     };
   }
 
-  private createServices(): void {
-    const port = (name: string, number: number): k8s.ServicePort => ({
-      name,
-      port: number,
-      targetPort: k8s.IntOrString.fromNumber(number),
-      protocol: 'TCP',
-    });
-    new k8s.KubeService(this, 'PeerService', {
+  private createPeerService(): k8s.KubeService {
+    return new k8s.KubeService(this, 'PeerService', {
       metadata: this.metadata(this.peerServiceName),
       spec: {
         clusterIp: 'None',
         publishNotReadyAddresses: true,
         selector: memberSelector(this.name),
-        ports: [port(PEER_PORT_NAME, PEER_PORT), port(CLIENT_PORT_NAME, CLIENT_PORT)],
+        ports: [servicePort(PEER_PORT_NAME, PEER_PORT), servicePort(CLIENT_PORT_NAME, CLIENT_PORT)],
       },
     });
-    new k8s.KubeService(this, 'ClientService', {
+  }
+
+  private createClientService(): k8s.KubeService {
+    return new k8s.KubeService(this, 'ClientService', {
       metadata: this.metadata(this.clientServiceName),
       spec: {
         type: 'ClusterIP',
         selector: memberSelector(this.name),
-        ports: [port(CLIENT_PORT_NAME, CLIENT_PORT)],
+        ports: [servicePort(CLIENT_PORT_NAME, CLIENT_PORT)],
       },
     });
   }
@@ -217,11 +245,11 @@ export class EtcdCluster extends Construct {
     });
   }
 
-  /** Rendered at synth time: the operator may be added to the app after this cluster. */
-  private createNetworkPolicy(clients: readonly EtcdClientPeer[]): void {
+  /** Rendered at synth time: the operator may be added to the app, and clients allowed, after construction. */
+  private createNetworkPolicy(): void {
     new k8s.KubeNetworkPolicy(this, 'NetworkPolicy', {
       metadata: this.metadata(this.name),
-      spec: Lazy.any({ produce: () => networkPolicySpec(this.name, this.operatorIdentity, clients) }),
+      spec: Lazy.any({ produce: () => networkPolicySpec(this.name, this.operatorIdentity, this.clients) }),
     });
   }
 

@@ -1,11 +1,11 @@
 // The NetworkPolicy of one etcd cluster: the peer port from members only, the client port from the controller,
-// this cluster's backup Jobs and the clients the user allows.
-import { k8s } from 'cdk8s-plus-27';
+// this cluster's backup Jobs and the clients the user allows (label selectors or cdk8s-plus workloads).
+import { type IPodSelector, k8s, type NamespaceSelectorConfig } from 'cdk8s-plus-27';
 import type { OperatorIdentity } from '../app-registry.js';
 import { backupSelector, controllerSelector, memberSelector } from '../conventions/labels.js';
 import { CLIENT_PORT, PEER_PORT } from '../conventions/ports.js';
 
-/** Pods allowed to reach the client port: a pod selector, a namespace selector, or both. */
+/** Pods allowed to reach the client port, by labels: a pod selector, a namespace selector, or both. */
 export interface EtcdClientPeer {
   /**
    * Labels of client Pods.
@@ -19,6 +19,12 @@ export interface EtcdClientPeer {
   readonly namespaceSelector?: Record<string, string>;
 }
 
+/**
+ * A client of the cluster: label selectors, or anything of cdk8s-plus that selects Pods (a `Deployment`,
+ * `StatefulSet`, `Job`, `Pod`, `Pods.select(...)`), in its own namespace when it has one.
+ */
+export type EtcdClient = EtcdClientPeer | IPodSelector;
+
 /** The label every namespace carries with its own name (Kubernetes ≥ 1.22). */
 export const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
 
@@ -26,7 +32,7 @@ function tcp(port: number): k8s.NetworkPolicyPort {
   return { protocol: 'TCP', port: k8s.IntOrString.fromNumber(port) };
 }
 
-function clientPeer(client: EtcdClientPeer): k8s.NetworkPolicyPeer {
+function labelPeer(client: EtcdClientPeer): k8s.NetworkPolicyPeer {
   return {
     podSelector: client.podSelector
       ? { matchLabels: client.podSelector }
@@ -37,11 +43,38 @@ function clientPeer(client: EtcdClientPeer): k8s.NetworkPolicyPeer {
   };
 }
 
+/** Namespace selectors of a cdk8s-plus selector: one per name, or its label selector, or none (own namespace). */
+function namespaceSelectors(config: NamespaceSelectorConfig | undefined): (k8s.LabelSelector | undefined)[] {
+  if (config?.names?.length)
+    return config.names.map((name) => ({ matchLabels: { [NAMESPACE_NAME_LABEL]: name } }));
+  // `_toKube()` is how cdk8s-plus renders its own LabelSelector (its NetworkPolicy does the same).
+  if (config?.labelSelector) return [config.labelSelector._toKube()];
+  return [undefined];
+}
+
+function workloadPeers(client: IPodSelector): k8s.NetworkPolicyPeer[] {
+  const config = client.toPodSelectorConfig();
+  const podSelector = config.labelSelector._toKube();
+  return namespaceSelectors(config.namespaces).map((namespaceSelector) => ({
+    podSelector,
+    namespaceSelector,
+  }));
+}
+
+function isPodSelector(client: EtcdClient): client is IPodSelector {
+  return typeof (client as IPodSelector).toPodSelectorConfig === 'function';
+}
+
+/** The NetworkPolicy peers of one client. */
+export function clientPeers(client: EtcdClient): k8s.NetworkPolicyPeer[] {
+  return isPodSelector(client) ? workloadPeers(client) : [labelPeer(client)];
+}
+
 /** The spec: ingress only, peer port from members, client port from controller, backups and `clients`. */
 export function networkPolicySpec(
   cluster: string,
   operator: OperatorIdentity,
-  clients: readonly EtcdClientPeer[],
+  clients: readonly EtcdClient[],
 ): k8s.NetworkPolicySpec {
   const members: k8s.NetworkPolicyPeer = { podSelector: { matchLabels: memberSelector(cluster) } };
   const controller: k8s.NetworkPolicyPeer = {
@@ -54,7 +87,7 @@ export function networkPolicySpec(
     policyTypes: ['Ingress'],
     ingress: [
       { from: [members], ports: [tcp(PEER_PORT)] },
-      { from: [controller, backups, ...clients.map(clientPeer)], ports: [tcp(CLIENT_PORT)] },
+      { from: [controller, backups, ...clients.flatMap(clientPeers)], ports: [tcp(CLIENT_PORT)] },
     ],
   };
 }
