@@ -20,6 +20,8 @@ export class AppRegistry {
   public readonly crds: IConstruct[] = [];
   /** Clusters by `<namespace>/<name>` (`<none>/<name>` when the namespace is not known at synth time). */
   public readonly clusters = new Map<string, IConstruct[]>();
+  /** Namespaces our constructs create, by name. */
+  public readonly namespaces = new Map<string, IConstruct[]>();
 }
 
 const registries = new WeakMap<IConstruct, AppRegistry>();

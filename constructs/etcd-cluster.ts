@@ -5,6 +5,7 @@ import { Construct } from 'constructs';
 import { firstBefore, type OperatorIdentity, registryOf } from './app-registry.js';
 import { EtcdBackupSchedule, type EtcdBackupScheduleOptions } from './backup-schedule.js';
 import type { EtcdConnection } from './cluster/connection.js';
+import { createClusterNamespace } from './cluster/namespace.js';
 import { type EtcdClient, type EtcdClientPeer, networkPolicySpec } from './cluster/network-policy.js';
 import { resolveOperator } from './cluster/operator-identity.js';
 import { clusterLabels, memberSelector } from './conventions/labels.js';
@@ -37,6 +38,19 @@ export interface EtcdClusterProps extends EtcdClusterSpecProps {
    * @default - the chart's namespace, or none (the namespace the objects are applied to)
    */
   readonly namespace?: string;
+  /**
+   * Also create the namespace (Pod Security `restricted`, deletion-protected like the cluster). Needs a known
+   * namespace; one cluster per namespace may create it.
+   * @default false
+   */
+  readonly createNamespace?: boolean;
+  /**
+   * Keep the `EtcdCluster` (and the namespace it creates) when it leaves Git or the Argo CD Application / Flux
+   * Kustomization is deleted: `argocd.argoproj.io/sync-options: Prune=false,Delete=false` and
+   * `kustomize.toolkit.fluxcd.io/prune: disabled`. Deleting it is then a deliberate `kubectl delete`.
+   * @default true
+   */
+  readonly deletionProtection?: boolean;
   /**
    * Pods, besides the controller and this cluster's backup Jobs, allowed to the client port: label selectors or
    * cdk8s-plus workloads. `allowFrom()` adds more later.
@@ -86,6 +100,8 @@ export class EtcdCluster extends Construct {
   public readonly peerService: k8s.KubeService;
   /** What a client needs: URL, Service, port, and (once TLS arrives) the CA and client certificate Secrets. */
   public readonly connection: EtcdConnection;
+  /** The Namespace, when `createNamespace` is set. */
+  public readonly namespaceObject?: k8s.KubeNamespace;
   private readonly props: EtcdClusterProps;
   private readonly clients: EtcdClient[];
   private backupServiceAccount?: k8s.KubeServiceAccount;
@@ -112,8 +128,17 @@ export class EtcdCluster extends Construct {
       scheme: 'http',
     };
     this.clients = [...(props.clients ?? [])];
+    const protect = props.deletionProtection ?? true;
+    if (props.createNamespace) {
+      if (!this.namespace) {
+        throw new Error(
+          `'createNamespace' needs a namespace to create: set 'namespace' or use a chart with one, got none`,
+        );
+      }
+      this.namespaceObject = createClusterNamespace(this, this.namespace, protect);
+    }
     this.resource = new KubeEtcdCluster(this, 'Resource', {
-      metadata: { ...this.metadata(this.name), annotations: customResourceAnnotations() },
+      metadata: { ...this.metadata(this.name), annotations: customResourceAnnotations(protect) },
       spec: renderEtcdClusterSpec(props),
     });
     this.peerService = this.createPeerService();

@@ -16,7 +16,11 @@ import { HEALTH_PORT, HEALTH_PORT_NAME, METRICS_PORT, METRICS_PORT_NAME } from '
 import { EtcdCrds } from './etcd-crds.js';
 import { SYNC_WAVE, SyncWave } from './gitops.js';
 import { CONTROLLER_CLUSTER_RULES, CONTROLLER_LEADER_ELECTION_RULES } from './operator-rbac.js';
-import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from './security.js';
+import {
+  restrictedContainerSecurityContext,
+  restrictedNamespaceLabels,
+  restrictedPodSecurityContext,
+} from './security.js';
 import { validateDnsLabel, validateInteger } from './validate/names.js';
 import { type ResourceQuantities, renderQuantities } from './validate/quantity.js';
 
@@ -129,10 +133,7 @@ export class EtcdOperator extends Construct {
         ...metadata,
         labels: {
           ...metadata.labels,
-          'pod-security.kubernetes.io/enforce': 'restricted',
-          'pod-security.kubernetes.io/enforce-version': 'latest',
-          'pod-security.kubernetes.io/warn': 'restricted',
-          'pod-security.kubernetes.io/audit': 'restricted',
+          ...restrictedNamespaceLabels(),
         },
       },
     });

@@ -1,9 +1,8 @@
-// dist/02-example.k8s.yaml: a 3-member etcd 3.6 cluster with a backup every 6 hours to S3-compatible storage.
-import { Chart, JsonPatch } from 'cdk8s';
-import { k8s } from 'cdk8s-plus-27';
+// dist/02-example.k8s.yaml: a 3-member etcd 3.6 cluster in its own namespace, with a backup every 6 hours to
+// S3-compatible storage (see the README, "Plain kubectl", for the Secret and endpoint it expects).
+import { Chart } from 'cdk8s';
 import type { Construct } from 'constructs';
 import { EtcdCluster } from '../constructs/etcd-cluster.js';
-import { SYNC_WAVE, SyncWave } from '../constructs/gitops.js';
 
 export const EXAMPLE_NAMESPACE = 'etcd-example';
 
@@ -12,21 +11,11 @@ export class ExampleChart extends Chart {
 
   public constructor(scope: Construct, id: string) {
     super(scope, id, { namespace: EXAMPLE_NAMESPACE });
-    const namespace = new k8s.KubeNamespace(this, 'namespace', {
-      metadata: {
-        name: EXAMPLE_NAMESPACE,
-        labels: {
-          'pod-security.kubernetes.io/enforce': 'restricted',
-          'pod-security.kubernetes.io/enforce-version': 'latest',
-        },
-        annotations: { [SYNC_WAVE]: SyncWave.CLUSTERS },
-      },
-    });
-    // cdk8s stamps the chart's namespace onto every object; a Namespace is cluster-scoped and has none.
-    namespace.addJsonPatch(JsonPatch.remove('/metadata/namespace'));
     this.cluster = new EtcdCluster(this, 'example', {
       version: '3.6.16',
       size: 3,
+      // The namespace holds the members' volumes: created here, Pod Security `restricted`, never pruned.
+      createNamespace: true,
       // Client Pods carry this label to reach the client port through the NetworkPolicy.
       clients: [{ podSelector: { 'etcd.gitops.dev/client': 'example' } }],
     });
