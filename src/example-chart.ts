@@ -1,5 +1,5 @@
-// dist/02-example.k8s.yaml: a 3-member etcd 3.6 cluster in its own namespace, with a backup every 6 hours to
-// S3-compatible storage (see the README, "Plain kubectl", for the Secret and endpoint it expects).
+// dist/02-example.k8s.yaml: a 3-member etcd 3.6 cluster in its own namespace, and a backup every 6 hours to
+// S3-compatible storage, suspended until its Secret and endpoint exist (README, "Plain kubectl").
 import { Chart } from 'cdk8s';
 import type { Construct } from 'constructs';
 import { EtcdCluster } from '../constructs/etcd-cluster.js';
@@ -19,7 +19,8 @@ export class ExampleChart extends Chart {
       // Client Pods carry this label to reach the client port through the NetworkPolicy.
       clients: [{ podSelector: { 'etcd.gitops.dev/client': 'example' } }],
     });
-    // The Secret is created out of band (kubectl, Sealed Secrets, External Secrets): it is not in Git.
+    // The Secret is created out of band (kubectl, Sealed Secrets, External Secrets): it is not in Git. Suspended,
+    // so that dist/ applied as shipped runs no Job that can only fail; `kubectl create job --from` still works.
     this.cluster.addBackupSchedule({
       schedule: '0 */6 * * *',
       bucket: 'etcd-backups',
@@ -27,6 +28,7 @@ export class ExampleChart extends Chart {
       forcePathStyle: true,
       credentialsSecretName: 'example-backup-s3',
       keepLast: 7,
+      suspend: true,
     });
   }
 }
