@@ -37,11 +37,31 @@ export function registryOf(scope: IConstruct): AppRegistry {
   return registry;
 }
 
+/** The list of `map` under `key`, created empty on first use. */
+export function groupOf<T>(map: Map<string, T[]>, key: string): T[] {
+  let group = map.get(key);
+  if (!group) {
+    group = [];
+    map.set(key, group);
+  }
+  return group;
+}
+
 /**
- * The first of `list` when `self` is a later one: the earlier construct a duplicate collides with (each
- * duplicate reports once, naming both).
+ * Adds `self` to `group` (what must exist once per app) with a synth-time validation on `owner`: every later member
+ * of the group reports `message(first)`, naming the one it collides with.
  */
-export function firstBefore<T>(list: readonly T[], self: T): T | undefined {
-  const index = list.indexOf(self);
-  return index > 0 ? list[0] : undefined;
+export function registerUnique<T>(
+  owner: IConstruct,
+  group: T[],
+  self: T,
+  message: (first: T) => string,
+): void {
+  group.push(self);
+  owner.node.addValidation({
+    validate: () => {
+      const index = group.indexOf(self);
+      return index > 0 ? [message(group[0] as T)] : [];
+    },
+  });
 }

@@ -2,7 +2,7 @@
 import { Chart, Lazy } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
-import { firstBefore, type OperatorIdentity, registryOf } from './app-registry.js';
+import { groupOf, type OperatorIdentity, registerUnique, registryOf } from './app-registry.js';
 import { EtcdBackupSchedule, type EtcdBackupScheduleOptions } from './backup-schedule.js';
 import type { EtcdConnection } from './cluster/connection.js';
 import { createClusterNamespace } from './cluster/namespace.js';
@@ -115,7 +115,7 @@ export class EtcdCluster extends Construct {
       validateObjectName('operatorServiceAccount', props.operatorServiceAccount);
     }
     this.props = props;
-    this.registerUnique();
+    this.registerName();
     this.node.addValidation({ validate: () => this.operatorProblems() });
     this.clientServiceName = clientServiceName(this.name);
     this.peerServiceName = peerServiceName(this.name);
@@ -203,23 +203,15 @@ export class EtcdCluster extends Construct {
   }
 
   /** One cluster per name and namespace in an app: two would overwrite each other's objects. */
-  private registerUnique(): void {
-    const key = `${this.namespace ?? '<none>'}/${this.name}`;
-    const clusters = registryOf(this).clusters;
-    const same = clusters.get(key) ?? [];
-    same.push(this);
-    clusters.set(key, same);
-    this.node.addValidation({
-      validate: () => {
-        const first = firstBefore(same, this);
-        const where = this.namespace ? `namespace '${this.namespace}'` : 'the same (unset) namespace';
-        return first
-          ? [
-              `'name' is '${this.name}' in ${where}, the same as EtcdCluster '${first.node.path}': their objects would overwrite each other; give each cluster its own 'name' or 'namespace'`,
-            ]
-          : [];
-      },
-    });
+  private registerName(): void {
+    const where = this.namespace ? `namespace '${this.namespace}'` : 'the same (unset) namespace';
+    registerUnique(
+      this,
+      groupOf(registryOf(this).clusters, `${this.namespace ?? '<none>'}/${this.name}`),
+      this,
+      (first) =>
+        `'name' is '${this.name}' in ${where}, the same as EtcdCluster '${first.node.path}': their objects would overwrite each other; give each cluster its own 'name' or 'namespace'`,
+    );
   }
 
   private metadata(name: string, component: 'member' | 'backup' = 'member'): k8s.ObjectMeta {

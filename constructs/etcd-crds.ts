@@ -2,7 +2,7 @@
 import { ApiObject, Chart } from 'cdk8s';
 import { Construct } from 'constructs';
 import { type CrdManifest, etcdClusterCrd, etcdRestoreCrd } from './api/crds.js';
-import { firstBefore, registryOf } from './app-registry.js';
+import { registerUnique, registryOf } from './app-registry.js';
 import { operatorLabels } from './conventions/labels.js';
 import { crdAnnotations } from './gitops.js';
 
@@ -31,18 +31,13 @@ export class EtcdCrds extends Construct {
 
   /** The CRDs exist once per app: twice, the second apply would fight the first over the same objects. */
   private registerOnce(): void {
-    const crds = registryOf(this).crds;
-    crds.push(this);
-    this.node.addValidation({
-      validate: () => {
-        const first = firstBefore(crds, this);
-        return first
-          ? [
-              `EtcdCrds '${this.node.path}' emits the CRDs a second time (they are also in '${first.node.path}'): keep one, e.g. EtcdOperator with 'crds: false' beside one EtcdCrds, or the operator's own`,
-            ]
-          : [];
-      },
-    });
+    registerUnique(
+      this,
+      registryOf(this).crds,
+      this,
+      (first) =>
+        `EtcdCrds '${this.node.path}' emits the CRDs a second time (they are also in '${first.node.path}'): keep one, e.g. EtcdOperator with 'crds: false' beside one EtcdCrds, or the operator's own`,
+    );
   }
 
   private crd(id: string, manifest: CrdManifest): ApiObject {

@@ -2,7 +2,12 @@
 import { Chart } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
-import { firstBefore, type OperatorIdentity, type RegisteredOperator, registryOf } from './app-registry.js';
+import {
+  type OperatorIdentity,
+  type RegisteredOperator,
+  registerUnique,
+  registryOf,
+} from './app-registry.js';
 import { controllerCommand } from './conventions/cli/controller.js';
 import { DEFAULT_OPERATOR_IMAGE, OPERATOR_ENTRYPOINT, OPERATOR_IMAGE_ENV } from './conventions/images.js';
 import { controllerSelector, operatorLabels } from './conventions/labels.js';
@@ -102,19 +107,14 @@ export class EtcdOperator extends Construct {
 
   /** One operator per app: its controller serves every cluster of the app; a second would act on the same ones. */
   private registerOnce(): void {
-    const operators = registryOf(this).operators;
     const self: RegisteredOperator = { construct: this, identity: this.identity };
-    operators.push(self);
-    this.node.addValidation({
-      validate: () => {
-        const first = firstBefore(operators, self);
-        return first
-          ? [
-              `EtcdOperator '${this.node.path}' is a second operator in this app, besides '${first.construct.node.path}': one app holds one operator (two controllers would act on the same clusters); keep one`,
-            ]
-          : [];
-      },
-    });
+    registerUnique(
+      this,
+      registryOf(this).operators,
+      self,
+      (first) =>
+        `EtcdOperator '${this.node.path}' is a second operator in this app, besides '${first.construct.node.path}': one app holds one operator (two controllers would act on the same clusters); keep one`,
+    );
   }
 
   private metadata(name: string, namespaced = true): k8s.ObjectMeta {

@@ -3,7 +3,7 @@
 import { Chart, JsonPatch } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-27';
 import type { Construct } from 'constructs';
-import { firstBefore, registryOf } from '../app-registry.js';
+import { groupOf, registerUnique, registryOf } from '../app-registry.js';
 import { LABEL_MANAGED_BY, LABEL_PART_OF, MANAGED_BY } from '../conventions/labels.js';
 import { deletionProtection, SYNC_WAVE, SyncWave } from '../gitops.js';
 import { restrictedNamespaceLabels } from '../security.js';
@@ -19,19 +19,12 @@ export function createClusterNamespace(scope: Construct, name: string, protect: 
   });
   // cdk8s stamps the chart's namespace onto every object; a Namespace is cluster-scoped and has none.
   if (Chart.of(scope).namespace) namespace.addJsonPatch(JsonPatch.remove('/metadata/namespace'));
-  const created = registryOf(scope).namespaces;
-  const same = created.get(name) ?? [];
-  same.push(namespace);
-  created.set(name, same);
-  namespace.node.addValidation({
-    validate: () => {
-      const first = firstBefore(same, namespace);
-      return first
-        ? [
-            `Namespace '${name}' is created twice, here and by '${first.node.path}': set 'createNamespace' on one cluster of the namespace only`,
-          ]
-        : [];
-    },
-  });
+  registerUnique(
+    namespace,
+    groupOf(registryOf(scope).namespaces, name),
+    namespace,
+    (first) =>
+      `Namespace '${name}' is created twice, here and by '${first.node.path}': set 'createNamespace' on one cluster of the namespace only`,
+  );
   return namespace;
 }
