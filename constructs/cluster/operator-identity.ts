@@ -72,7 +72,11 @@ export function resolveOperator(cluster: IConstruct, choice: OperatorChoice): Op
       },
     };
   }
+  const what =
+    choice.operatorServiceAccount === undefined
+      ? "no operator: this app has no EtcdOperator, and 'operator' and 'operatorNamespace' are unset"
+      : `'operatorServiceAccount' is '${choice.operatorServiceAccount}' but 'operatorNamespace' is unset and this app has no EtcdOperator`;
   return problem(
-    `no operator: this app has no EtcdOperator and 'operator' and 'operatorNamespace' are unset, got operatorServiceAccount ${JSON.stringify(choice.operatorServiceAccount)}; add an EtcdOperator to this app (or pass one as 'operator'), or, when the operator is synthesized in another app, set 'operatorNamespace' (and 'operatorServiceAccount' unless it is '${CONTROLLER_NAME}') to where it runs`,
+    `${what}; add an EtcdOperator to this app (or pass one as 'operator'), or, when the operator is synthesized in another app, set 'operatorNamespace' (and 'operatorServiceAccount' unless it is '${CONTROLLER_NAME}') to where it runs`,
   );
 }

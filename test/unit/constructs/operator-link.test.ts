@@ -75,7 +75,16 @@ describe('EtcdCluster and EtcdOperator', () => {
     cluster(chart);
     assert.throws(
       () => synth(chart),
-      /\[test\/main\] no operator: this app has no EtcdOperator and 'operator' and 'operatorNamespace' are unset, got operatorServiceAccount undefined; add an EtcdOperator to this app .* set 'operatorNamespace'/,
+      /\[test\/main\] no operator: this app has no EtcdOperator, and 'operator' and 'operatorNamespace' are unset; add an EtcdOperator to this app .* set 'operatorNamespace'/,
+    );
+  });
+
+  it('fails when operatorServiceAccount comes without operatorNamespace and the app has no operator', () => {
+    const chart = testChart('payments');
+    cluster(chart, { operatorServiceAccount: 'etcd-controller' });
+    assert.throws(
+      () => synth(chart),
+      /\[test\/main\] 'operatorServiceAccount' is 'etcd-controller' but 'operatorNamespace' is unset and this app has no EtcdOperator; add an EtcdOperator/,
     );
   });
 
