@@ -129,14 +129,7 @@ export class EtcdCluster extends Construct {
     };
     this.clients = [...(props.clients ?? [])];
     const protect = props.deletionProtection ?? true;
-    if (props.createNamespace) {
-      if (!this.namespace) {
-        throw new Error(
-          `'createNamespace' needs a namespace to create: set 'namespace' or use a chart with one, got none`,
-        );
-      }
-      this.namespaceObject = createClusterNamespace(this, this.namespace, protect);
-    }
+    if (props.createNamespace) this.namespaceObject = this.createNamespace(protect);
     this.resource = new KubeEtcdCluster(this, 'Resource', {
       metadata: { ...this.metadata(this.name), annotations: customResourceAnnotations(protect) },
       spec: renderEtcdClusterSpec(props),
@@ -186,6 +179,15 @@ export class EtcdCluster extends Construct {
       { clusterName: this.name, namespace: this.namespace, serviceAccountName },
       options,
     );
+  }
+
+  private createNamespace(protect: boolean): k8s.KubeNamespace {
+    if (!this.namespace) {
+      throw new Error(
+        `'createNamespace' needs a namespace to create: set 'namespace' or use a chart with one, got none`,
+      );
+    }
+    return createClusterNamespace(this, this.namespace, protect);
   }
 
   private resolveOperator() {
