@@ -1,17 +1,30 @@
 // A backup CronJob for one etcd cluster: streams a snapshot to S3-compatible storage and applies retention.
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
+import {
+  type Compression,
+  DEFAULT_COMPRESSION,
+  DEFAULT_KEEP_LAST,
+  DEFAULT_KEY_TEMPLATE,
+  keyTemplateProblem,
+} from './conventions/backup.js';
+import { backupSave } from './conventions/cli/backup-save.js';
+import { DEFAULT_OPERATOR_IMAGE, OPERATOR_ENTRYPOINT } from './conventions/images.js';
+import { clusterLabels } from './conventions/labels.js';
+import { backupCronJobName, clientServiceURL } from './conventions/names.js';
+import {
+  type ChecksumMode,
+  DEFAULT_CHECKSUM_MODE,
+  DEFAULT_S3_REGION,
+  type SseAlgorithm,
+} from './conventions/s3.js';
 import { SYNC_WAVE, SyncWave } from './gitops.js';
-import { clusterLabels } from './labels.js';
 import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from './security.js';
 import { validateBucketName } from './validate/bucket.js';
 import { validateCron } from './validate/cron.js';
-import { validateDuration } from './validate/duration.js';
+import { type DurationInput, durationOf } from './validate/duration.js';
 import { validateDnsLabel, validateInteger, validateObjectName } from './validate/names.js';
 import { validateHttpUrl } from './validate/url.js';
-import { DEFAULT_OPERATOR_IMAGE, OPERATOR_ENTRYPOINT } from './version.js';
-
-export const DEFAULT_KEY_TEMPLATE = '{namespace}/{cluster}/{timestamp}-rev{revision}.db';
 
 export interface EtcdBackupScheduleOptions {
   /**
@@ -61,25 +74,25 @@ export interface EtcdBackupScheduleOptions {
    */
   readonly keepLast?: number;
   /**
-   * Also delete backups older than this (`30d`, `12h`, `1d12h`); never the newest.
+   * Also delete backups older than this: `'30d'`, `'12h'`, `'1d12h'` or a `Duration`; never the newest.
    * @default - no age limit
    */
-  readonly maxAge?: string;
+  readonly maxAge?: DurationInput;
   /**
    * SDK checksums: `when-required` works with S3-compatible stores that reject the newest AWS checksum headers.
    * @default 'when-required'
    */
-  readonly checksumMode?: 'when-required' | 'when-supported';
+  readonly checksumMode?: ChecksumMode;
   /**
    * Compression of the stored snapshot.
    * @default 'none'
    */
-  readonly compression?: 'none' | 'gzip';
+  readonly compression?: Compression;
   /**
    * Server-side encryption.
    * @default - none
    */
-  readonly sse?: 'AES256' | 'aws:kms';
+  readonly sse?: SseAlgorithm;
   /**
    * KMS key id, with `sse: 'aws:kms'`.
    * @default - the bucket's default key
@@ -136,16 +149,18 @@ function validateOptions(o: EtcdBackupScheduleOptions): void {
     );
   }
   validateObjectName('credentialsSecretName', o.credentialsSecretName);
-  validateInteger('keepLast', o.keepLast ?? 7, 1, 10_000, ' (the newest backup is never deleted)');
-  if (o.maxAge !== undefined) validateDuration('maxAge', o.maxAge);
+  validateInteger(
+    'keepLast',
+    o.keepLast ?? DEFAULT_KEEP_LAST,
+    1,
+    10_000,
+    ' (the newest backup is never deleted)',
+  );
   if (o.endpoint !== undefined) validateHttpUrl('endpoint', o.endpoint);
-  const template = o.keyTemplate ?? DEFAULT_KEY_TEMPLATE;
-  if (!template.includes('{timestamp}')) {
-    throw new Error(
-      `'keyTemplate' must contain {timestamp} so backups never overwrite each other, got '${template}'`,
-    );
-  }
   if (o.prefix?.startsWith('/')) throw new Error(`'prefix' must not start with '/', got '${o.prefix}'`);
+  const template = o.keyTemplate ?? DEFAULT_KEY_TEMPLATE;
+  const problem = keyTemplateProblem(`${o.prefix ?? ''}${template}`);
+  if (problem) throw new Error(`'keyTemplate' ${problem}, got '${template}'`);
   if (o.sseKmsKeyId !== undefined && o.sse !== 'aws:kms') {
     throw new Error(`'sseKmsKeyId' needs sse: 'aws:kms', got sse ${JSON.stringify(o.sse)}`);
   }
@@ -154,29 +169,25 @@ function validateOptions(o: EtcdBackupScheduleOptions): void {
   validateInteger('backoffLimit', o.backoffLimit ?? 2, 0, 10);
 }
 
-/** The `backup save` arguments, in the order of docs/design/conventions.md. */
+/** The `backup save` arguments of a schedule (the flag table: conventions/cli/backup-save.ts). */
 export function backupArgs(target: EtcdBackupTarget, o: EtcdBackupScheduleOptions): string[] {
   const namespace = target.namespace ?? `$(${NAMESPACE_ENV})`;
-  const optional = (flag: string, value: string | undefined) =>
-    value === undefined ? [] : [`--${flag}=${value}`];
-  return [
-    'backup',
-    'save',
-    `--endpoints=http://${target.clusterName}-client.${namespace}.svc:2379`,
-    `--namespace=${namespace}`,
-    `--cluster=${target.clusterName}`,
-    `--bucket=${o.bucket}`,
-    `--key-template=${o.prefix ?? ''}${o.keyTemplate ?? DEFAULT_KEY_TEMPLATE}`,
-    ...optional('s3-endpoint', o.endpoint),
-    `--region=${o.region ?? 'us-east-1'}`,
-    ...(o.forcePathStyle ? ['--force-path-style'] : []),
-    `--checksum-mode=${o.checksumMode ?? 'when-required'}`,
-    `--compression=${o.compression ?? 'none'}`,
-    ...optional('sse', o.sse),
-    ...optional('sse-kms-key-id', o.sseKmsKeyId),
-    `--keep-last=${o.keepLast ?? 7}`,
-    ...optional('max-age', o.maxAge),
-  ];
+  return backupSave.args({
+    endpoints: [clientServiceURL(target.clusterName, namespace)],
+    namespace,
+    cluster: target.clusterName,
+    bucket: o.bucket,
+    keyTemplate: `${o.prefix ?? ''}${o.keyTemplate ?? DEFAULT_KEY_TEMPLATE}`,
+    s3Endpoint: o.endpoint,
+    region: o.region ?? DEFAULT_S3_REGION,
+    forcePathStyle: o.forcePathStyle,
+    checksumMode: o.checksumMode ?? DEFAULT_CHECKSUM_MODE,
+    compression: o.compression ?? DEFAULT_COMPRESSION,
+    sse: o.sse,
+    sseKmsKeyId: o.sseKmsKeyId,
+    keepLast: o.keepLast ?? DEFAULT_KEEP_LAST,
+    maxAge: o.maxAge === undefined ? undefined : durationOf('maxAge', o.maxAge),
+  });
 }
 
 /** A CronJob `<cluster>-backup[-<name>]`; made by `EtcdCluster.addBackupSchedule()`. */
@@ -193,8 +204,7 @@ export class EtcdBackupSchedule extends Construct {
   ) {
     super(scope, id);
     validateOptions(options);
-    const base = `${target.clusterName}-backup`;
-    this.cronJobName = options.name === undefined ? base : `${base}-${options.name}`;
+    this.cronJobName = backupCronJobName(target.clusterName, options.name);
     validateDnsLabel(options.name === undefined ? 'cluster name' : 'name', this.cronJobName, 52);
     const labels = clusterLabels(target.clusterName, 'backup');
     this.cronJob = new k8s.KubeCronJob(this, 'Resource', {

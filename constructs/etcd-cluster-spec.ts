@@ -1,23 +1,31 @@
 // EtcdCluster construct props → the EtcdCluster spec, validated at synth time.
+import { type EtcdPodTemplateProps, renderPodTemplate } from './cluster/pod-template.js';
+
+export type { EtcdPodTemplateProps };
+
+import { DEFAULT_SIZE, DEFAULT_STORAGE_SIZE, MAX_SIZE, MIN_SIZE } from './conventions/limits.js';
 import type {
-  EtcdClusterPodTemplate,
   EtcdClusterSpec,
   PersistentVolumeClaimRetentionPolicy,
   S3Location,
 } from './imports/etcd.gitops.dev.js';
-import { LABEL_COMPONENT, LABEL_INSTANCE, LABEL_NAME } from './labels.js';
 import { validateS3Location } from './s3-location.js';
 import { validateInteger, validateObjectName } from './validate/names.js';
-import { validateQuantity } from './validate/quantity.js';
+import {
+  type QuantityInput,
+  quantityOf,
+  type ResourceQuantities,
+  renderQuantities,
+} from './validate/quantity.js';
 import { validateEtcdVersion } from './validate/semver.js';
 
 /** Member data volumes. */
 export interface EtcdStorageProps {
   /**
-   * PVC request per member, as a Kubernetes quantity.
+   * PVC request per member: a Kubernetes quantity (`'10Gi'`), a number of bytes or a `Size`.
    * @default '1Gi'
    */
-  readonly size?: string;
+  readonly size?: QuantityInput;
   /**
    * StorageClass of member PVCs; immutable once the cluster exists.
    * @default - the cluster's default StorageClass
@@ -58,16 +66,13 @@ export interface EtcdClusterSpecProps {
    * etcd container resources (quantities).
    * @default - requests cpu 100m, memory 256Mi
    */
-  readonly resources?: {
-    readonly requests?: Record<string, string>;
-    readonly limits?: Record<string, string>;
-  };
+  readonly resources?: ResourceQuantities;
   /**
    * Labels, annotations, affinity, tolerations, nodeSelector, priorityClassName, topologySpreadConstraints
    * merged into member Pods.
    * @default - none
    */
-  readonly podTemplate?: EtcdClusterPodTemplate;
+  readonly podTemplate?: EtcdPodTemplateProps;
   /**
    * Seed the new cluster from this backup; immutable.
    * @default - an empty cluster
@@ -85,15 +90,13 @@ export interface EtcdClusterSpecProps {
   readonly paused?: boolean;
 }
 
-const RESERVED_LABELS = [LABEL_NAME, LABEL_INSTANCE, LABEL_COMPONENT];
-
 function validateSize(size: number, allowEven: boolean): number {
   validateInteger(
     'size',
     size,
-    1,
-    9,
-    ' (etcd clusters above 9 members spend more on replication than they gain)',
+    MIN_SIZE,
+    MAX_SIZE,
+    ` (etcd clusters above ${MAX_SIZE} members spend more on replication than they gain)`,
   );
   if (size % 2 === 0 && !allowEven) {
     throw new Error(
@@ -103,37 +106,17 @@ function validateSize(size: number, allowEven: boolean): number {
   return size;
 }
 
-function validateResources(resources: EtcdClusterSpecProps['resources']): void {
-  for (const kind of ['requests', 'limits'] as const) {
-    for (const [name, value] of Object.entries(resources?.[kind] ?? {})) {
-      validateQuantity(`resources.${kind}.${name}`, value);
-    }
-  }
-}
-
-function validatePodTemplate(template: EtcdClusterPodTemplate | undefined): void {
-  for (const key of Object.keys(template?.labels ?? {})) {
-    if (RESERVED_LABELS.includes(key)) {
-      throw new Error(
-        `'podTemplate.labels' must not set '${key}': member selectors use it (allowed: any other label), got '${template?.labels?.[key]}'`,
-      );
-    }
-  }
-  if (template?.priorityClassName !== undefined) {
-    validateObjectName('podTemplate.priorityClassName', template.priorityClassName);
-  }
-}
-
 /** Validates the props and returns the spec to write, with defaults made explicit for size and storage. */
 export function renderEtcdClusterSpec(props: EtcdClusterSpecProps): EtcdClusterSpec {
   validateEtcdVersion(props.version);
-  const size = validateSize(props.size ?? 3, props.allowEvenSize ?? false);
-  const storageSize = validateQuantity('storage.size', props.storage?.size ?? '1Gi');
+  const size = validateSize(props.size ?? DEFAULT_SIZE, props.allowEvenSize ?? false);
+  const storageSize = quantityOf('storage.size', props.storage?.size ?? DEFAULT_STORAGE_SIZE);
   if (props.storage?.storageClassName !== undefined) {
     validateObjectName('storage.storageClassName', props.storage.storageClassName);
   }
-  validateResources(props.resources);
-  validatePodTemplate(props.podTemplate);
+  const requests = renderQuantities('resources.requests', props.resources?.requests);
+  const limits = renderQuantities('resources.limits', props.resources?.limits);
+  const podTemplate = renderPodTemplate(props.podTemplate);
   if (props.bootstrapFromBackup) validateS3Location('bootstrapFromBackup', props.bootstrapFromBackup);
   const spec: EtcdClusterSpec = {
     size,
@@ -146,9 +129,8 @@ export function renderEtcdClusterSpec(props: EtcdClusterSpecProps): EtcdClusterS
   };
   if (props.allowEvenSize) spec.allowEvenSize = true;
   if (props.image !== undefined) spec.image = props.image;
-  if (props.resources)
-    spec.resources = { requests: props.resources.requests, limits: props.resources.limits };
-  if (props.podTemplate) spec.podTemplate = props.podTemplate;
+  if (props.resources) spec.resources = { requests, limits };
+  if (podTemplate) spec.podTemplate = podTemplate;
   if (props.bootstrapFromBackup) spec.bootstrap = { backup: props.bootstrapFromBackup };
   if (props.pvcRetentionPolicy) spec.persistentVolumeClaimRetentionPolicy = props.pvcRetentionPolicy;
   if (props.paused) spec.paused = true;

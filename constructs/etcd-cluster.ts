@@ -1,33 +1,31 @@
 // One etcd cluster: the custom resource plus everything static around it.
-import { Chart } from 'cdk8s';
+import { Chart, Lazy } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
-import { MAX_CLUSTER_NAME_LENGTH } from './api/group.js';
+import { groupOf, type OperatorIdentity, registerUnique, registryOf } from './app-registry.js';
 import { EtcdBackupSchedule, type EtcdBackupScheduleOptions } from './backup-schedule.js';
+import type { EtcdConnection } from './cluster/connection.js';
+import { createClusterNamespace } from './cluster/namespace.js';
+import { type EtcdClient, type EtcdClientPeer, networkPolicySpec } from './cluster/network-policy.js';
+import { resolveOperator } from './cluster/operator-identity.js';
+import { clusterLabels, memberSelector } from './conventions/labels.js';
+import { MAX_CLUSTER_NAME_LENGTH } from './conventions/limits.js';
+import {
+  backupServiceAccountName,
+  clientServiceName,
+  clientServiceURL,
+  controllerSecretsRoleName,
+  peerServiceName,
+} from './conventions/names.js';
+import { CLIENT_PORT, CLIENT_PORT_NAME, PEER_PORT, PEER_PORT_NAME } from './conventions/ports.js';
 import { type EtcdClusterSpecProps, renderEtcdClusterSpec } from './etcd-cluster-spec.js';
-import { CONTROLLER_NAME, OPERATOR_NAMESPACE } from './etcd-operator.js';
+import type { EtcdOperator } from './etcd-operator.js';
 import { customResourceAnnotations, SYNC_WAVE, SyncWave } from './gitops.js';
 import { KubeEtcdCluster } from './kube-etcd-cluster.js';
-import { clusterLabels, memberSelector, selectorLabels } from './labels.js';
 import { CONTROLLER_SECRET_RULES } from './operator-rbac.js';
-import { validateDnsLabel } from './validate/names.js';
+import { validateDnsLabel, validateObjectName } from './validate/names.js';
 
-export const CLIENT_PORT = 2379;
-export const PEER_PORT = 2380;
-
-/** Pods allowed to reach the client port: a pod selector, a namespace selector, or both. */
-export interface EtcdClientPeer {
-  /**
-   * Labels of client Pods.
-   * @default - every Pod of the selected namespaces
-   */
-  readonly podSelector?: Record<string, string>;
-  /**
-   * Labels of client namespaces.
-   * @default - the cluster's namespace only
-   */
-  readonly namespaceSelector?: Record<string, string>;
-}
+export type { EtcdClient, EtcdClientPeer, EtcdConnection };
 
 export interface EtcdClusterProps extends EtcdClusterSpecProps {
   /**
@@ -41,15 +39,44 @@ export interface EtcdClusterProps extends EtcdClusterSpecProps {
    */
   readonly namespace?: string;
   /**
-   * Pods, besides the controller and this cluster's backup Jobs, allowed to the client port.
+   * Also create the namespace (Pod Security `restricted`, deletion-protected like the cluster). Needs a known
+   * namespace; one cluster per namespace may create it.
+   * @default false
+   */
+  readonly createNamespace?: boolean;
+  /**
+   * Keep the `EtcdCluster` (and the namespace it creates) when it leaves Git or the Argo CD Application / Flux
+   * Kustomization is deleted: `argocd.argoproj.io/sync-options: Prune=false,Delete=false` and
+   * `kustomize.toolkit.fluxcd.io/prune: disabled`. Deleting it is then a deliberate `kubectl delete`.
+   * @default true
+   */
+  readonly deletionProtection?: boolean;
+  /**
+   * Pods, besides the controller and this cluster's backup Jobs, allowed to the client port: label selectors or
+   * cdk8s-plus workloads. `allowFrom()` adds more later.
    * @default - none
    */
-  readonly clients?: readonly EtcdClientPeer[];
+  readonly clients?: readonly EtcdClient[];
   /**
-   * Namespace of the etcd-gitops controller, for its client-port access and its Secret RoleBinding.
-   * @default 'etcd-gitops-system'
+   * The operator that manages this cluster: its namespace and ServiceAccount go into the NetworkPolicy (client
+   * port) and the RoleBinding that lets its controller read Secrets here.
+   * @default - the one EtcdOperator of this app, wherever it is added; with none, `operatorNamespace` must be set
+   */
+  readonly operator?: EtcdOperator;
+  /**
+   * Namespace of an operator synthesized in another app (with an operator in this app, it must agree).
+   * @default - the operator's namespace
    */
   readonly operatorNamespace?: string;
+  /**
+   * ServiceAccount of that operator's controller (with an operator in this app, it must agree).
+   * @default - the operator's ServiceAccount; 'etcd-gitops-controller' with `operatorNamespace`
+   */
+  readonly operatorServiceAccount?: string;
+}
+
+function servicePort(name: string, port: number): k8s.ServicePort {
+  return { name, port, targetPort: k8s.IntOrString.fromNumber(port), protocol: 'TCP' };
 }
 
 /**
@@ -67,28 +94,72 @@ export class EtcdCluster extends Construct {
   public readonly peerServiceName: string;
   /** Client URL, e.g. `http://example-client.etcd-example.svc:2379` (no namespace part when it is unknown). */
   public readonly clientUrl: string;
-  private readonly operatorNamespace: string;
+  /** The client Service `<name>-client` (port `client`). */
+  public readonly clientService: k8s.KubeService;
+  /** The headless peer Service `<name>-peer`, which gives members their DNS names. */
+  public readonly peerService: k8s.KubeService;
+  /** What a client needs: URL, Service, port, and (once TLS arrives) the CA and client certificate Secrets. */
+  public readonly connection: EtcdConnection;
+  /** The Namespace, when `createNamespace` is set. */
+  public readonly namespaceObject?: k8s.KubeNamespace;
+  private readonly props: EtcdClusterProps;
+  private readonly clients: EtcdClient[];
   private backupServiceAccount?: k8s.KubeServiceAccount;
 
   public constructor(scope: Construct, id: string, props: EtcdClusterProps) {
     super(scope, id);
     this.name = validateDnsLabel('name', props.name ?? id, MAX_CLUSTER_NAME_LENGTH);
     this.namespace = props.namespace ?? Chart.of(this).namespace;
-    this.operatorNamespace = validateDnsLabel(
-      'operatorNamespace',
-      props.operatorNamespace ?? OPERATOR_NAMESPACE,
-    );
-    this.clientServiceName = `${this.name}-client`;
-    this.peerServiceName = `${this.name}-peer`;
-    this.clientUrl = `http://${this.clientServiceName}${this.namespace ? `.${this.namespace}.svc` : ''}:${CLIENT_PORT}`;
+    if (props.operatorNamespace !== undefined) validateDnsLabel('operatorNamespace', props.operatorNamespace);
+    if (props.operatorServiceAccount !== undefined) {
+      validateObjectName('operatorServiceAccount', props.operatorServiceAccount);
+    }
+    this.props = props;
+    this.registerName();
+    this.node.addValidation({ validate: () => this.operatorProblems() });
+    this.clientServiceName = clientServiceName(this.name);
+    this.peerServiceName = peerServiceName(this.name);
+    this.clientUrl = clientServiceURL(this.name, this.namespace);
+    this.connection = {
+      url: this.clientUrl,
+      serviceName: this.clientServiceName,
+      namespace: this.namespace,
+      port: CLIENT_PORT,
+      scheme: 'http',
+    };
+    this.clients = [...(props.clients ?? [])];
+    const protect = props.deletionProtection ?? true;
+    if (props.createNamespace) this.namespaceObject = this.createNamespace(protect);
     this.resource = new KubeEtcdCluster(this, 'Resource', {
-      metadata: { ...this.metadata(this.name), annotations: customResourceAnnotations() },
+      metadata: { ...this.metadata(this.name), annotations: customResourceAnnotations(protect) },
       spec: renderEtcdClusterSpec(props),
     });
-    this.createServices();
+    this.peerService = this.createPeerService();
+    this.clientService = this.createClientService();
     this.createDisruptionBudget();
-    this.createNetworkPolicy(props.clients ?? []);
+    this.createNetworkPolicy();
     this.createSecretAccess();
+  }
+
+  /**
+   * Where the operator that manages this cluster runs and as whom (the `operator` prop, the app's EtcdOperator or
+   * `operatorNamespace`); known at synth time, so an operator added to the app later counts. Throws when there is
+   * no single answer.
+   */
+  public get operatorIdentity(): OperatorIdentity {
+    const resolved = this.resolveOperator();
+    if (resolved.problem !== undefined)
+      throw new Error(`EtcdCluster '${this.node.path}': ${resolved.problem}`);
+    return resolved.identity;
+  }
+
+  /**
+   * Lets `clients` reach the client port: label selectors, or cdk8s-plus workloads (`Deployment`, `StatefulSet`,
+   * `Job`, `Pod`, `Pods.select(...)`), in their own namespace when they have one. The NetworkPolicy is rendered at
+   * synth time, so calls after construction count.
+   */
+  public allowFrom(...clients: EtcdClient[]): void {
+    this.clients.push(...clients);
   }
 
   /**
@@ -96,7 +167,7 @@ export class EtcdCluster extends Construct {
    * API rights. `kubectl create job --from=cronjob/<cronjob> <job>` takes a backup now.
    */
   public addBackupSchedule(options: EtcdBackupScheduleOptions): EtcdBackupSchedule {
-    const serviceAccountName = `${this.name}-backup`;
+    const serviceAccountName = backupServiceAccountName(this.name);
     this.backupServiceAccount ??= new k8s.KubeServiceAccount(this, 'BackupServiceAccount', {
       metadata: { ...this.metadata(serviceAccountName, 'backup') },
       automountServiceAccountToken: false,
@@ -110,6 +181,41 @@ export class EtcdCluster extends Construct {
     );
   }
 
+  private createNamespace(protect: boolean): k8s.KubeNamespace {
+    if (!this.namespace) {
+      throw new Error(
+        `'createNamespace' needs a namespace to create: set 'namespace' or use a chart with one, got none`,
+      );
+    }
+    return createClusterNamespace(this, this.namespace, protect);
+  }
+
+  private resolveOperator() {
+    const { operator, operatorNamespace, operatorServiceAccount } = this.props;
+    return resolveOperator(this, {
+      ...(operator ? { operator: { construct: operator, identity: operator.identity } } : {}),
+      operatorNamespace,
+      operatorServiceAccount,
+    });
+  }
+
+  private operatorProblems(): string[] {
+    const { problem } = this.resolveOperator();
+    return problem === undefined ? [] : [problem];
+  }
+
+  /** One cluster per name and namespace in an app: two would overwrite each other's objects. */
+  private registerName(): void {
+    const where = this.namespace ? `namespace '${this.namespace}'` : 'the same (unset) namespace';
+    registerUnique(
+      this,
+      groupOf(registryOf(this).clusters, `${this.namespace ?? '<none>'}/${this.name}`),
+      this,
+      (first) =>
+        `'name' is '${this.name}' in ${where}, the same as EtcdCluster '${first.node.path}': their objects would overwrite each other; give each cluster its own 'name' or 'namespace'`,
+    );
+  }
+
   private metadata(name: string, component: 'member' | 'backup' = 'member'): k8s.ObjectMeta {
     return {
       name,
@@ -119,25 +225,26 @@ export class EtcdCluster extends Construct {
     };
   }
 
-  private createServices(): void {
-    const port = (name: string, number: number): k8s.ServicePort => ({
-      name,
-      port: number,
-      targetPort: k8s.IntOrString.fromNumber(number),
-      protocol: 'TCP',
-    });
-    new k8s.KubeService(this, 'PeerService', {
+  private createPeerService(): k8s.KubeService {
+    return new k8s.KubeService(this, 'PeerService', {
       metadata: this.metadata(this.peerServiceName),
       spec: {
         clusterIp: 'None',
         publishNotReadyAddresses: true,
         selector: memberSelector(this.name),
-        ports: [port('peer', PEER_PORT), port('client', CLIENT_PORT)],
+        ports: [servicePort(PEER_PORT_NAME, PEER_PORT), servicePort(CLIENT_PORT_NAME, CLIENT_PORT)],
       },
     });
-    new k8s.KubeService(this, 'ClientService', {
+  }
+
+  private createClientService(): k8s.KubeService {
+    return new k8s.KubeService(this, 'ClientService', {
       metadata: this.metadata(this.clientServiceName),
-      spec: { type: 'ClusterIP', selector: memberSelector(this.name), ports: [port('client', CLIENT_PORT)] },
+      spec: {
+        type: 'ClusterIP',
+        selector: memberSelector(this.name),
+        ports: [servicePort(CLIENT_PORT_NAME, CLIENT_PORT)],
+      },
     });
   }
 
@@ -157,39 +264,17 @@ export class EtcdCluster extends Construct {
     });
   }
 
-  private createNetworkPolicy(clients: readonly EtcdClientPeer[]): void {
-    const members: k8s.NetworkPolicyPeer = { podSelector: { matchLabels: memberSelector(this.name) } };
-    const controller: k8s.NetworkPolicyPeer = {
-      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': this.operatorNamespace } },
-      podSelector: { matchLabels: selectorLabels('etcd-gitops', 'etcd-gitops', 'controller') },
-    };
-    const backups: k8s.NetworkPolicyPeer = {
-      podSelector: { matchLabels: selectorLabels('etcd', this.name, 'backup') },
-    };
-    const userClients: k8s.NetworkPolicyPeer[] = clients.map((c) => ({
-      podSelector: c.podSelector ? { matchLabels: c.podSelector } : c.namespaceSelector ? {} : undefined,
-      namespaceSelector: c.namespaceSelector ? { matchLabels: c.namespaceSelector } : undefined,
-    }));
-    const tcp = (port: number): k8s.NetworkPolicyPort => ({
-      protocol: 'TCP',
-      port: k8s.IntOrString.fromNumber(port),
-    });
+  /** Rendered at synth time: the operator may be added to the app, and clients allowed, after construction. */
+  private createNetworkPolicy(): void {
     new k8s.KubeNetworkPolicy(this, 'NetworkPolicy', {
       metadata: this.metadata(this.name),
-      spec: {
-        podSelector: { matchLabels: memberSelector(this.name) },
-        policyTypes: ['Ingress'],
-        ingress: [
-          { from: [members], ports: [tcp(PEER_PORT)] },
-          { from: [controller, backups, ...userClients], ports: [tcp(CLIENT_PORT)] },
-        ],
-      },
+      spec: Lazy.any({ produce: () => networkPolicySpec(this.name, this.operatorIdentity, this.clients) }),
     });
   }
 
   /** The controller reads S3 credentials (bootstrap, restore) in this namespace only. */
   private createSecretAccess(): void {
-    const name = `${this.name}-etcd-gitops-controller`;
+    const name = controllerSecretsRoleName(this.name);
     new k8s.KubeRole(this, 'ControllerSecretsRole', {
       metadata: this.metadata(name),
       rules: [...CONTROLLER_SECRET_RULES],
@@ -197,7 +282,12 @@ export class EtcdCluster extends Construct {
     new k8s.KubeRoleBinding(this, 'ControllerSecretsRoleBinding', {
       metadata: this.metadata(name),
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
-      subjects: [{ kind: 'ServiceAccount', name: CONTROLLER_NAME, namespace: this.operatorNamespace }],
+      subjects: Lazy.any({
+        produce: (): k8s.Subject[] => {
+          const { namespace, serviceAccountName } = this.operatorIdentity;
+          return [{ kind: 'ServiceAccount', name: serviceAccountName, namespace }];
+        },
+      }),
     });
   }
 }

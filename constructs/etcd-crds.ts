@@ -2,8 +2,9 @@
 import { ApiObject, Chart } from 'cdk8s';
 import { Construct } from 'constructs';
 import { type CrdManifest, etcdClusterCrd, etcdRestoreCrd } from './api/crds.js';
+import { registerUnique, registryOf } from './app-registry.js';
+import { operatorLabels } from './conventions/labels.js';
 import { crdAnnotations } from './gitops.js';
-import { objectLabels } from './labels.js';
 
 /**
  * The `EtcdCluster` and `EtcdRestore` CRDs. Cluster-scoped: place it in a chart without a `namespace`.
@@ -23,8 +24,20 @@ export class EtcdCrds extends Construct {
         `EtcdCrds must be in a chart without 'namespace' (CRDs are cluster-scoped), got namespace '${namespace}'`,
       );
     }
+    this.registerOnce();
     this.etcdCluster = this.crd('EtcdCluster', etcdClusterCrd());
     this.etcdRestore = this.crd('EtcdRestore', etcdRestoreCrd());
+  }
+
+  /** The CRDs exist once per app: twice, the second apply would fight the first over the same objects. */
+  private registerOnce(): void {
+    registerUnique(
+      this,
+      registryOf(this).crds,
+      this,
+      (first) =>
+        `EtcdCrds '${this.node.path}' emits the CRDs a second time (they are also in '${first.node.path}'): keep one, e.g. EtcdOperator with 'crds: false' beside one EtcdCrds, or the operator's own`,
+    );
   }
 
   private crd(id: string, manifest: CrdManifest): ApiObject {
@@ -32,7 +45,7 @@ export class EtcdCrds extends Construct {
       ...manifest,
       metadata: {
         ...manifest.metadata,
-        labels: objectLabels('etcd-gitops', 'etcd-gitops', 'controller'),
+        labels: operatorLabels(),
         annotations: crdAnnotations(),
       },
     });

@@ -2,26 +2,32 @@
 import { Chart } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
+import {
+  type OperatorIdentity,
+  type RegisteredOperator,
+  registerUnique,
+  registryOf,
+} from './app-registry.js';
+import { controllerCommand } from './conventions/cli/controller.js';
+import { DEFAULT_OPERATOR_IMAGE, OPERATOR_ENTRYPOINT, OPERATOR_IMAGE_ENV } from './conventions/images.js';
+import { controllerSelector, operatorLabels } from './conventions/labels.js';
+import {
+  CONTROLLER_NAME,
+  DEFAULT_OPERATOR_NAMESPACE,
+  LEADER_ELECTION_ROLE_NAME,
+  METRICS_SERVICE_NAME,
+} from './conventions/names.js';
+import { HEALTH_PORT, HEALTH_PORT_NAME, METRICS_PORT, METRICS_PORT_NAME } from './conventions/ports.js';
 import { EtcdCrds } from './etcd-crds.js';
 import { SYNC_WAVE, SyncWave } from './gitops.js';
-import { objectLabels, selectorLabels } from './labels.js';
 import { CONTROLLER_CLUSTER_RULES, CONTROLLER_LEADER_ELECTION_RULES } from './operator-rbac.js';
-import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from './security.js';
+import {
+  restrictedContainerSecurityContext,
+  restrictedNamespaceLabels,
+  restrictedPodSecurityContext,
+} from './security.js';
 import { validateDnsLabel, validateInteger } from './validate/names.js';
-import { validateQuantity } from './validate/quantity.js';
-import { DEFAULT_OPERATOR_IMAGE, OPERATOR_ENTRYPOINT } from './version.js';
-
-/** Namespace, ServiceAccount and Deployment name of the operator. */
-export const OPERATOR_NAMESPACE = 'etcd-gitops-system';
-export const CONTROLLER_NAME = 'etcd-gitops-controller';
-export const METRICS_PORT = 8080;
-export const HEALTH_PORT = 8081;
-
-/** Compute resources as Kubernetes quantities, e.g. `{ requests: { cpu: '50m' } }`. */
-export interface ResourceQuantities {
-  readonly requests?: Readonly<Record<string, string>>;
-  readonly limits?: Readonly<Record<string, string>>;
-}
+import { type ResourceQuantities, renderQuantities } from './validate/quantity.js';
 
 export interface EtcdOperatorProps {
   /**
@@ -58,12 +64,11 @@ export interface EtcdOperatorProps {
 
 function quantities(
   prop: string,
-  map: Readonly<Record<string, string>> | undefined,
+  map: ResourceQuantities['requests'],
 ): Record<string, k8s.Quantity> | undefined {
-  if (!map) return undefined;
-  return Object.fromEntries(
-    Object.entries(map).map(([k, v]) => [k, k8s.Quantity.fromString(validateQuantity(`${prop}.${k}`, v))]),
-  );
+  const rendered = renderQuantities(prop, map);
+  if (!rendered) return undefined;
+  return Object.fromEntries(Object.entries(rendered).map(([k, v]) => [k, k8s.Quantity.fromString(v)]));
 }
 
 /**
@@ -75,18 +80,22 @@ export class EtcdOperator extends Construct {
   public readonly namespace: string;
   /** ServiceAccount of the controller, which the per-cluster Secret RoleBindings name. */
   public readonly serviceAccountName = CONTROLLER_NAME;
+  /** Where the controller runs and as whom: what every cluster of the app grants access to. */
+  public readonly identity: OperatorIdentity;
   /** The CRDs, when `crds` is true. */
   public readonly crds?: EtcdCrds;
 
   public constructor(scope: Construct, id: string, props: EtcdOperatorProps = {}) {
     super(scope, id);
-    this.namespace = validateDnsLabel('namespace', props.namespace ?? OPERATOR_NAMESPACE);
+    this.namespace = validateDnsLabel('namespace', props.namespace ?? DEFAULT_OPERATOR_NAMESPACE);
     const chartNamespace = Chart.of(this).namespace;
     if (chartNamespace) {
       throw new Error(
         `EtcdOperator must be in a chart without 'namespace' (it holds cluster-scoped objects), got namespace '${chartNamespace}'`,
       );
     }
+    this.identity = { namespace: this.namespace, serviceAccountName: this.serviceAccountName };
+    this.registerOnce();
     const replicas = validateInteger('replicas', props.replicas ?? 2, 1, 10);
     if (props.crds ?? true) this.crds = new EtcdCrds(this, 'Crds');
     if (props.createNamespace ?? true) this.createNamespace();
@@ -96,11 +105,23 @@ export class EtcdOperator extends Construct {
     this.createMetricsService();
   }
 
+  /** One operator per app: its controller serves every cluster of the app; a second would act on the same ones. */
+  private registerOnce(): void {
+    const self: RegisteredOperator = { construct: this, identity: this.identity };
+    registerUnique(
+      this,
+      registryOf(this).operators,
+      self,
+      (first) =>
+        `EtcdOperator '${this.node.path}' is a second operator in this app, besides '${first.construct.node.path}': one app holds one operator (two controllers would act on the same clusters); keep one`,
+    );
+  }
+
   private metadata(name: string, namespaced = true): k8s.ObjectMeta {
     return {
       name,
       ...(namespaced ? { namespace: this.namespace } : {}),
-      labels: objectLabels('etcd-gitops', 'etcd-gitops', 'controller'),
+      labels: operatorLabels(),
       annotations: { [SYNC_WAVE]: SyncWave.OPERATOR },
     };
   }
@@ -112,10 +133,7 @@ export class EtcdOperator extends Construct {
         ...metadata,
         labels: {
           ...metadata.labels,
-          'pod-security.kubernetes.io/enforce': 'restricted',
-          'pod-security.kubernetes.io/enforce-version': 'latest',
-          'pod-security.kubernetes.io/warn': 'restricted',
-          'pod-security.kubernetes.io/audit': 'restricted',
+          ...restrictedNamespaceLabels(),
         },
       },
     });
@@ -132,7 +150,7 @@ export class EtcdOperator extends Construct {
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: CONTROLLER_NAME },
       subjects,
     });
-    const leaderElection = `${CONTROLLER_NAME}-leader-election`;
+    const leaderElection = LEADER_ELECTION_ROLE_NAME;
     new k8s.KubeRole(this, 'LeaderElectionRole', {
       metadata: this.metadata(leaderElection),
       rules: [...CONTROLLER_LEADER_ELECTION_RULES],
@@ -145,9 +163,9 @@ export class EtcdOperator extends Construct {
   }
 
   private createDeployment(image: string, replicas: number, resources: ResourceQuantities | undefined): void {
-    const labels = objectLabels('etcd-gitops', 'etcd-gitops', 'controller');
+    const labels = operatorLabels();
     const probe = (path: string, period: number): k8s.Probe => ({
-      httpGet: { path, port: k8s.IntOrString.fromString('health') },
+      httpGet: { path, port: k8s.IntOrString.fromString(HEALTH_PORT_NAME) },
       periodSeconds: period,
       timeoutSeconds: 2,
       failureThreshold: 3,
@@ -161,7 +179,7 @@ export class EtcdOperator extends Construct {
       spec: {
         replicas,
         revisionHistoryLimit: 3,
-        selector: { matchLabels: selectorLabels('etcd-gitops', 'etcd-gitops', 'controller') },
+        selector: { matchLabels: controllerSelector() },
         strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: k8s.IntOrString.fromNumber(1) } },
         template: {
           metadata: { labels },
@@ -177,7 +195,7 @@ export class EtcdOperator extends Construct {
                     podAffinityTerm: {
                       topologyKey: 'kubernetes.io/hostname',
                       labelSelector: {
-                        matchLabels: selectorLabels('etcd-gitops', 'etcd-gitops', 'controller'),
+                        matchLabels: controllerSelector(),
                       },
                     },
                   },
@@ -190,21 +208,20 @@ export class EtcdOperator extends Construct {
                 image,
                 imagePullPolicy: 'IfNotPresent',
                 command: [OPERATOR_ENTRYPOINT],
-                args: [
-                  'controller',
-                  '--leader-elect',
-                  `--metrics-bind-address=:${METRICS_PORT}`,
-                  `--health-probe-bind-address=:${HEALTH_PORT}`,
-                ],
+                args: controllerCommand.args({
+                  leaderElect: true,
+                  metricsBindAddress: `:${METRICS_PORT}`,
+                  healthProbeBindAddress: `:${HEALTH_PORT}`,
+                }),
                 env: [
                   fieldEnv('POD_NAME', 'metadata.name'),
                   fieldEnv('POD_NAMESPACE', 'metadata.namespace'),
                   // the controller gives the seed's `restore fetch` init container its own image
-                  { name: 'ETCD_GITOPS_IMAGE', value: image },
+                  { name: OPERATOR_IMAGE_ENV, value: image },
                 ],
                 ports: [
-                  { name: 'metrics', containerPort: METRICS_PORT, protocol: 'TCP' },
-                  { name: 'health', containerPort: HEALTH_PORT, protocol: 'TCP' },
+                  { name: METRICS_PORT_NAME, containerPort: METRICS_PORT, protocol: 'TCP' },
+                  { name: HEALTH_PORT_NAME, containerPort: HEALTH_PORT, protocol: 'TCP' },
                 ],
                 livenessProbe: probe('/healthz', 10),
                 readinessProbe: probe('/readyz', 5),
@@ -228,15 +245,15 @@ export class EtcdOperator extends Construct {
 
   private createMetricsService(): void {
     new k8s.KubeService(this, 'MetricsService', {
-      metadata: this.metadata(`${CONTROLLER_NAME}-metrics`),
+      metadata: this.metadata(METRICS_SERVICE_NAME),
       spec: {
         type: 'ClusterIP',
-        selector: selectorLabels('etcd-gitops', 'etcd-gitops', 'controller'),
+        selector: controllerSelector(),
         ports: [
           {
-            name: 'metrics',
+            name: METRICS_PORT_NAME,
             port: METRICS_PORT,
-            targetPort: k8s.IntOrString.fromString('metrics'),
+            targetPort: k8s.IntOrString.fromString(METRICS_PORT_NAME),
             protocol: 'TCP',
           },
         ],

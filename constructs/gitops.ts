@@ -1,7 +1,9 @@
-// Argo CD annotations: sync waves in dependency order and sync options.
+// Argo CD and Flux annotations: sync waves in dependency order, sync options, and deletion protection.
 
 export const SYNC_WAVE = 'argocd.argoproj.io/sync-wave';
 export const SYNC_OPTIONS = 'argocd.argoproj.io/sync-options';
+/** Flux: `disabled` keeps an object when it leaves Git or its Kustomization is deleted. */
+export const FLUX_PRUNE = 'kustomize.toolkit.fluxcd.io/prune';
 
 /** CRDs first, then the operator, then clusters. */
 export const SyncWave = {
@@ -10,12 +12,30 @@ export const SyncWave = {
   CLUSTERS: '0',
 } as const;
 
-/** Annotations of a CRD: first wave, never pruned or deleted by Argo CD (that would delete every cluster). */
-export function crdAnnotations(): Record<string, string> {
-  return { [SYNC_WAVE]: SyncWave.CRDS, [SYNC_OPTIONS]: 'Prune=false,Delete=false' };
+/** Argo CD never prunes (object gone from Git) or deletes (Application deleted) an object with these options. */
+const NEVER_DELETE = ['Prune=false', 'Delete=false'];
+
+/**
+ * Neither Argo CD nor Flux deletes the object when it leaves Git or the Application / Kustomization is deleted:
+ * for what holds data (the CRDs, which take every cluster with them, `EtcdCluster`s and their namespaces).
+ */
+export function deletionProtection(syncOptions: readonly string[] = []): Record<string, string> {
+  return { [SYNC_OPTIONS]: [...syncOptions, ...NEVER_DELETE].join(','), [FLUX_PRUNE]: 'disabled' };
 }
 
-/** Annotations of our custom resources: the cluster wave; dry-run skipped while their CRD does not exist yet. */
-export function customResourceAnnotations(): Record<string, string> {
-  return { [SYNC_WAVE]: SyncWave.CLUSTERS, [SYNC_OPTIONS]: 'SkipDryRunOnMissingResource=true' };
+/** Annotations of a CRD: first wave, never pruned or deleted by Argo CD or Flux (that would delete every cluster). */
+export function crdAnnotations(): Record<string, string> {
+  return { [SYNC_WAVE]: SyncWave.CRDS, ...deletionProtection() };
+}
+
+/**
+ * Annotations of our custom resources: the cluster wave; dry-run skipped while their CRD does not exist yet;
+ * with `protect`, never pruned or deleted by Argo CD or Flux.
+ */
+export function customResourceAnnotations(protect = false): Record<string, string> {
+  const skipDryRun = ['SkipDryRunOnMissingResource=true'];
+  return {
+    [SYNC_WAVE]: SyncWave.CLUSTERS,
+    ...(protect ? deletionProtection(skipDryRun) : { [SYNC_OPTIONS]: skipDryRun.join(',') }),
+  };
 }

@@ -1,5 +1,7 @@
 export * from './api/index.js';
+export type { OperatorIdentity } from './app-registry.js';
 export * from './backup-schedule.js';
+export * from './conventions/index.js';
 export * from './etcd-cluster.js';
 export * from './etcd-cluster-spec.js';
 export * from './etcd-crds.js';
@@ -8,9 +10,7 @@ export * from './gitops.js';
 export type * from './imports/etcd.gitops.dev.js';
 export * from './kube-etcd-cluster.js';
 export * from './kube-etcd-restore.js';
-export * from './labels.js';
 export * from './operator-rbac.js';
 export * from './s3-location.js';
 export * from './security.js';
 export * from './validate/index.js';
-export * from './version.js';

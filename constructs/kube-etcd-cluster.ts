@@ -1,7 +1,7 @@
 // A typed EtcdCluster object (the custom resource itself), for users who reference or build one directly.
 import { ApiObject, type ApiObjectMetadata, type GroupVersionKind } from 'cdk8s';
 import type { Construct } from 'constructs';
-import { API_GROUP_VERSION, ETCD_CLUSTER_KIND } from './api/group.js';
+import { API_GROUP_VERSION, ETCD_CLUSTER_KIND } from './conventions/api.js';
 import type { EtcdClusterSpec } from './imports/etcd.gitops.dev.js';
 
 export interface KubeEtcdClusterProps {

@@ -1,7 +1,7 @@
 // A typed EtcdRestore object: restore an EtcdCluster from a backup without deleting the EtcdCluster.
 import { ApiObject, type ApiObjectMetadata, type GroupVersionKind } from 'cdk8s';
 import type { Construct } from 'constructs';
-import { API_GROUP_VERSION, ETCD_RESTORE_KIND } from './api/group.js';
+import { API_GROUP_VERSION, ETCD_RESTORE_KIND } from './conventions/api.js';
 import { customResourceAnnotations } from './gitops.js';
 import type { EtcdRestoreSpec } from './imports/etcd.gitops.dev.js';
 import { validateS3Location } from './s3-location.js';

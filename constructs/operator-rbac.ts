@@ -1,6 +1,6 @@
 // What the controller may do, as data: one list for the cluster, one for its own namespace.
 import type { k8s } from 'cdk8s-plus-27';
-import { API_GROUP, ETCD_CLUSTER_PLURAL, ETCD_RESTORE_PLURAL } from './api/group.js';
+import { API_GROUP, ETCD_CLUSTER_PLURAL, ETCD_RESTORE_PLURAL } from './conventions/api.js';
 
 const READ = ['get', 'list', 'watch'];
 

@@ -26,3 +26,13 @@ export function restrictedContainerSecurityContext(): k8s.SecurityContext {
     seccompProfile: { type: 'RuntimeDefault' },
   };
 }
+
+/** Labels of a namespace whose Pods must meet Pod Security `restricted` (enforced, warned and audited). */
+export function restrictedNamespaceLabels(): Record<string, string> {
+  return {
+    'pod-security.kubernetes.io/enforce': 'restricted',
+    'pod-security.kubernetes.io/enforce-version': 'latest',
+    'pod-security.kubernetes.io/warn': 'restricted',
+    'pod-security.kubernetes.io/audit': 'restricted',
+  };
+}

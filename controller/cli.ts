@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 // The single entrypoint of our image, `/app/bin/etcd-gitops <subcommand>`. Keep it a dispatcher:
 // each subcommand resolves its exit code (or exits by itself).
+import { Subcommand } from '../constructs/conventions/cli/commands.js';
+
 const [subcommand, ...args] = process.argv.slice(2);
 
 const subcommands: Record<string, () => Promise<number | undefined>> = {
-  controller: async () => (await import('./main.js')).main(args),
-  backup: async () => (await import('./backup/cli.js')).main(args),
-  restore: async () => (await import('./restore/cli.js')).main(args),
+  [Subcommand.CONTROLLER]: async () => (await import('./main.js')).main(args),
+  [Subcommand.BACKUP]: async () => (await import('./backup/cli.js')).main(args),
+  [Subcommand.RESTORE]: async () => (await import('./restore/cli.js')).main(args),
 };
 
 const start = subcommands[subcommand ?? ''];

@@ -3,6 +3,7 @@
 // changes of the cluster, its member Pods and PVCs, and the EtcdRestores naming it; EtcdRestore keys (its own
 // controller factory, controller/etcdrestore/controller.ts).
 import { pino } from 'pino';
+import { CONTROLLER_NAME } from '../constructs/conventions/names.js';
 import { createEtcdClusterReconciler } from './etcdcluster/index.js';
 import { createEtcdRestoreController } from './etcdrestore/controller.js';
 import { Controller } from './runtime/controller.js';
@@ -26,7 +27,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   const log = pino({
     level: flags.logLevel,
-    base: { component: 'etcd-gitops-controller' },
+    base: { component: CONTROLLER_NAME },
     timestamp: pino.stdTimeFunctions.isoTime,
   });
   const shutdown = new AbortController();

@@ -3,12 +3,16 @@
 // product references, the sandbox (pause) image and the test environment's busybox.
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { controllerCommand } from '../constructs/conventions/cli/controller.js';
 import {
+  DATA_MOUNT_PATH,
   DEFAULT_OPERATOR_IMAGE,
   defaultEtcdImage,
+  ETCD_BINARY,
   OPERATOR_ENTRYPOINT,
   PACKAGE_VERSION,
-} from '../constructs/version.js';
+} from '../constructs/conventions/images.js';
+import { CLIENT_PORT, HEALTH_PORT, METRICS_PORT, PEER_PORT } from '../constructs/conventions/ports.js';
 import { etcdVersions } from '../test/env/binaries.js';
 import { testImage } from '../test/env/nodes/test-image.js';
 import { blobDir, imagesDir } from './cache.js';
@@ -41,10 +45,10 @@ const etcdImage = (version: string): ImageDefinition => ({
       tags,
       layers: [await debianBaseLayer(), await etcdLayer(version)],
       config: {
-        cmd: ['/usr/local/bin/etcd'],
+        cmd: [ETCD_BINARY],
         env: ['PATH=/usr/local/bin:/usr/bin:/bin'],
-        workingDir: '/var/lib/etcd',
-        exposedPorts: ['2379/tcp', '2380/tcp'],
+        workingDir: DATA_MOUNT_PATH,
+        exposedPorts: [`${CLIENT_PORT}/tcp`, `${PEER_PORT}/tcp`],
       },
     };
   },
@@ -67,15 +71,15 @@ export const images: Record<string, ImageDefinition> = {
         config: {
           user: '65532:65532',
           entrypoint: [OPERATOR_ENTRYPOINT],
-          cmd: [
-            'controller',
-            '--leader-elect',
-            '--metrics-bind-address=:8080',
-            '--health-probe-bind-address=:8081',
-          ],
+          // The operator Deployment's own arguments, so `docker run <image>` starts the controller the same way.
+          cmd: controllerCommand.args({
+            leaderElect: true,
+            metricsBindAddress: `:${METRICS_PORT}`,
+            healthProbeBindAddress: `:${HEALTH_PORT}`,
+          }),
           env: ['PATH=/nodejs/bin:/usr/local/bin:/usr/bin:/bin', 'NODE_ENV=production'],
           workingDir: '/app',
-          exposedPorts: ['8080/tcp', '8081/tcp'],
+          exposedPorts: [`${METRICS_PORT}/tcp`, `${HEALTH_PORT}/tcp`],
           labels: {
             'org.opencontainers.image.title': 'etcd-gitops',
             'org.opencontainers.image.version': PACKAGE_VERSION,

@@ -3,8 +3,11 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFile, cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
+import { DATA_MOUNT_PATH, ETCD_BINARY } from '../constructs/conventions/images.js';
+import { defaultToolsDir } from '../controller/restore/cli-args.js';
+import { restoreToolPath } from '../controller/restore/etcd-version.js';
 import { etcdBinary, etcdVersions, repoRoot, versions } from '../test/env/binaries.js';
 import { blobDir, buildDir, cachedLayer, hashOf } from './cache.js';
 import { type Layer, packLayer } from './layer.js';
@@ -63,7 +66,7 @@ export async function dependenciesLayer(): Promise<Layer> {
       await writeFile(join(app, 'package-lock.json'), lock);
       await run(
         'npm',
-        ['install', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'],
+        ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'],
         {
           cwd: app,
           maxBuffer: 1 << 26,
@@ -103,19 +106,19 @@ export async function codeLayer(entrypoint: string): Promise<Layer> {
   });
 }
 
-/** `/app/etcd/v<minor>/etcdutl` (3.4: `etcdctl`) of every supported minor: what `restore fetch` runs. */
+/** The restore tool of every supported etcd minor where `restore fetch` looks for it by default
+ *  (`/app/etcd/v<minor>/etcdutl`; 3.4: `etcdctl`). */
 export function restoreToolsLayer(): Promise<Layer> {
-  const tools = (['3.4', '3.5', '3.6'] as const).map((minor) => ({
-    minor,
-    tool: minor === '3.4' ? ('etcdctl' as const) : ('etcdutl' as const),
-    version: etcdVersions[minor],
+  const tools = Object.values(etcdVersions).map((version) => ({
+    version,
+    path: restoreToolPath(defaultToolsDir, version),
   }));
-  const key = `etcd-tools-${hashOf(...tools.map((t) => `${t.minor}=${t.version}`))}`;
+  const key = `etcd-tools-${hashOf(...tools.map((t) => `${t.path}=${t.version}`))}`;
   return layerFrom(key, `etcd restore tools ${tools.map((t) => t.version).join(' ')}`, async (root) => {
     for (const t of tools) {
-      const dir = join(root, 'app/etcd', `v${t.minor}`);
-      await mkdir(dir, { recursive: true });
-      await copyFile(etcdBinary(t.version, t.tool), join(dir, t.tool));
+      const target = join(root, t.path);
+      await mkdir(dirname(target), { recursive: true });
+      await copyFile(etcdBinary(t.version, basename(t.path) as 'etcdctl' | 'etcdutl'), target);
     }
   });
 }
@@ -125,10 +128,11 @@ export function etcdLayer(version: string): Promise<Layer> {
   const names = version.startsWith('3.4.')
     ? (['etcd', 'etcdctl'] as const)
     : (['etcd', 'etcdctl', 'etcdutl'] as const);
+  const bin = dirname(ETCD_BINARY);
   return layerFrom(`etcd-${version}-v1`, `etcd ${version}`, async (root) => {
-    await mkdir(join(root, 'usr/local/bin'), { recursive: true });
-    await mkdir(join(root, 'var/lib/etcd'), { recursive: true });
-    for (const name of names) await copyFile(etcdBinary(version, name), join(root, 'usr/local/bin', name));
+    await mkdir(join(root, bin), { recursive: true });
+    await mkdir(join(root, DATA_MOUNT_PATH), { recursive: true });
+    for (const name of names) await copyFile(etcdBinary(version, name), join(root, bin, name));
   });
 }
 

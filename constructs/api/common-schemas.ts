@@ -1,4 +1,5 @@
 // Schema pieces shared by both kinds: quantities, S3 locations, metav1.Condition.
+import { DEFAULT_S3_REGION } from '../conventions/s3.js';
 import type { JsonSchema } from './json-schema.js';
 
 /** Kubernetes resource quantity grammar (as in the Kubernetes OpenAPI). */
@@ -46,7 +47,7 @@ export const s3LocationSchema: JsonSchema = {
       maxLength: 2048,
       pattern: '^https?://',
     },
-    region: { type: 'string', description: 'S3 region.', default: 'us-east-1', maxLength: 64 },
+    region: { type: 'string', description: 'S3 region.', default: DEFAULT_S3_REGION, maxLength: 64 },
     forcePathStyle: {
       type: 'boolean',
       description:

@@ -1,14 +1,16 @@
 // CustomResourceDefinition manifests, generated from the schemas in this folder.
-import { etcdClusterSchema } from './etcd-cluster-schema.js';
-import { etcdRestoreSchema } from './etcd-restore-schema.js';
+
 import {
   API_GROUP,
   API_VERSION,
+  crdName,
   ETCD_CLUSTER_KIND,
   ETCD_CLUSTER_PLURAL,
   ETCD_RESTORE_KIND,
   ETCD_RESTORE_PLURAL,
-} from './group.js';
+} from '../conventions/api.js';
+import { etcdClusterSchema } from './etcd-cluster-schema.js';
+import { etcdRestoreSchema } from './etcd-restore-schema.js';
 import type { JsonSchema } from './json-schema.js';
 
 /** The category `kubectl get etcd-gitops` lists. */
@@ -45,7 +47,7 @@ function crd(input: CrdInput): CrdManifest {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: { name: `${input.plural}.${API_GROUP}` },
+    metadata: { name: crdName(input.plural) },
     spec: {
       group: API_GROUP,
       names: {

@@ -1,4 +1,15 @@
 // The EtcdCluster v1alpha1 schema: the single source of truth for its CRD and its TypeScript types.
+
+import { defaultEtcdImage } from '../conventions/images.js';
+import {
+  DEFAULT_MEMBER_RESOURCES,
+  DEFAULT_SIZE,
+  DEFAULT_STORAGE_SIZE,
+  MAX_CLUSTER_NAME_LENGTH,
+  MAX_SIZE,
+  MIN_SIZE,
+} from '../conventions/limits.js';
+import { ETCD_VERSION_PATTERN, formatSemver, MIN_ETCD_VERSION } from '../conventions/version.js';
 import {
   conditionsSchema,
   QUANTITY_PATTERN,
@@ -7,20 +18,19 @@ import {
   s3LocationSchema,
   stringMap,
 } from './common-schemas.js';
-import { MAX_CLUSTER_NAME_LENGTH } from './group.js';
 import type { JsonSchema } from './json-schema.js';
-
-/** `X.Y.Z`, written with character classes so it needs no escaping in CEL or YAML. */
-export const ETCD_VERSION_PATTERN = '^[0-9]+[.][0-9]+[.][0-9]+$';
 
 const part = (v: string, i: number) => `int(${v}.split('.')[${i}])`;
 const notLower = (a: string, b: string) =>
   `${part(a, 0)} > ${part(b, 0)} || (${part(a, 0)} == ${part(b, 0)} && (${part(a, 1)} > ${part(b, 1)} || ` +
   `(${part(a, 1)} == ${part(b, 1)} && ${part(a, 2)} >= ${part(b, 2)})))`;
 
+const MIN = MIN_ETCD_VERSION;
+const MIN_TEXT = formatSemver(MIN);
+
 const versionSchema: JsonSchema = {
   type: 'string',
-  description: 'etcd version as X.Y.Z (3.4.0 or newer). It can go up, never down.',
+  description: `etcd version as X.Y.Z (${MIN_TEXT} or newer). It can go up, never down.`,
   maxLength: 32,
   'x-kubernetes-validations': [
     {
@@ -28,8 +38,8 @@ const versionSchema: JsonSchema = {
       message: "version must be an etcd release written X.Y.Z, e.g. 3.6.16 (no 'v' prefix)",
     },
     {
-      rule: `!self.matches('${ETCD_VERSION_PATTERN}') || ${part('self', 0)} > 3 || (${part('self', 0)} == 3 && ${part('self', 1)} >= 4)`,
-      message: 'version must be 3.4.0 or newer: members join as learners, which etcd supports from 3.4',
+      rule: `!self.matches('${ETCD_VERSION_PATTERN}') || ${part('self', 0)} > ${MIN.major} || (${part('self', 0)} == ${MIN.major} && ${part('self', 1)} >= ${MIN.minor})`,
+      message: `version must be ${MIN_TEXT} or newer: members join as learners, which etcd supports from ${MIN.major}.${MIN.minor}`,
     },
     {
       rule: `!self.matches('${ETCD_VERSION_PATTERN}') || !oldSelf.matches('${ETCD_VERSION_PATTERN}') || ${notLower('self', 'oldSelf')}`,
@@ -49,7 +59,7 @@ export const storageSchema: JsonSchema = {
     size: {
       type: 'string',
       description: 'PVC request for each member, as a Kubernetes quantity.',
-      default: '1Gi',
+      default: DEFAULT_STORAGE_SIZE,
       maxLength: 64,
       pattern: QUANTITY_PATTERN,
     },
@@ -101,7 +111,9 @@ export const podTemplateSchema: JsonSchema = {
   properties: {
     labels: stringMap('Extra Pod labels (the app.kubernetes.io/* labels of the operator win).'),
     annotations: stringMap('Extra Pod annotations.'),
-    affinity: passThrough('core/v1 Affinity.'),
+    affinity: passThrough(
+      'core/v1 Affinity, to which the controller adds the default pod anti-affinity (members preferably on distinct nodes).',
+    ),
     tolerations: { type: 'array', description: 'core/v1 Tolerations.', items: tolerationSchema },
     nodeSelector: stringMap('core/v1 nodeSelector.'),
     priorityClassName: { type: 'string', description: 'PriorityClass of member Pods.', maxLength: 253 },
@@ -116,7 +128,7 @@ export const podTemplateSchema: JsonSchema = {
 export const resourcesSchema: JsonSchema = {
   type: 'object',
   description: 'Compute resources of the etcd container in each member Pod.',
-  default: { requests: { cpu: '100m', memory: '256Mi' } },
+  default: DEFAULT_MEMBER_RESOURCES,
   properties: {
     requests: { type: 'object', additionalProperties: quantitySchema },
     limits: { type: 'object', additionalProperties: quantitySchema },
@@ -146,10 +158,10 @@ export const clusterSpecSchema: JsonSchema = {
   properties: {
     size: {
       type: 'integer',
-      description: 'Number of voting members (1-9). Odd unless allowEvenSize.',
-      default: 3,
-      minimum: 1,
-      maximum: 9,
+      description: `Number of voting members (${MIN_SIZE}-${MAX_SIZE}). Odd unless allowEvenSize.`,
+      default: DEFAULT_SIZE,
+      minimum: MIN_SIZE,
+      maximum: MAX_SIZE,
     },
     allowEvenSize: {
       type: 'boolean',
@@ -159,7 +171,7 @@ export const clusterSpecSchema: JsonSchema = {
     version: versionSchema,
     image: {
       type: 'string',
-      description: 'etcd image. Default gcr.io/etcd-development/etcd:v<version>.',
+      description: `etcd image. Default ${defaultEtcdImage('<version>')}.`,
       maxLength: 512,
     },
     storage: storageSchema,

@@ -1,5 +1,7 @@
 // Renders TypeScript interfaces from the schemas, so constructs and controller share one source of truth.
 // The output is committed as constructs/imports/etcd.gitops.dev.ts; a unit test fails when it is stale.
+
+import { API_GROUP_VERSION, ETCD_CLUSTER_KIND, ETCD_RESTORE_KIND } from '../conventions/api.js';
 import { conditionSchema, s3LocationSchema } from './common-schemas.js';
 import {
   bootstrapSchema,
@@ -14,7 +16,6 @@ import {
   tolerationSchema,
 } from './etcd-cluster-schema.js';
 import { restoreSpecSchema, restoreStatusSchema } from './etcd-restore-schema.js';
-import { API_GROUP_VERSION, ETCD_CLUSTER_KIND, ETCD_RESTORE_KIND } from './group.js';
 import type { JsonSchema } from './json-schema.js';
 
 /** Every schema that becomes a named interface, in output order. */

@@ -77,7 +77,7 @@ export interface EtcdClusterPodTemplate {
   labels?: Record<string, string>;
   /** Extra Pod annotations. */
   annotations?: Record<string, string>;
-  /** core/v1 Affinity. Passed unchanged to member Pods, where the API server validates it. */
+  /** core/v1 Affinity, to which the controller adds the default pod anti-affinity (members preferably on distinct nodes). Passed unchanged to member Pods, where the API server validates it. */
   affinity?: Record<string, unknown>;
   /** core/v1 Tolerations. */
   tolerations?: Array<Toleration>;

@@ -1,14 +1,17 @@
 // `etcd-gitops backup save|status`: flags → options → verb; logs as JSON on stderr, results on stdout,
 // named exit codes (exit-codes.ts, README "## Backups").
 import pino, { type Logger } from 'pino';
+import { backupSave } from '../../constructs/conventions/cli/backup-save.js';
+import { backupStatus } from '../../constructs/conventions/cli/backup-status.js';
+import { BackupVerb } from '../../constructs/conventions/cli/commands.js';
 import { parseSaveArgs, parseStatusArgs } from './cli-args.js';
 import { BackupError, ExitCode } from './exit-codes.js';
 import { formatTable } from './format.js';
 import { save } from './save.js';
 import { status } from './status.js';
 
-const usageText = `usage: etcd-gitops backup save --endpoints URL[,URL] --namespace NS --cluster NAME --bucket B [flags]
-       etcd-gitops backup status --bucket B [--prefix P] [--verify] [--output table|json] [flags]
+const usageText = `usage: ${backupSave.usage}
+       ${backupStatus.usage}
 flags: docs/design/conventions.md ("backup save flags"); exit codes: README.md ("Backups")`;
 
 /** Runs one verb; resolves the exit code. Never throws. `signal` interrupts `save` (exit `INTERRUPTED`). */
@@ -20,12 +23,12 @@ export async function runBackup(
 ): Promise<number> {
   const [verb, ...rest] = args;
   try {
-    if (verb === 'save') {
+    if (verb === BackupVerb.SAVE) {
       const result = await save(parseSaveArgs(rest), log, signal);
       out(`${JSON.stringify({ bucket: result.bucket, key: result.key, ...result.metadata })}\n`);
       return ExitCode.OK;
     }
-    if (verb === 'status' || verb === 'list') {
+    if (verb === BackupVerb.STATUS || verb === 'list') {
       const { output, ...options } = parseStatusArgs(rest);
       const report = await status(options, log);
       out(output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : formatTable(report));
@@ -60,7 +63,7 @@ export async function main(args: string[]): Promise<never> {
     { level: process.env.LOG_LEVEL ?? 'info', base: { command: 'backup' } },
     pino.destination(2),
   );
-  const interrupt = args[0] === 'save' ? interruptOnSignals(log) : undefined;
+  const interrupt = args[0] === BackupVerb.SAVE ? interruptOnSignals(log) : undefined;
   const code = await runBackup(args, log, (text) => process.stdout.write(text), interrupt);
   log.flush();
   process.exit(code);

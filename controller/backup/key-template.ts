@@ -1,7 +1,13 @@
 // Object keys of backups, rendered from a template such as `{namespace}/{cluster}/{timestamp}-rev{revision}.db`.
+// The template grammar is shared with the constructs (constructs/conventions/backup.ts).
+import {
+  DEFAULT_KEY_TEMPLATE,
+  type KeyTemplatePlaceholder,
+  keyTemplateProblem,
+} from '../../constructs/conventions/backup.js';
 
 /** The default `--key-template`. */
-export const defaultKeyTemplate = '{namespace}/{cluster}/{timestamp}-rev{revision}.db';
+export const defaultKeyTemplate = DEFAULT_KEY_TEMPLATE;
 
 /** Values a key template can refer to. */
 export interface KeyFields {
@@ -13,28 +19,12 @@ export interface KeyFields {
   readonly revision: string;
 }
 
-const placeholders = ['namespace', 'cluster', 'timestamp', 'revision'] as const;
 const placeholderPattern = /\{([^{}]*)\}/g;
 
 /** Throws a message naming the template and what is allowed unless the template can make unique keys. */
 export function validateKeyTemplate(template: string): void {
-  const allowed = placeholders.map((name) => `{${name}}`).join(' ');
-  for (const [, name] of template.matchAll(placeholderPattern)) {
-    if (!(placeholders as readonly string[]).includes(name ?? '')) {
-      throw new Error(`key template '${template}' has unknown placeholder {${name}}; allowed: ${allowed}`);
-    }
-  }
-  if (!template.includes('{timestamp}')) {
-    throw new Error(
-      `key template '${template}' must contain {timestamp}, or every backup overwrites the last`,
-    );
-  }
-  if (template.startsWith('/') || template.includes('//')) {
-    throw new Error(`key template '${template}' must not start with '/' or contain '//'`);
-  }
-  if (template.endsWith('.part')) {
-    throw new Error(`key template '${template}' must not end in '.part' (the staging suffix)`);
-  }
+  const problem = keyTemplateProblem(template);
+  if (problem) throw new Error(`key template '${template}' ${problem}`);
 }
 
 /** `YYYYMMDDTHHMMSSZ` in UTC: sortable, no characters that need escaping in keys. */
@@ -52,7 +42,7 @@ export function renderKey(
   compression: 'none' | 'gzip' = 'none',
 ): string {
   validateKeyTemplate(template);
-  const values: Record<(typeof placeholders)[number], string> = {
+  const values: Record<KeyTemplatePlaceholder, string> = {
     namespace: fields.namespace,
     cluster: fields.cluster,
     timestamp: keyTimestamp(fields.time),

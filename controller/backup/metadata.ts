@@ -1,9 +1,10 @@
 // The S3 user metadata of a backup object (docs/design/conventions.md, "backup object metadata").
+import type { Compression } from '../../constructs/conventions/backup.js';
 
 /** Value of the marker key on every backup this command wrote. */
 export const backupFormat = 'v1';
 
-export type Compression = 'none' | 'gzip';
+export type { Compression };
 
 /** Everything recorded about one backup. */
 export interface BackupMetadata {

@@ -9,6 +9,7 @@ import {
 } from '@aws-sdk/client-s3';
 import type { Etcd3 } from 'etcd3';
 import type { Logger } from 'pino';
+import { DEFAULT_S3_REGION } from '../../constructs/conventions/s3.js';
 import { createS3Client, type S3Options, type ServerSideEncryption } from '../s3/client.js';
 import { copyWithMetadata } from '../s3/copy.js';
 import { describeS3Error } from '../s3/errors.js';
@@ -92,7 +93,7 @@ async function preflight(s3: S3Client, options: SaveOptions): Promise<void> {
       .send(new ListObjectsV2Command({ Bucket: options.bucket, MaxKeys: 1 }))
       .then(() => headError)
       .catch((listError: unknown) => listError);
-    const where = options.s3.endpoint ?? `AWS S3 (${options.s3.region ?? 'us-east-1'})`;
+    const where = options.s3.endpoint ?? `AWS S3 (${options.s3.region ?? DEFAULT_S3_REGION})`;
     throw new BackupError(
       'S3_ERROR',
       `cannot use bucket '${options.bucket}' at ${where}: ${describeS3Error(error)}; etcd was not contacted, nothing was written or deleted`,

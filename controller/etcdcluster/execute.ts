@@ -1,12 +1,12 @@
 // Performs exactly one planned action: one etcd call or one Kubernetes write (docs/design/membership.md).
 import { type CoreV1Api, PatchStrategy } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { ANNOTATION_INITIAL_CLUSTER_STATE, peerURL, pvcName } from '../../constructs/conventions/index.js';
 import { addLearner, isEtcdBusy, moveLeader, promoteMember, removeMember } from '../etcd/members.js';
 import { deleteIgnoringNotFound, isAlreadyExists, patchOptions } from '../runtime/kube.js';
 import type { EtcdCluster } from './api.js';
 import type { CrashSwitch } from './crash-switch.js';
 import { buildMemberPvc } from './member-pod.js';
-import { ANNOTATION_INITIAL_CLUSTER_STATE, peerURL, pvcName } from './names.js';
 import type { EtcdObservation } from './observe-etcd.js';
 import { REQUEUE } from './plan.js';
 import { podForAction } from './pod-for-action.js';

@@ -8,31 +8,36 @@ import type {
   V1TopologySpreadConstraint,
 } from '@kubernetes/client-node';
 import {
-  restrictedContainerSecurityContext,
-  restrictedPodSecurityContext,
-} from '../../constructs/security.js';
-import type { EtcdCluster } from './api.js';
-import {
   ANNOTATION_CLUSTER_TOKEN,
   ANNOTATION_CLUSTER_UID,
   ANNOTATION_INITIAL_CLUSTER,
   ANNOTATION_INITIAL_CLUSTER_STATE,
   ANNOTATION_VERSION,
   CLIENT_PORT,
+  CLIENT_PORT_NAME,
   clientURL,
+  DATA_DIR,
+  DATA_MOUNT_PATH,
+  DEFAULT_MEMBER_RESOURCES,
+  DEFAULT_STORAGE_SIZE,
+  defaultEtcdImage,
+  ETCD_BINARY,
   initialCluster,
-  MEMBER_LABEL,
-  memberSelectorLabels,
+  memberAffinity,
+  memberLabels as memberLabelsOf,
   PEER_PORT,
+  PEER_PORT_NAME,
+  parseSemver,
+  peerServiceName,
   peerURL,
   pvcName,
-} from './names.js';
+} from '../../constructs/conventions/index.js';
+import {
+  restrictedContainerSecurityContext,
+  restrictedPodSecurityContext,
+} from '../../constructs/security.js';
+import type { EtcdCluster } from './api.js';
 import { clusterOwnerReference } from './owner.js';
-import { parseVersion } from './spec-checks.js';
-
-export const DATA_MOUNT_PATH = '/var/lib/etcd';
-export const DATA_DIR = `${DATA_MOUNT_PATH}/data`;
-export const DEFAULT_STORAGE_SIZE = '1Gi';
 
 /** The moment of a member: what `--initial-cluster*` say when its Pod is made. */
 export interface MemberMoment {
@@ -54,15 +59,11 @@ function namespaceOf(cluster: EtcdCluster): string {
 
 /** Labels of a member's Pod and PVC: the selector labels, managed-by and the member label. */
 export function memberLabels(cluster: EtcdCluster, member: string): Record<string, string> {
-  return {
-    ...memberSelectorLabels(clusterName(cluster)),
-    'app.kubernetes.io/managed-by': 'etcd-gitops',
-    [MEMBER_LABEL]: member,
-  };
+  return memberLabelsOf(clusterName(cluster), member);
 }
 
 export function etcdImage(cluster: EtcdCluster): string {
-  return cluster.spec.image ?? `gcr.io/etcd-development/etcd:v${cluster.spec.version}`;
+  return cluster.spec.image ?? defaultEtcdImage(cluster.spec.version);
 }
 
 /** The etcd command line of a member at its moment. `--initial-cluster` and `--initial-cluster-state` are not
@@ -101,7 +102,7 @@ export function memberEnv(): { name: string; valueFrom: { fieldRef: { fieldPath:
 /** Readiness answers "may clients use it"; liveness only "is the process wedged", with a large budget so a member
  *  waiting for an election (no leader for a while) is never killed. */
 export function memberProbes(version: string): { readiness: V1Probe; liveness: V1Probe } {
-  const minor = parseVersion(version)?.minor ?? 6;
+  const minor = parseSemver(version)?.minor ?? 6;
   const readiness: V1Probe = {
     // /readyz and /livez exist in every 3.6 but only in late 3.5 patches; /health is in all.
     httpGet: { path: minor >= 6 ? '/readyz' : '/health', port: CLIENT_PORT, scheme: 'HTTP' },
@@ -137,26 +138,10 @@ function memberResources(cluster: EtcdCluster): {
   requests?: Record<string, string>;
   limits?: Record<string, string>;
 } {
-  const resources = cluster.spec.resources ?? { requests: { cpu: '100m', memory: '256Mi' } };
+  const resources = cluster.spec.resources ?? DEFAULT_MEMBER_RESOURCES;
   const requests = stringValues(resources.requests);
   const limits = stringValues(resources.limits);
   return { ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) };
-}
-
-function defaultAffinity(cluster: EtcdCluster): V1Affinity {
-  return {
-    podAntiAffinity: {
-      preferredDuringSchedulingIgnoredDuringExecution: [
-        {
-          weight: 100,
-          podAffinityTerm: {
-            topologyKey: 'kubernetes.io/hostname',
-            labelSelector: { matchLabels: memberSelectorLabels(clusterName(cluster)) },
-          },
-        },
-      ],
-    },
-  };
 }
 
 function podAnnotations(cluster: EtcdCluster, moment: MemberMoment): Record<string, string> {
@@ -192,13 +177,13 @@ export function buildMemberPod(cluster: EtcdCluster, moment: MemberMoment): V1Po
     },
     spec: {
       hostname: moment.member,
-      subdomain: `${clusterName(cluster)}-peer`,
+      subdomain: peerServiceName(clusterName(cluster)),
       restartPolicy: 'Always',
       enableServiceLinks: false,
       automountServiceAccountToken: false,
       terminationGracePeriodSeconds: 30,
       securityContext: restrictedPodSecurityContext(),
-      affinity: (template.affinity as V1Affinity | undefined) ?? defaultAffinity(cluster),
+      affinity: memberAffinity(clusterName(cluster), template.affinity) as V1Affinity,
       ...(template.tolerations ? { tolerations: template.tolerations as unknown as V1Toleration[] } : {}),
       ...(template.nodeSelector ? { nodeSelector: template.nodeSelector } : {}),
       ...(template.priorityClassName ? { priorityClassName: template.priorityClassName } : {}),
@@ -212,12 +197,12 @@ export function buildMemberPod(cluster: EtcdCluster, moment: MemberMoment): V1Po
         {
           name: 'etcd',
           image: etcdImage(cluster),
-          command: ['/usr/local/bin/etcd'],
+          command: [ETCD_BINARY],
           args: etcdFlags(cluster, moment),
           env: memberEnv(),
           ports: [
-            { name: 'client', containerPort: CLIENT_PORT, protocol: 'TCP' },
-            { name: 'peer', containerPort: PEER_PORT, protocol: 'TCP' },
+            { name: CLIENT_PORT_NAME, containerPort: CLIENT_PORT, protocol: 'TCP' },
+            { name: PEER_PORT_NAME, containerPort: PEER_PORT, protocol: 'TCP' },
           ],
           volumeMounts: [{ name: 'data', mountPath: DATA_MOUNT_PATH }],
           readinessProbe: probes.readiness,

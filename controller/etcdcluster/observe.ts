@@ -7,10 +7,17 @@ import {
   type V1PersistentVolumeClaim,
   type V1Pod,
 } from '@kubernetes/client-node';
+import {
+  API_GROUP,
+  API_VERSION,
+  clientURL,
+  ETCD_CLUSTER_PLURAL,
+  memberFromPeerURL,
+  memberSelectorString,
+} from '../../constructs/conventions/index.js';
 import { isNotFound } from '../runtime/kube.js';
 import type { ObjectKey } from '../runtime/types.js';
 import type { EtcdCluster } from './api.js';
-import { clientURL, GROUP, memberFromPeerURL, memberSelector, PLURAL, VERSION } from './names.js';
 import { type EtcdObservation, observeEtcd } from './observe-etcd.js';
 import type { PlanInput } from './types.js';
 import { toClusterView, toPodView, toPvcView } from './views.js';
@@ -26,9 +33,9 @@ export async function getCluster(kubeConfig: KubeConfig, key: ObjectKey): Promis
   const api = kubeConfig.makeApiClient(CustomObjectsApi);
   try {
     return (await api.getNamespacedCustomObject({
-      group: GROUP,
-      version: VERSION,
-      plural: PLURAL,
+      group: API_GROUP,
+      version: API_VERSION,
+      plural: ETCD_CLUSTER_PLURAL,
       namespace: key.namespace,
       name: key.name,
     })) as EtcdCluster;
@@ -40,7 +47,7 @@ export async function getCluster(kubeConfig: KubeConfig, key: ObjectKey): Promis
 
 export async function observe(core: CoreV1Api, cluster: EtcdCluster): Promise<Observed> {
   const { name, namespace } = cluster.metadata as { name: string; namespace: string };
-  const labelSelector = memberSelector(name);
+  const labelSelector = memberSelectorString(name);
   const [pods, pvcs] = await Promise.all([
     core.listNamespacedPod({ namespace, labelSelector }),
     core.listNamespacedPersistentVolumeClaim({ namespace, labelSelector }),

@@ -1,5 +1,6 @@
 // Set algebra over one observed snapshot: which member has which Pod and PVC, quorum arithmetic, free names.
-import { memberIndex, memberName } from './names.js';
+
+import { memberIndex, memberName } from '../../constructs/conventions/index.js';
 import type { EtcdMemberView, EtcdView, PlanInput, PodView, PvcView } from './types.js';
 
 /** Votes needed for a decision among `voters` voting members. */

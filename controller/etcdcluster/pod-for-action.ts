@@ -2,10 +2,10 @@
 // `spec.bootstrap.backup` that never had a cluster id, the `restore fetch` init container first
 // (docs/design/restore.md, "A new cluster from a backup"; the container itself belongs to controller/restore).
 import type { V1Pod } from '@kubernetes/client-node';
+import { peerURL } from '../../constructs/conventions/index.js';
 import { withBootstrapRestore } from '../restore/seed-init-container.js';
 import type { EtcdCluster } from './api.js';
 import { buildMemberPod } from './member-pod.js';
-import { peerURL } from './names.js';
 import type { Action } from './types.js';
 
 export function podForAction(

@@ -2,19 +2,25 @@
 // Events and metrics, requeue. The algorithm is in docs/design/membership.md and plan.ts.
 import { randomBytes } from 'node:crypto';
 import { CoreV1Api } from '@kubernetes/client-node';
+import {
+  API_GROUP,
+  API_GROUP_VERSION,
+  API_VERSION,
+  ETCD_CLUSTER_KIND,
+  ETCD_CLUSTER_PLURAL,
+} from '../../constructs/conventions/index.js';
 import { abandonedData } from '../etcdrestore/abandoned.js';
 import { operatorImage } from '../restore/seed-init-container.js';
 import { patchStatus } from '../runtime/kube.js';
 import type { ObjectKey, ReconcileResult, Reconciler, ReconcilerDeps } from '../runtime/types.js';
 import { type CrashSwitch, crashSwitchFromEnv } from './crash-switch.js';
 import { execute, type Outcome } from './execute.js';
-import { GROUP, KIND, PLURAL, VERSION } from './names.js';
 import { getCluster, type Observed, observe, planInput } from './observe.js';
 import { planMembership } from './plan.js';
 import { buildStatus, describeAction } from './status.js';
 import type { Action } from './types.js';
 
-const RESOURCE = { group: GROUP, version: VERSION, plural: PLURAL };
+const RESOURCE = { group: API_GROUP, version: API_VERSION, plural: ETCD_CLUSTER_PLURAL };
 
 export class EtcdClusterReconciler implements Reconciler {
   private readonly core: CoreV1Api;
@@ -56,7 +62,7 @@ export class EtcdClusterReconciler implements Reconciler {
         ...buildStatus(cluster, action, etcd, new Date(), abandonedData(observed.pvcs)),
       });
     }
-    const subject = { apiVersion: `${GROUP}/${VERSION}`, kind: KIND, metadata: cluster.metadata };
+    const subject = { apiVersion: API_GROUP_VERSION, kind: ETCD_CLUSTER_KIND, metadata: cluster.metadata };
     if (outcome.event)
       await this.deps.events.event(subject, 'Normal', outcome.event.reason, outcome.event.message);
     if (action.kind === 'Refuse')

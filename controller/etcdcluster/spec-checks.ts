@@ -1,13 +1,18 @@
 // Spec changes the controller must not carry out, even if they slipped past admission.
 // Each returns a refusal naming the field, the value and what is allowed (docs/design/membership.md, step 3).
+import { MAX_SIZE, MIN_SIZE } from '../../constructs/conventions/limits.js';
+import {
+  compareSemver,
+  formatSemver,
+  isSupportedEtcdVersion,
+  parseSemver,
+  type Semver,
+  SUPPORTED_ETCD_RANGE,
+} from '../../constructs/conventions/version.js';
 import { sameQuantity } from './quantity.js';
 import type { Action, ClusterView, PodView, PvcView } from './types.js';
 
 export type Refusal = Extract<Action, { kind: 'Refuse' }>;
-
-export const MIN_SIZE = 1;
-export const MAX_SIZE = 9;
-export const SUPPORTED_MINORS = [4, 5, 6] as const;
 
 const refuse = (field: string, value: unknown, allowed: string): Refusal => ({
   kind: 'Refuse',
@@ -15,21 +20,6 @@ const refuse = (field: string, value: unknown, allowed: string): Refusal => ({
   value: String(value),
   allowed,
 });
-
-export interface Semver {
-  readonly major: number;
-  readonly minor: number;
-  readonly patch: number;
-}
-
-export function parseVersion(version: string): Semver | undefined {
-  const match = /^v?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$/.exec(version);
-  return match ? { major: Number(match[1]), minor: Number(match[2]), patch: Number(match[3]) } : undefined;
-}
-
-function compareVersions(a: Semver, b: Semver): number {
-  return a.major - b.major || a.minor - b.minor || a.patch - b.patch;
-}
 
 export function checkSize(cluster: ClusterView): Refusal | undefined {
   const { size, allowEvenSize } = cluster;
@@ -45,22 +35,19 @@ export function checkSize(cluster: ClusterView): Refusal | undefined {
 /** The lowest version the members run: `status.currentVersion`, else the Pods' version annotations. */
 function runningVersion(cluster: ClusterView, pods: readonly PodView[]): Semver | undefined {
   const candidates = [cluster.runningVersion, ...pods.map((pod) => pod.version)]
-    .map((version) => (version ? parseVersion(version) : undefined))
+    .map((version) => (version ? parseSemver(version) : undefined))
     .filter((version): version is Semver => version !== undefined);
-  return candidates.sort(compareVersions)[0];
+  return candidates.sort(compareSemver)[0];
 }
 
 export function checkVersion(cluster: ClusterView, pods: readonly PodView[]): Refusal | undefined {
-  const wanted = parseVersion(cluster.version);
-  const supported = `3.${SUPPORTED_MINORS[0]}.x to 3.${SUPPORTED_MINORS[SUPPORTED_MINORS.length - 1]}.x`;
-  if (!wanted) return refuse('spec.version', cluster.version, `a version X.Y.Z from ${supported}`);
-  if (wanted.major !== 3 || !(SUPPORTED_MINORS as readonly number[]).includes(wanted.minor)) {
-    return refuse('spec.version', cluster.version, supported);
-  }
+  const wanted = parseSemver(cluster.version);
+  if (!wanted) return refuse('spec.version', cluster.version, `a version X.Y.Z from ${SUPPORTED_ETCD_RANGE}`);
+  if (!isSupportedEtcdVersion(wanted)) return refuse('spec.version', cluster.version, SUPPORTED_ETCD_RANGE);
   const running = runningVersion(cluster, pods);
   if (!running) return undefined;
-  const current = `${running.major}.${running.minor}.${running.patch}`;
-  if (compareVersions(wanted, running) < 0) {
+  const current = formatSemver(running);
+  if (compareSemver(wanted, running) < 0) {
     return refuse('spec.version', cluster.version, `${current} or newer (no downgrade)`);
   }
   if (wanted.minor > running.minor + 1) {

@@ -1,8 +1,14 @@
 // The status the controller writes after each pass (pure): conditions with reasons, members, counts.
+
+import {
+  clientURL,
+  DEFAULT_SIZE,
+  memberSelectorString,
+  peerURL,
+} from '../../constructs/conventions/index.js';
 import { type AbandonedData, abandonedMessage, RESTORE_ABANDONED_REASON } from '../etcdrestore/abandoned.js';
 import { type ConditionInput, withTransitions } from '../status/conditions.js';
 import type { EtcdCluster, EtcdClusterStatus, MemberStatus } from './api.js';
-import { clientURL, memberSelector, peerURL } from './names.js';
 import type { EtcdObservation } from './observe-etcd.js';
 import type { Action } from './types.js';
 
@@ -86,7 +92,7 @@ function conditionsFor(
   observation: EtcdObservation | undefined,
   abandoned: readonly AbandonedData[],
 ): ConditionInput[] {
-  const size = cluster.spec.size ?? 3;
+  const size = cluster.spec.size ?? DEFAULT_SIZE;
   const members = observation?.view.members ?? [];
   const allReady =
     members.length === size &&
@@ -209,7 +215,7 @@ export function buildStatus(
     members,
     replicas: observation ? observation.view.members.length : (previous.replicas ?? 0),
     readyMembers: members.filter((member) => member.ready).length,
-    selector: memberSelector(cluster.metadata.name as string),
+    selector: memberSelectorString(cluster.metadata.name as string),
     ...(currentVersion ? { currentVersion } : {}),
     ...(clusterID ? { clusterID } : {}),
     phase: phaseOf(action, next),

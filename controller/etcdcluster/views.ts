@@ -5,21 +5,23 @@ import type {
   V1PersistentVolumeClaim,
   V1Pod,
 } from '@kubernetes/client-node';
-import { describeRestoreInitFailure, restoreInitFailure } from '../restore/init-failure.js';
-import type { EtcdCluster } from './api.js';
 import {
   ANNOTATION_CLUSTER_TOKEN,
   ANNOTATION_CLUSTER_UID,
   ANNOTATION_INITIAL_CLUSTER_STATE,
   ANNOTATION_VERSION,
-  GROUP,
+  DEFAULT_SIZE,
+  DEFAULT_STORAGE_SIZE,
   MEMBER_LABEL,
-} from './names.js';
+  memberOfPvc,
+  RETAINED_BY_RESTORE_LABEL,
+} from '../../constructs/conventions/index.js';
+import { describeRestoreInitFailure, restoreInitFailure } from '../restore/init-failure.js';
+import type { EtcdCluster } from './api.js';
 import type { ClusterView, PodView, PvcView } from './types.js';
 
 /** Restarts after which a Pod that is not ready counts as crash-looping (see {@link isCrashLooping}). */
 export const CRASH_LOOP_RESTARTS = 3;
-export const RETAINED_BY_RESTORE_LABEL = `${GROUP}/retained-by-restore`;
 
 export function toClusterView(cluster: EtcdCluster): ClusterView {
   const { spec, status, metadata } = cluster;
@@ -30,11 +32,11 @@ export function toClusterView(cluster: EtcdCluster): ClusterView {
     deleting: Boolean(metadata.deletionTimestamp),
     paused: spec.paused === true,
     ...(status?.restore ? { restore: status.restore.phase } : {}),
-    size: spec.size ?? 3,
+    size: spec.size ?? DEFAULT_SIZE,
     allowEvenSize: spec.allowEvenSize === true,
     version: spec.version,
     storage: {
-      size: spec.storage?.size ?? '1Gi',
+      size: spec.storage?.size ?? DEFAULT_STORAGE_SIZE,
       ...(spec.storage?.storageClassName ? { storageClassName: spec.storage.storageClassName } : {}),
       ephemeral: spec.storage?.ephemeral === true,
     },
@@ -96,8 +98,7 @@ export function toPodView(pod: V1Pod): PodView | undefined {
 
 export function toPvcView(pvc: V1PersistentVolumeClaim): PvcView | undefined {
   const name = pvc.metadata?.name as string;
-  const member =
-    pvc.metadata?.labels?.[MEMBER_LABEL] ?? (name.endsWith('-data') ? name.slice(0, -5) : undefined);
+  const member = pvc.metadata?.labels?.[MEMBER_LABEL] ?? memberOfPvc(name);
   if (!member) return undefined;
   const annotations = pvc.metadata?.annotations ?? {};
   const clusterUid = annotations[ANNOTATION_CLUSTER_UID];

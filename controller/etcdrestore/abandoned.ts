@@ -3,10 +3,9 @@
 // <restore>` until the user deletes them or removes the annotation; while one exists the cluster reports
 // `Degraded` (reason `RestoreAbandoned`) naming them. Pure.
 import type { V1PersistentVolumeClaim } from '@kubernetes/client-node';
-import { GROUP } from '../etcdcluster/names.js';
-import { RETAINED_BY_RESTORE_LABEL } from '../etcdcluster/views.js';
+import { API_GROUP, RETAINED_BY_RESTORE_LABEL } from '../../constructs/conventions/index.js';
 
-export const ABANDONED_BY_RESTORE_ANNOTATION = `${GROUP}/abandoned-by-restore`;
+export const ABANDONED_BY_RESTORE_ANNOTATION = `${API_GROUP}/abandoned-by-restore`;
 export const RESTORE_ABANDONED_REASON = 'RestoreAbandoned';
 
 /** The PVCs one deleted restore left behind. */

@@ -9,6 +9,3 @@ export type {
 } from '../../constructs/imports/etcd.gitops.dev.js';
 
 export type EtcdRestore = EtcdRestoreManifest;
-
-export const RESTORE_PLURAL = 'etcdrestores';
-export const RESTORE_KIND = 'EtcdRestore';

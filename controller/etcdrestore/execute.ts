@@ -2,10 +2,9 @@
 // (docs/design/restore.md, "In-place recovery"). Status and Events are written by the reconciler.
 import { type CoreV1Api, type KubeConfig, PatchStrategy } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { MEMBER_LABEL, peerURL, RETAINED_BY_RESTORE_LABEL } from '../../constructs/conventions/index.js';
 import type { EtcdCluster } from '../etcdcluster/api.js';
 import { buildMemberPod, buildMemberPvc } from '../etcdcluster/member-pod.js';
-import { MEMBER_LABEL, peerURL } from '../etcdcluster/names.js';
-import { RETAINED_BY_RESTORE_LABEL } from '../etcdcluster/views.js';
 import { withRestoreInitContainer } from '../restore/seed-init-container.js';
 import { deleteIgnoringNotFound, fieldManager, isAlreadyExists, patchOptions } from '../runtime/kube.js';
 import type { EtcdRestore } from './api.js';

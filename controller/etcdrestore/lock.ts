@@ -1,8 +1,8 @@
 // `EtcdCluster.status.restore`, the restore lock (docs/design/restore.md, invariant 4): written with a merge patch
 // that carries the resourceVersion read in the same pass, so two writers never both win.
 import { CustomObjectsApi, type KubeConfig, PatchStrategy } from '@kubernetes/client-node';
+import { API_GROUP, API_VERSION, ETCD_CLUSTER_PLURAL } from '../../constructs/conventions/index.js';
 import type { EtcdCluster } from '../etcdcluster/api.js';
-import { GROUP, PLURAL, VERSION } from '../etcdcluster/names.js';
 import { fieldManager, isConflict, patchOptions } from '../runtime/kube.js';
 
 /** Sets (`lock`) or clears (`null`) the lock; `false` when the cluster changed since it was read (retry). */
@@ -15,9 +15,9 @@ export async function patchLock(
   try {
     await api.patchNamespacedCustomObjectStatus(
       {
-        group: GROUP,
-        version: VERSION,
-        plural: PLURAL,
+        group: API_GROUP,
+        version: API_VERSION,
+        plural: ETCD_CLUSTER_PLURAL,
         namespace: cluster.metadata.namespace as string,
         name: cluster.metadata.name as string,
         fieldManager,

@@ -1,11 +1,11 @@
 // Reads everything one restore pass decides on: the EtcdRestore, its EtcdCluster, the cluster's Pods, PVCs and
 // etcd view (the membership reconciler's observation, LIST not cache), and the credentials Secret.
 import { type CoreV1Api, CustomObjectsApi, type KubeConfig, type V1Secret } from '@kubernetes/client-node';
-import { GROUP, VERSION } from '../etcdcluster/names.js';
+import { API_GROUP, API_VERSION, ETCD_RESTORE_PLURAL } from '../../constructs/conventions/index.js';
 import { getCluster, type Observed, observe } from '../etcdcluster/observe.js';
 import { isNotFound } from '../runtime/kube.js';
 import type { ObjectKey } from '../runtime/types.js';
-import { type EtcdRestore, RESTORE_PLURAL } from './api.js';
+import type { EtcdRestore } from './api.js';
 import type { RestorePlanInput } from './types.js';
 import type { S3Credentials } from './verify.js';
 import { toMemberPodView, toMemberPvcView, toRestoreView, toTargetEtcdView, toTargetView } from './views.js';
@@ -22,9 +22,9 @@ export async function getRestore(kubeConfig: KubeConfig, key: ObjectKey): Promis
   const api = kubeConfig.makeApiClient(CustomObjectsApi);
   try {
     return (await api.getNamespacedCustomObject({
-      group: GROUP,
-      version: VERSION,
-      plural: RESTORE_PLURAL,
+      group: API_GROUP,
+      version: API_VERSION,
+      plural: ETCD_RESTORE_PLURAL,
       namespace: key.namespace,
       name: key.name,
     })) as EtcdRestore;

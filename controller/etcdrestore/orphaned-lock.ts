@@ -4,8 +4,15 @@
 // a lock can never outlive its restore, even when the deletion happened while no controller ran.
 import { type CoreV1Api, CustomObjectsApi, type KubeConfig, PatchStrategy } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import {
+  API_GROUP,
+  API_GROUP_VERSION,
+  API_VERSION,
+  ETCD_CLUSTER_KIND,
+  ETCD_CLUSTER_PLURAL,
+  memberSelectorString,
+} from '../../constructs/conventions/index.js';
 import type { EtcdCluster } from '../etcdcluster/api.js';
-import { GROUP, KIND, memberSelector, PLURAL, VERSION } from '../etcdcluster/names.js';
 import { fieldManager, patchOptions } from '../runtime/kube.js';
 import type { EventRecorder, ObjectKey, ReconcileResult } from '../runtime/types.js';
 import { ABANDONED_BY_RESTORE_ANNOTATION, abandonedMessage, RESTORE_ABANDONED_REASON } from './abandoned.js';
@@ -46,9 +53,9 @@ export async function executeOrphanStep(
 async function clustersLockedBy(kubeConfig: KubeConfig, key: ObjectKey): Promise<EtcdCluster[]> {
   const api = kubeConfig.makeApiClient(CustomObjectsApi);
   const list = (await api.listNamespacedCustomObject({
-    group: GROUP,
-    version: VERSION,
-    plural: PLURAL,
+    group: API_GROUP,
+    version: API_VERSION,
+    plural: ETCD_CLUSTER_PLURAL,
     namespace: key.namespace,
   })) as { items: EtcdCluster[] };
   return list.items.filter((cluster) => cluster.status?.restore?.name === key.name);
@@ -56,7 +63,7 @@ async function clustersLockedBy(kubeConfig: KubeConfig, key: ObjectKey): Promise
 
 /** The Event recorder's subject for a cluster. */
 export function clusterSubject(cluster: EtcdCluster) {
-  return { apiVersion: `${GROUP}/${VERSION}`, kind: KIND, metadata: cluster.metadata };
+  return { apiVersion: API_GROUP_VERSION, kind: ETCD_CLUSTER_KIND, metadata: cluster.metadata };
 }
 
 /**
@@ -73,7 +80,7 @@ export async function reconcileDeletedRestore(
     if (!lock) continue;
     const pvcs = await deps.core.listNamespacedPersistentVolumeClaim({
       namespace: key.namespace,
-      labelSelector: memberSelector(cluster.metadata.name as string),
+      labelSelector: memberSelectorString(cluster.metadata.name as string),
     });
     const action = planOrphanedLock(lock, pvcs.items.map(toMemberPvcView)) as OrphanAction;
     const outcome = await executeOrphanStep(action, { ...deps, cluster });

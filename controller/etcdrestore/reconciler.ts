@@ -2,19 +2,24 @@
 // Event, requeue. The algorithm is in docs/design/restore.md and plan.ts.
 import { randomBytes } from 'node:crypto';
 import { CoreV1Api } from '@kubernetes/client-node';
+import {
+  API_GROUP,
+  API_GROUP_VERSION,
+  API_VERSION,
+  ETCD_RESTORE_KIND,
+  ETCD_RESTORE_PLURAL,
+} from '../../constructs/conventions/index.js';
 import { crashSwitchFromEnv } from '../etcdcluster/crash-switch.js';
-import { GROUP, VERSION } from '../etcdcluster/names.js';
 import { operatorImage } from '../restore/seed-init-container.js';
 import { patchStatus } from '../runtime/kube.js';
 import type { ObjectKey, ReconcileResult, Reconciler, ReconcilerDeps } from '../runtime/types.js';
-import { RESTORE_KIND, RESTORE_PLURAL } from './api.js';
 import { executeRestore } from './execute.js';
 import { credentialsOf, getRestore, observeRestore, restorePlanInput } from './observe.js';
 import { clusterSubject, reconcileDeletedRestore } from './orphaned-lock.js';
 import { planRestore } from './plan.js';
 import { buildRestoreStatus } from './status.js';
 
-const RESOURCE = { group: GROUP, version: VERSION, plural: RESTORE_PLURAL };
+const RESOURCE = { group: API_GROUP, version: API_VERSION, plural: ETCD_RESTORE_PLURAL };
 
 export interface RestoreReconcilerOptions {
   /** Our image, for the seed's `restore fetch` init container. @default $ETCD_GITOPS_IMAGE or the package's */
@@ -68,7 +73,7 @@ export class EtcdRestoreReconciler implements Reconciler {
       await this.deps.events.event(clusterSubject(observed.cluster.cluster), type, reason, message);
     }
     if (outcome.event) {
-      const subject = { apiVersion: `${GROUP}/${VERSION}`, kind: RESTORE_KIND, metadata: restore.metadata };
+      const subject = { apiVersion: API_GROUP_VERSION, kind: ETCD_RESTORE_KIND, metadata: restore.metadata };
       await this.deps.events.event(subject, outcome.event.type, outcome.event.reason, outcome.event.message);
     }
     return outcome.requeueAfterMs === undefined ? {} : { requeueAfterMs: outcome.requeueAfterMs };

@@ -1,10 +1,11 @@
 // Step 2 (Verifying): the controller downloads the backup (streaming, bounded memory, nothing written to disk)
 // and checks it the way `restore fetch` will: object sha256, snapshot trailer and sha256, etcd version.
 import type { Logger } from 'pino';
+import { backupSourceOf, s3ConnectionOf } from '../../constructs/conventions/s3.js';
 import { verifyObject } from '../backup/verify-object.js';
 import { snapshotVersionProblem } from '../restore/etcd-version.js';
 import { type FailureReason, RestoreError } from '../restore/exit-codes.js';
-import { type BackupSource, locateBackup } from '../restore/locate.js';
+import { locateBackup } from '../restore/locate.js';
 import { s3Failure } from '../restore/s3-failure.js';
 import { createS3Client } from '../s3/client.js';
 import type { S3Location } from './api.js';
@@ -19,26 +20,15 @@ export type VerifyResult =
   | { readonly ok: true; readonly key: string; readonly revision: string; readonly etcdVersion: string }
   | { readonly ok: false; readonly reason: FailureReason; readonly message: string };
 
-function sourceOf(location: S3Location): BackupSource {
-  return location.key
-    ? { bucket: location.bucket, key: location.key }
-    : { bucket: location.bucket, latestUnderPrefix: location.latestUnderPrefix ?? '' };
-}
-
 export async function verifyBackup(
   location: S3Location,
   credentials: S3Credentials,
   clusterVersion: string,
   log: Logger,
 ): Promise<VerifyResult> {
-  const s3 = createS3Client({
-    endpoint: location.endpoint,
-    region: location.region ?? 'us-east-1',
-    forcePathStyle: location.forcePathStyle ?? false,
-    credentials,
-  });
+  const s3 = createS3Client({ ...s3ConnectionOf(location), credentials });
   try {
-    const backup = await locateBackup(s3, sourceOf(location));
+    const backup = await locateBackup(s3, backupSourceOf(location));
     const where = `s3://${backup.bucket}/${backup.key}`;
     const tooNew = snapshotVersionProblem(backup.metadata.etcdVersion, clusterVersion);
     if (tooNew) return { ok: false, reason: 'SnapshotFromNewerEtcd', message: `${where}: ${tooNew}` };

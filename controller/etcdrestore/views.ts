@@ -1,9 +1,14 @@
 // Kubernetes objects reduced to what the restore planner reads (pure).
 import type { V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
+import {
+  ANNOTATION_CLUSTER_TOKEN,
+  DEFAULT_SIZE,
+  MEMBER_LABEL,
+  memberOfPvc,
+  RETAINED_BY_RESTORE_LABEL,
+} from '../../constructs/conventions/index.js';
 import type { EtcdCluster } from '../etcdcluster/api.js';
-import { ANNOTATION_CLUSTER_TOKEN, MEMBER_LABEL } from '../etcdcluster/names.js';
 import type { EtcdObservation } from '../etcdcluster/observe-etcd.js';
-import { RETAINED_BY_RESTORE_LABEL } from '../etcdcluster/views.js';
 import { describeRestoreInitFailure, restoreInitFailure } from '../restore/init-failure.js';
 import { ABANDONED_BY_RESTORE_ANNOTATION } from './abandoned.js';
 import type { EtcdRestore, S3Location } from './api.js';
@@ -49,7 +54,7 @@ export function toTargetView(cluster: EtcdCluster): TargetView {
     deleting: Boolean(metadata.deletionTimestamp),
     paused: spec.paused === true,
     version: spec.version,
-    size: spec.size ?? 3,
+    size: spec.size ?? DEFAULT_SIZE,
     ephemeral: spec.storage?.ephemeral === true,
     whenScaled: spec.persistentVolumeClaimRetentionPolicy?.whenScaled ?? 'Retain',
     ...(status?.restore ? { lock: status.restore } : {}),
@@ -87,7 +92,7 @@ export function toMemberPvcView(pvc: V1PersistentVolumeClaim): MemberPvcView {
   const abandonedBy = pvc.metadata?.annotations?.[ABANDONED_BY_RESTORE_ANNOTATION];
   return {
     name,
-    member: labels[MEMBER_LABEL] ?? name.replace(/-data$/, ''),
+    member: labels[MEMBER_LABEL] ?? memberOfPvc(name) ?? name,
     terminating: Boolean(pvc.metadata?.deletionTimestamp),
     ...(token ? { token } : {}),
     ...(retainedBy ? { retainedBy } : {}),

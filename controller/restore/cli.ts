@@ -1,20 +1,20 @@
 // `etcd-gitops restore fetch`: flags → options → fetch; logs as JSON on stderr, the result as JSON on stdout,
 // named exit codes (exit-codes.ts; docs/design/restore.md).
 import pino, { type Logger } from 'pino';
+import { RestoreVerb } from '../../constructs/conventions/cli/commands.js';
+import { restoreFetch } from '../../constructs/conventions/cli/restore-fetch.js';
 import { parseFetchArgs } from './cli-args.js';
 import { RestoreError, RestoreExitCode } from './exit-codes.js';
 import { fetchBackup } from './fetch.js';
 
-const usageText = `usage: etcd-gitops restore fetch --bucket B (--key K | --latest-under-prefix P) --etcd-version X.Y.Z
-         --name MEMBER --initial-advertise-peer-urls URL --initial-cluster-token TOKEN
-         [--data-dir /var/lib/etcd/data] [--etcdutl PATH] [--s3-endpoint URL --region R --force-path-style]
-flags and exit codes: docs/design/restore.md`;
+const usageText = `usage: ${restoreFetch.usage}
+(exactly one of --key and --latest-under-prefix) flags and exit codes: docs/design/restore.md`;
 
 /** Runs one verb; resolves the exit code. Never throws. */
 export async function runRestore(args: string[], log: Logger, out: (text: string) => void): Promise<number> {
   const [verb, ...rest] = args;
   try {
-    if (verb !== 'fetch')
+    if (verb !== RestoreVerb.FETCH)
       throw new RestoreError('InvalidArguments', `unknown verb '${verb ?? ''}'\n${usageText}`);
     const result = await fetchBackup(parseFetchArgs(rest), log);
     out(`${JSON.stringify(result)}\n`);

@@ -1,16 +1,14 @@
 // Which backup a source names: an exact key, or the newest under a prefix by its *recorded* backup time (never by
 // key text). Reads metadata only; the bytes are fetched and checked later.
 import type { S3Client } from '@aws-sdk/client-s3';
+import type { BackupSource } from '../../constructs/conventions/s3.js';
 import { listBackups } from '../backup/list-backups.js';
 import { type BackupMetadata, fromS3Metadata } from '../backup/metadata.js';
 import { headObject } from '../s3/list.js';
 import { RestoreError } from './exit-codes.js';
 import { s3Failure } from './s3-failure.js';
 
-/** Exactly one of `key` or `latestUnderPrefix` (the S3Location of the API). */
-export type BackupSource =
-  | { readonly bucket: string; readonly key: string; readonly latestUnderPrefix?: undefined }
-  | { readonly bucket: string; readonly latestUnderPrefix: string; readonly key?: undefined };
+export type { BackupSource };
 
 export interface LocatedBackup {
   readonly bucket: string;

@@ -1,10 +1,18 @@
 // The seed member's `restore fetch` init container (docs/design/restore.md, "The restore command"): added to the
 // member Pod of a seed that starts from a backup, for `spec.bootstrap.backup` and for an in-place restore. Pure.
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
+import {
+  backupSourceOf,
+  DATA_DIR,
+  DATA_MOUNT_PATH,
+  DEFAULT_OPERATOR_IMAGE,
+  OPERATOR_ENTRYPOINT,
+  OPERATOR_IMAGE_ENV,
+  restoreFetch,
+  s3ConnectionOf,
+} from '../../constructs/conventions/index.js';
 import type { S3Location } from '../../constructs/imports/etcd.gitops.dev.js';
 import { restrictedContainerSecurityContext } from '../../constructs/security.js';
-import { DEFAULT_OPERATOR_IMAGE, OPERATOR_ENTRYPOINT } from '../../constructs/version.js';
-import { DATA_DIR, DATA_MOUNT_PATH } from '../etcdcluster/member-pod.js';
 
 export const RESTORE_INIT_CONTAINER = 'restore';
 
@@ -14,7 +22,7 @@ export const RESTORE_INIT_CONTAINER = 'restore';
  * the package's default.
  */
 export function operatorImage(env: NodeJS.ProcessEnv = process.env): string {
-  return env.ETCD_GITOPS_IMAGE || DEFAULT_OPERATOR_IMAGE;
+  return env[OPERATOR_IMAGE_ENV] || DEFAULT_OPERATOR_IMAGE;
 }
 
 export interface SeedRestore {
@@ -29,24 +37,23 @@ export interface SeedRestore {
   readonly image?: string;
 }
 
+/** The init container's args (the flag table: constructs/conventions/cli/restore-fetch.ts). */
 export function restoreFetchArgs(seed: SeedRestore): string[] {
-  const { location } = seed;
-  return [
-    'restore',
-    'fetch',
-    `--bucket=${location.bucket}`,
-    location.key !== undefined
-      ? `--key=${location.key}`
-      : `--latest-under-prefix=${location.latestUnderPrefix ?? ''}`,
-    ...(location.endpoint ? [`--s3-endpoint=${location.endpoint}`] : []),
-    `--region=${location.region ?? 'us-east-1'}`,
-    ...(location.forcePathStyle ? ['--force-path-style'] : []),
-    `--etcd-version=${seed.clusterVersion}`,
-    `--data-dir=${DATA_DIR}`,
-    `--name=${seed.member}`,
-    `--initial-advertise-peer-urls=${seed.peerURL}`,
-    `--initial-cluster-token=${seed.token}`,
-  ];
+  const source = backupSourceOf(seed.location);
+  const s3 = s3ConnectionOf(seed.location);
+  return restoreFetch.args({
+    bucket: source.bucket,
+    key: source.key,
+    latestUnderPrefix: source.latestUnderPrefix,
+    s3Endpoint: s3.endpoint,
+    region: s3.region,
+    forcePathStyle: s3.forcePathStyle,
+    etcdVersion: seed.clusterVersion,
+    dataDir: DATA_DIR,
+    name: seed.member,
+    initialAdvertisePeerUrls: seed.peerURL,
+    initialClusterToken: seed.token,
+  });
 }
 
 export function restoreInitContainer(seed: SeedRestore): V1Container {

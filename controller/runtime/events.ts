@@ -12,10 +12,11 @@ import {
   V1MicroTime,
 } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { CONTROLLER_NAME } from '../../constructs/conventions/names.js';
 import { isNotFound, patchOptions } from './kube.js';
 import type { EventRecorder, EventSubject } from './types.js';
 
-export const eventComponent = 'etcd-gitops-controller';
+export const eventComponent = CONTROLLER_NAME;
 
 export interface EventRecorderOptions {
   readonly kubeConfig: KubeConfig;

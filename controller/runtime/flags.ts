@@ -1,6 +1,10 @@
-// The `controller` subcommand's flags, named as controller-runtime names them.
+// The `controller` subcommand's flags, named as controller-runtime names them. The flags are the table in
+// constructs/conventions/cli/controller.ts, the same the operator Deployment's args are written from.
+import { CONTROLLER_FLAGS, controllerCommand } from '../../constructs/conventions/cli/controller.js';
+import { parseDuration } from '../../constructs/conventions/duration.js';
+import { CONTROLLER_NAME, DEFAULT_OPERATOR_NAMESPACE } from '../../constructs/conventions/names.js';
+import { HEALTH_PORT, METRICS_PORT } from '../../constructs/conventions/ports.js';
 import { type BindAddress, parseBindAddress } from './bind-address.js';
-import { parseDuration } from './duration.js';
 
 export interface ControllerFlags {
   readonly leaderElect: boolean;
@@ -21,85 +25,48 @@ export interface ControllerFlags {
   readonly shutdownTimeoutMs: number;
 }
 
-type Parser = (flags: Record<string, unknown>, value: string, flag: string) => void;
-
-const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-
-function positiveInt(flag: string, value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`'${flag}' must be a positive integer, got '${value}'`);
-  return n;
+function durationMs(value: string | undefined, fallback: number): number {
+  return value === undefined ? fallback : (parseDuration(value) ?? fallback);
 }
 
-function bool(flag: string, value: string): boolean {
-  if (value === 'true') return true;
-  if (value === 'false') return false;
-  throw new Error(`'${flag}' must be true or false, got '${value}'`);
+function bindAddress(
+  flag: { readonly name: string },
+  value: string | undefined,
+  port: number,
+): BindAddress | undefined {
+  return value === undefined ? { host: undefined, port } : parseBindAddress(`--${flag.name}`, value);
 }
 
-const parsers: Record<string, Parser> = {
-  'leader-elect': (f, v, flag) => (f.leaderElect = bool(flag, v)),
-  'leader-election-namespace': (f, v) => (f.leaderElectionNamespace = v),
-  'leader-election-id': (f, v) => (f.leaderElectionId = v),
-  'lease-duration': (f, v, flag) => (f.leaseDurationMs = parseDuration(flag, v)),
-  'renew-deadline': (f, v, flag) => (f.renewDeadlineMs = parseDuration(flag, v)),
-  'retry-period': (f, v, flag) => (f.retryPeriodMs = parseDuration(flag, v)),
-  'metrics-bind-address': (f, v, flag) => (f.metricsBindAddress = parseBindAddress(flag, v)),
-  'health-probe-bind-address': (f, v, flag) => (f.healthProbeBindAddress = parseBindAddress(flag, v)),
-  concurrency: (f, v, flag) => (f.concurrency = positiveInt(flag, v)),
-  'resync-period': (f, v, flag) => (f.resyncPeriodMs = parseDuration(flag, v)),
-  namespace: (f, v) => (f.namespace = v === '' ? undefined : v),
-  'log-level': (f, v, flag) => {
-    if (!logLevels.includes(v))
-      throw new Error(`'${flag}' must be one of ${logLevels.join(', ')}, got '${v}'`);
-    f.logLevel = v;
-  },
-  'shutdown-timeout': (f, v, flag) => (f.shutdownTimeoutMs = parseDuration(flag, v)),
-};
-const booleanFlags = new Set(['leader-elect']);
-
-function defaults(env: NodeJS.ProcessEnv): ControllerFlags {
-  return {
-    leaderElect: false,
-    leaderElectionNamespace: env.POD_NAMESPACE || 'etcd-gitops-system',
-    leaderElectionId: 'etcd-gitops-controller',
-    leaseDurationMs: 15_000,
-    renewDeadlineMs: 10_000,
-    retryPeriodMs: 2_000,
-    metricsBindAddress: { host: undefined, port: 8080 },
-    healthProbeBindAddress: { host: undefined, port: 8081 },
-    concurrency: 4,
-    resyncPeriodMs: 300_000,
-    namespace: undefined,
-    logLevel: 'info',
-    shutdownTimeoutMs: 20_000,
-  };
-}
-
-/** Parses `--flag=value`, `--flag value` and bare boolean `--flag`; throws on unknown flags and bad values. */
+/**
+ * Parses `--flag=value`, `--flag value`, bare booleans and `--flag=true|false`; throws on unknown flags and bad
+ * values. Defaults are controller-runtime's timings, the Pod's namespace for the Lease, and our ports.
+ */
 export function parseControllerFlags(argv: readonly string[], env: NodeJS.ProcessEnv = {}): ControllerFlags {
-  const flags: Record<string, unknown> = { ...defaults(env) };
-  for (let i = 0; i < argv.length; i += 1) {
-    const arg = argv[i] as string;
-    const match = /^--([a-z-]+)(?:=(.*))?$/s.exec(arg);
-    const name = match?.[1] ?? '';
-    const parse = parsers[name];
-    if (!match || !parse)
-      throw new Error(
-        `unknown argument '${arg}'; flags: ${Object.keys(parsers)
-          .map((n) => `--${n}`)
-          .join(', ')}`,
-      );
-    let value = match[2];
-    if (value === undefined && booleanFlags.has(name)) value = 'true';
-    if (value === undefined) {
-      i += 1;
-      value = argv[i];
-      if (value === undefined) throw new Error(`'--${name}' needs a value`);
-    }
-    parse(flags, value, `--${name}`);
-  }
-  return validate(flags as unknown as ControllerFlags);
+  const args = controllerCommand.decode(argv);
+  return validate({
+    leaderElect: args.leaderElect ?? false,
+    leaderElectionNamespace:
+      args.leaderElectionNamespace ?? (env.POD_NAMESPACE || DEFAULT_OPERATOR_NAMESPACE),
+    leaderElectionId: args.leaderElectionId ?? CONTROLLER_NAME,
+    leaseDurationMs: durationMs(args.leaseDuration, 15_000),
+    renewDeadlineMs: durationMs(args.renewDeadline, 10_000),
+    retryPeriodMs: durationMs(args.retryPeriod, 2_000),
+    metricsBindAddress: bindAddress(
+      CONTROLLER_FLAGS.metricsBindAddress,
+      args.metricsBindAddress,
+      METRICS_PORT,
+    ),
+    healthProbeBindAddress: bindAddress(
+      CONTROLLER_FLAGS.healthProbeBindAddress,
+      args.healthProbeBindAddress,
+      HEALTH_PORT,
+    ),
+    concurrency: args.concurrency ?? 4,
+    resyncPeriodMs: durationMs(args.resyncPeriod, 300_000),
+    namespace: args.namespace || undefined,
+    logLevel: args.logLevel ?? 'info',
+    shutdownTimeoutMs: durationMs(args.shutdownTimeout, 20_000),
+  });
 }
 
 function validate(flags: ControllerFlags): ControllerFlags {

@@ -2,8 +2,8 @@
 // before leadership (so reconcilers can hold their listers) and started only by the leader.
 import type { KubeConfig, KubernetesObject, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { managedBySelector } from '../../constructs/conventions/labels.js';
 import { Informer } from './informer.js';
-import { managedBySelector } from './owner-keys.js';
 import {
   EtcdClusterResource,
   EtcdRestoreResource,

@@ -10,10 +10,11 @@ import {
   PatchStrategy,
   setHeaderOptions,
 } from '@kubernetes/client-node';
+import { CONTROLLER_NAME } from '../../constructs/conventions/names.js';
 import type { ObjectKey } from './types.js';
 
 /** The field manager of everything the controller writes. */
-export const fieldManager = 'etcd-gitops-controller';
+export const fieldManager = CONTROLLER_NAME;
 
 /** `$KUBECONFIG` / `~/.kube/config` when present, else the in-cluster ServiceAccount. */
 export function loadKubeConfig(): KubeConfig {

@@ -10,6 +10,7 @@ import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoordinationV1Api, type KubeConfig, type V1Lease, V1MicroTime } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { CONTROLLER_NAME } from '../../constructs/conventions/names.js';
 import { isConflict, isNotFound } from './kube.js';
 import { decideLease, nextTransitions } from './lease-decision.js';
 
@@ -17,7 +18,7 @@ export interface LeaderElectorOptions {
   readonly kubeConfig: KubeConfig;
   readonly log: Logger;
   readonly namespace: string;
-  /** @default 'etcd-gitops-controller' */
+  /** @default CONTROLLER_NAME (`etcd-gitops-controller`) */
   readonly name?: string;
   /** @default - `<$POD_NAME or hostname>_<random uuid>` */
   readonly identity?: string;
@@ -52,7 +53,7 @@ export class LeaderElector {
 
   constructor(private readonly options: LeaderElectorOptions) {
     this.identity = options.identity ?? defaultIdentity();
-    this.name = options.name ?? 'etcd-gitops-controller';
+    this.name = options.name ?? CONTROLLER_NAME;
     this.api = options.kubeConfig.makeApiClient(CoordinationV1Api);
     this.leaseDurationMs = options.leaseDurationMs ?? 15_000;
     this.renewDeadlineMs = options.renewDeadlineMs ?? 10_000;

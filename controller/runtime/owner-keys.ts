@@ -1,15 +1,9 @@
 // Which EtcdCluster a watched object belongs to: the key the work queue reconciles when the object changes.
 import type { KubernetesObject } from '@kubernetes/client-node';
+import { ETCD_CLUSTER_KIND, isOurApiVersion } from '../../constructs/conventions/api.js';
+import { LABEL_INSTANCE } from '../../constructs/conventions/labels.js';
 import { keyString } from './keys.js';
-import { etcdGroup } from './resources.js';
 import type { ObjectKey } from './types.js';
-
-export const managedByLabel = 'app.kubernetes.io/managed-by';
-export const managedByValue = 'etcd-gitops';
-export const instanceLabel = 'app.kubernetes.io/instance';
-
-/** The label selector of everything the controller makes (member Pods and PVCs). */
-export const managedBySelector = `${managedByLabel}=${managedByValue}`;
 
 /**
  * The clusters a Pod or PVC belongs to, in its own namespace: the `app.kubernetes.io/instance` label and every
@@ -18,10 +12,10 @@ export const managedBySelector = `${managedByLabel}=${managedByValue}`;
 export function clusterKeysOfMember(object: KubernetesObject): ObjectKey[] {
   const namespace = object.metadata?.namespace ?? '';
   const names = new Set<string>();
-  const instance = object.metadata?.labels?.[instanceLabel];
+  const instance = object.metadata?.labels?.[LABEL_INSTANCE];
   if (instance) names.add(instance);
   for (const owner of object.metadata?.ownerReferences ?? []) {
-    if (owner.kind === 'EtcdCluster' && owner.apiVersion.split('/')[0] === etcdGroup) names.add(owner.name);
+    if (owner.kind === ETCD_CLUSTER_KIND && isOurApiVersion(owner.apiVersion)) names.add(owner.name);
   }
   return [...names].map((name) => ({ namespace, name }));
 }

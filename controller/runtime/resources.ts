@@ -1,4 +1,5 @@
 // The API resources the controller watches, and their list/watch paths.
+import { ETCD_CLUSTER_RESOURCE, ETCD_RESTORE_RESOURCE } from '../../constructs/conventions/api.js';
 
 /** A watched resource type. `group` is '' for the core API. */
 export interface ResourceType {
@@ -13,21 +14,8 @@ export interface ResourceType {
   readonly model?: string;
 }
 
-export const etcdGroup = 'etcd.gitops.dev';
-export const etcdVersion = 'v1alpha1';
-
-export const EtcdClusterResource: ResourceType = {
-  group: etcdGroup,
-  version: etcdVersion,
-  kind: 'EtcdCluster',
-  plural: 'etcdclusters',
-};
-export const EtcdRestoreResource: ResourceType = {
-  group: etcdGroup,
-  version: etcdVersion,
-  kind: 'EtcdRestore',
-  plural: 'etcdrestores',
-};
+export const EtcdClusterResource: ResourceType = ETCD_CLUSTER_RESOURCE;
+export const EtcdRestoreResource: ResourceType = ETCD_RESTORE_RESOURCE;
 export const PodResource: ResourceType = {
   group: '',
   version: 'v1',

@@ -8,6 +8,7 @@ import { BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { App, Chart } from 'cdk8s';
 import { pino } from 'pino';
 import { etcdClusterCrd } from '../../constructs/api/crds.js';
+import { DEFAULT_OPERATOR_NAMESPACE } from '../../constructs/conventions/names.js';
 import { EtcdCluster } from '../../constructs/etcd-cluster.js';
 import { createEtcdClusterReconciler } from '../../controller/etcdcluster/index.js';
 import { KubeEventRecorder } from '../../controller/runtime/events.js';
@@ -77,7 +78,12 @@ describe('backup CronJob on the local Kubernetes', () => {
     // The user's cdk8s app: a size-1 cluster, a backup every minute, and a broken schedule (suspended).
     const app = new App();
     const chart = new Chart(app, 'backup-e2e', { namespace: ns });
-    const cluster = new EtcdCluster(chart, name, { version: etcdVersions['3.6'], size: 1 });
+    // The controller runs in this process, not from an EtcdOperator of this app: name its namespace.
+    const cluster = new EtcdCluster(chart, name, {
+      version: etcdVersions['3.6'],
+      size: 1,
+      operatorNamespace: DEFAULT_OPERATOR_NAMESPACE,
+    });
     const s3Options = {
       // where the Job's Pod reaches MinIO
       endpoint: minio.podEndpoint,

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CoreV1Api } from '@kubernetes/client-node';
+import { clientURL } from '../../constructs/conventions/index.js';
 import { memberStatus, moveLeader } from '../../controller/etcd/members.js';
-import { clientURL } from '../../controller/etcdcluster/names.js';
 import { etcdVersions } from '../env/binaries.js';
 import { type Environment, startEnvironment } from '../env/environment.js';
 import { waitFor } from '../env/wait.js';

@@ -3,17 +3,27 @@
 // and the membership as etcd, Pods and PVCs each see it.
 import { CoreV1Api, CustomObjectsApi, type V1Pod } from '@kubernetes/client-node';
 import { etcdClusterCrd, etcdRestoreCrd } from '../../../constructs/api/crds.js';
+import {
+  API_GROUP_VERSION,
+  CLIENT_PORT,
+  CLIENT_PORT_NAME,
+  clientServiceName,
+  clientServiceURL,
+  clientURL,
+  ETCD_CLUSTER_RESOURCE,
+  memberFromPeerURL,
+  memberSelector,
+  memberSelectorString,
+  PEER_PORT,
+  PEER_PORT_NAME,
+  peerServiceName,
+} from '../../../constructs/conventions/index.js';
 import { listMembers } from '../../../controller/etcd/members.js';
 import type { EtcdCluster } from '../../../controller/etcdcluster/api.js';
-import { clientURL, memberFromPeerURL } from '../../../controller/etcdcluster/names.js';
 import type { Environment } from '../../env/environment.js';
 import { waitFor } from '../../env/wait.js';
 
-export const memberLabels = (cluster: string) => ({
-  'app.kubernetes.io/name': 'etcd',
-  'app.kubernetes.io/instance': cluster,
-  'app.kubernetes.io/component': 'member',
-});
+export const memberLabels = memberSelector;
 
 /** The CRDs (the controller watches both kinds) and a namespace. */
 export async function prepareNamespace(env: Environment, namespace: string): Promise<void> {
@@ -61,41 +71,39 @@ export async function createClusterHandle(
   await core.createNamespacedService({
     namespace,
     body: {
-      metadata: { name: `${name}-peer` },
+      metadata: { name: peerServiceName(name) },
       spec: {
         clusterIP: 'None',
         publishNotReadyAddresses: true,
         selector: memberLabels(name),
-        ports: [{ name: 'peer', port: 2380 }],
+        ports: [{ name: PEER_PORT_NAME, port: PEER_PORT }],
       },
     },
   });
   await core.createNamespacedService({
     namespace,
     body: {
-      metadata: { name: `${name}-client` },
-      spec: { selector: memberLabels(name), ports: [{ name: 'client', port: 2379 }] },
+      metadata: { name: clientServiceName(name) },
+      spec: { selector: memberLabels(name), ports: [{ name: CLIENT_PORT_NAME, port: CLIENT_PORT }] },
     },
   });
   const read = async () =>
     (await custom.getNamespacedCustomObject({
-      group: 'etcd.gitops.dev',
-      version: 'v1alpha1',
-      plural: 'etcdclusters',
+      group: ETCD_CLUSTER_RESOURCE.group,
+      version: ETCD_CLUSTER_RESOURCE.version,
+      plural: ETCD_CLUSTER_RESOURCE.plural,
       namespace,
       name,
     })) as EtcdCluster;
-  const selector = Object.entries(memberLabels(name))
-    .map(([key, value]) => `${key}=${value}`)
-    .join(',');
+  const selector = memberSelectorString(name);
   return {
     name,
     namespace,
-    clientURL: `http://${name}-client.${namespace}.svc:2379`,
+    clientURL: clientServiceURL(name, namespace),
     async apply(spec) {
       await env.kubectl(['apply', '--server-side', '--force-conflicts', '--field-manager=git', '-f', '-'], {
         input: JSON.stringify({
-          apiVersion: 'etcd.gitops.dev/v1alpha1',
+          apiVersion: API_GROUP_VERSION,
           kind: 'EtcdCluster',
           metadata: { name, namespace },
           spec,

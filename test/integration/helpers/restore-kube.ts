@@ -8,6 +8,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { BatchV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { App, Chart } from 'cdk8s';
 import { etcdClusterCrd, etcdRestoreCrd } from '../../../constructs/api/crds.js';
+import { DEFAULT_OPERATOR_NAMESPACE } from '../../../constructs/conventions/names.js';
 import {
   EtcdCluster as EtcdClusterConstruct,
   type EtcdClusterProps,
@@ -144,6 +145,8 @@ export function clusterApp(options: ClusterAppOptions): string {
   const cluster = new EtcdClusterConstruct(chart, options.name, {
     version: options.version,
     size: options.size,
+    // The controller runs in the test process, not from an EtcdOperator of this app: name its namespace.
+    operatorNamespace: DEFAULT_OPERATOR_NAMESPACE,
     ...(options.bootstrapFromBackup ? { bootstrapFromBackup: options.bootstrapFromBackup } : {}),
   });
   cluster.addBackupSchedule({

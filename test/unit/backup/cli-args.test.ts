@@ -53,30 +53,35 @@ describe('backup CLI flags', () => {
   });
 
   const failures: [string, string[], RegExp][] = [
-    ['--bucket is missing', base.slice(0, 3), /--bucket is required/],
+    ['--bucket is missing', base.slice(0, 3), /'--bucket' is required/],
     [
       '--checksum-mode is unknown',
       [...base, '--checksum-mode=crc64'],
-      /--checksum-mode must be one of when-required, when-supported, got 'crc64'/,
+      /'--checksum-mode' must be one of when-required, when-supported, got 'crc64'/,
     ],
     [
       '--keep-last is not a number',
       [...base, '--keep-last=seven'],
-      /--keep-last must be a whole number, got 'seven'/,
+      /'--keep-last' must be a whole number of at least 1, got 'seven'/,
     ],
-    ['--max-age has no unit', [...base, '--max-age=30'], /--max-age: '30' is not a duration/],
-    ['--cert comes without --key', [...base, '--cert=/crt'], /--cert and --key go together/],
+    [
+      '--max-age has no unit',
+      [...base, '--max-age=30'],
+      /'--max-age' must be a positive duration .*, got '30'/,
+    ],
+    ['--max-age is zero', [...base, '--max-age=0h'], /'--max-age' must be a positive duration .*, got '0h'/],
+    ['--cert comes without --key', [...base, '--cert=/crt'], /'--cert' and '--key' go together/],
     [
       'an endpoint is not a URL',
       ['--endpoints=main-client:2379', ...base.slice(1)],
-      /--endpoints must be http\(s\) URLs, got 'main-client:2379'/,
+      /'--endpoints' must be an http\(s\) URL, got 'main-client:2379'/,
     ],
     [
       '--sse-kms-key-id comes without aws:kms',
       [...base, '--sse=AES256', '--sse-kms-key-id=k'],
-      /--sse-kms-key-id needs --sse aws:kms/,
+      /'--sse-kms-key-id' needs --sse=aws:kms, got --sse=AES256/,
     ],
-    ['a flag is unknown', [...base, '--bucket-name=x'], /Unknown option '--bucket-name'/],
+    ['a flag is unknown', [...base, '--bucket-name=x'], /unknown flag '--bucket-name'/],
   ];
   for (const [name, args, message] of failures) {
     it(`fails when ${name}`, () => {
@@ -101,7 +106,7 @@ describe('backup CLI flags', () => {
   it('fails when --output is unknown', () => {
     assert.throws(
       () => parseStatusArgs(['--bucket=b', '--output=yaml']),
-      /--output must be one of table, json, got 'yaml'/,
+      /'--output' must be one of table, json, got 'yaml'/,
     );
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type EtcdBackupScheduleOptions, EtcdCluster } from '../../../constructs/index.js';
-import { type Manifest, matchSnapshot, only, synth, testChart } from './helpers.js';
+import { clusterChart, type Manifest, matchSnapshot, only, synth } from './helpers.js';
 
 const minimal: EtcdBackupScheduleOptions = {
   schedule: '0 */6 * * *',
@@ -13,7 +13,7 @@ function withBackups(
   namespace: string | null,
   ...schedules: Partial<EtcdBackupScheduleOptions>[]
 ): Manifest[] {
-  const chart = testChart(namespace);
+  const chart = clusterChart(namespace);
   const cluster = new EtcdCluster(chart, 'main', { version: '3.5.35' });
   for (const s of schedules) cluster.addBackupSchedule({ ...minimal, ...s });
   return synth(chart);

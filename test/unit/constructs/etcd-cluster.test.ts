@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EtcdCluster, type EtcdClusterProps } from '../../../constructs/index.js';
-import { matchSnapshot, only, synth, testChart } from './helpers.js';
+import { clusterChart, matchSnapshot, only, synth } from './helpers.js';
 
 const members = {
   'app.kubernetes.io/name': 'etcd',
@@ -10,7 +10,7 @@ const members = {
 };
 
 function cluster(props: Partial<EtcdClusterProps> = {}, namespace: string | null = 'etcd-test') {
-  const chart = testChart(namespace);
+  const chart = clusterChart(namespace);
   const construct = new EtcdCluster(chart, 'main', { version: '3.6.16', ...props });
   return { construct, objects: synth(chart) };
 }

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, Chart, Testing, Yaml } from 'cdk8s';
+import { EtcdOperator } from '../../../constructs/etcd-operator.js';
 import { repoRoot } from '../../env/binaries.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: synthesized manifests are untyped JSON
@@ -16,6 +17,16 @@ export type Manifest = Record<string, any>;
 export function testChart(namespace: string | null = 'etcd-test'): Chart {
   const app = new App({ outdir: join(repoRoot, 'build', 'never-synthesized') });
   return new Chart(app, 'test', namespace === null ? {} : { namespace });
+}
+
+/**
+ * A chart for clusters, as `testChart`, in an app that also holds an EtcdOperator (in the default namespace
+ * `etcd-gitops-system`, in a chart of its own, so `synth(chart)` shows only the clusters' objects).
+ */
+export function clusterChart(namespace: string | null = 'etcd-test'): Chart {
+  const chart = testChart(namespace);
+  new EtcdOperator(new Chart(App.of(chart), 'operator'), 'operator', { crds: false });
+  return chart;
 }
 
 export function synth(chart: Chart): Manifest[] {

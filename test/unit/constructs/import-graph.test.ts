@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -11,6 +11,19 @@ const CONTROLLER_ONLY = [
   /[/\\]node_modules[/\\]@kubernetes[/\\]client-node[/\\]/,
   /[/\\]node_modules[/\\]etcd3[/\\]/,
   /[/\\]node_modules[/\\]@aws-sdk[/\\]/,
+];
+
+const CONSTRUCT_RUNTIME = [
+  /[/\\]node_modules[/\\]cdk8s[/\\]/,
+  /[/\\]node_modules[/\\]cdk8s-plus-27[/\\]/,
+  /[/\\]node_modules[/\\]constructs[/\\]/,
+];
+
+/** What the controller may import from constructs/: pure modules that load no cdk8s at run time. */
+const CONTROLLER_MAY_IMPORT = [
+  /^constructs\/conventions\//,
+  /^constructs\/imports\//,
+  /^constructs\/security\.js$/,
 ];
 
 const temp = mkdtempSync(join(tmpdir(), 'etcd-gitops-imports-'));
@@ -80,5 +93,38 @@ describe('import graph of the construct library', () => {
     } finally {
       rmSync(bad, { force: true });
     }
+  });
+
+  it('GIVEN the conventions module WHEN imported THEN no cdk8s, cdk8s-plus or constructs module loads', () => {
+    const modules = loadedModules(join(repoRoot, 'build', 'constructs', 'conventions', 'index.js'));
+    assert.ok(
+      modules.some((m) => m.includes('/build/constructs/conventions/cli/')),
+      'the probe saw the codecs load',
+    );
+    assert.deepEqual(
+      modules.filter((m) => CONSTRUCT_RUNTIME.some((re) => re.test(decodeURIComponent(m)))),
+      [],
+    );
+  });
+
+  it('GIVEN the controller sources WHEN their imports from constructs/ are listed THEN each is a conventions, imports or security module', () => {
+    const files = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+        entry.isDirectory()
+          ? files(join(dir, entry.name))
+          : entry.name.endsWith('.ts')
+            ? [join(dir, entry.name)]
+            : [],
+      );
+    const imports = files(join(repoRoot, 'controller')).flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/from '(?:\.\.\/)+(constructs\/[^']+)'/g)].map(
+        (m) => m[1] as string,
+      ),
+    );
+    assert.ok(imports.length > 0);
+    assert.deepEqual(
+      imports.filter((path) => !CONTROLLER_MAY_IMPORT.some((re) => re.test(path))),
+      [],
+    );
   });
 });

@@ -79,7 +79,7 @@ describe('synth-time validators', () => {
       assert.throws(() => validateQuantity('storage.size', q), /greater than zero/, q);
   });
 
-  it('GIVEN etcd versions THEN X.Y.Z from 3.4.0 pass, and fails when a version is no semver or older than 3.4', () => {
+  it('GIVEN etcd versions THEN X.Y.Z from 3.4.0 to 3.6.x pass, and fails when a version is no semver, older than 3.4 or newer than the controller runs', () => {
     assert.deepEqual(validateEtcdVersion('3.6.16'), { major: 3, minor: 6, patch: 16 });
     for (const v of ['v3.6.16', '3.6', '3.6.16-rc.1', 'latest', '03.6.1']) {
       assert.throws(
@@ -92,6 +92,15 @@ describe('synth-time validators', () => {
       () => validateEtcdVersion('3.3.27'),
       /^Error: 'version' must be 3\.4\.0 or newer .* got '3\.3\.27'/,
     );
+    for (const v of ['3.7.0', '4.0.0']) {
+      assert.throws(
+        () => validateEtcdVersion(v),
+        new RegExp(
+          `^Error: 'version' must be a release the controller runs \\(3\\.4\\.x to 3\\.6\\.x\\), got '${v}'$`,
+        ),
+        v,
+      );
+    }
   });
 
   it('GIVEN retention ages THEN 30d, 12h and 1d12h pass, and fails when an age is zero or has no unit', () => {

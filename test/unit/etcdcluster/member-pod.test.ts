@@ -156,7 +156,7 @@ describe('buildMemberPod', () => {
     assert.equal(term?.podAffinityTerm.labelSelector?.matchLabels?.['app.kubernetes.io/instance'], 'demo');
   });
 
-  it('GIVEN a podTemplate THEN its labels, annotations and scheduling fields are merged, ours win on conflict', () => {
+  it('GIVEN a podTemplate THEN its labels, annotations and scheduling fields are merged, ours win on conflict, the default anti-affinity stays', () => {
     const pod = buildMemberPod(
       etcdCluster({
         podTemplate: {
@@ -174,7 +174,13 @@ describe('buildMemberPod', () => {
     assert.equal(pod.metadata?.annotations?.note, 'x');
     assert.deepEqual(pod.spec?.nodeSelector, { disk: 'ssd' });
     assert.equal(pod.spec?.priorityClassName, 'high');
-    assert.deepEqual(pod.spec?.affinity, { nodeAffinity: {} });
+    // the user's affinity is kept and the default anti-affinity added to it, not replaced by it
+    assert.deepEqual(pod.spec?.affinity?.nodeAffinity, {});
+    assert.equal(
+      pod.spec?.affinity?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution?.[0]
+        ?.podAffinityTerm.topologyKey,
+      'kubernetes.io/hostname',
+    );
   });
 
   it('GIVEN ephemeral storage THEN the data volume is an emptyDir', () => {

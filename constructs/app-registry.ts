@@ -1,0 +1,67 @@
+// What our constructs must know about each other inside one app (one construct tree): the operators the clusters
+// talk to, and what may exist only once. Filled by the constructors, read by synth-time validations.
+import type { IConstruct } from 'constructs';
+
+/** Where the controller runs and as whom: what a cluster's NetworkPolicy and Secret RoleBinding name. */
+export interface OperatorIdentity {
+  /** The controller's namespace. */
+  readonly namespace: string;
+  /** The controller's ServiceAccount, in that namespace. */
+  readonly serviceAccountName: string;
+}
+
+export interface RegisteredOperator {
+  readonly construct: IConstruct;
+  readonly identity: OperatorIdentity;
+}
+
+export class AppRegistry {
+  public readonly operators: RegisteredOperator[] = [];
+  public readonly crds: IConstruct[] = [];
+  /** Clusters by `<namespace>/<name>` (`<none>/<name>` when the namespace is not known at synth time). */
+  public readonly clusters = new Map<string, IConstruct[]>();
+  /** Namespaces our constructs create, by name. */
+  public readonly namespaces = new Map<string, IConstruct[]>();
+}
+
+const registries = new WeakMap<IConstruct, AppRegistry>();
+
+/** The registry of the app (construct tree root) `scope` belongs to. */
+export function registryOf(scope: IConstruct): AppRegistry {
+  const root = scope.node.root;
+  let registry = registries.get(root);
+  if (!registry) {
+    registry = new AppRegistry();
+    registries.set(root, registry);
+  }
+  return registry;
+}
+
+/** The list of `map` under `key`, created empty on first use. */
+export function groupOf<T>(map: Map<string, T[]>, key: string): T[] {
+  let group = map.get(key);
+  if (!group) {
+    group = [];
+    map.set(key, group);
+  }
+  return group;
+}
+
+/**
+ * Adds `self` to `group` (what must exist once per app) with a synth-time validation on `owner`: every later member
+ * of the group reports `message(first)`, naming the one it collides with.
+ */
+export function registerUnique<T>(
+  owner: IConstruct,
+  group: T[],
+  self: T,
+  message: (first: T) => string,
+): void {
+  group.push(self);
+  owner.node.addValidation({
+    validate: () => {
+      const index = group.indexOf(self);
+      return index > 0 ? [message(group[0] as T)] : [];
+    },
+  });
+}

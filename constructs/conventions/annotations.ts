@@ -1,0 +1,13 @@
+// The member record the controller writes on member Pods and PVCs and reads to resume (docs/design/membership.md).
+import { API_GROUP } from './api.js';
+
+/** Member Pod: the `--initial-cluster` of the member's moment. */
+export const ANNOTATION_INITIAL_CLUSTER = `${API_GROUP}/initial-cluster`;
+/** Member Pod: `new` (seed) or `existing`. */
+export const ANNOTATION_INITIAL_CLUSTER_STATE = `${API_GROUP}/initial-cluster-state`;
+/** Seed Pod and seed PVC: `<cluster>-<first 8 of uid>-<6 hex>`. */
+export const ANNOTATION_CLUSTER_TOKEN = `${API_GROUP}/cluster-token`;
+/** Member Pod and PVC: the uid of the EtcdCluster incarnation that made it. */
+export const ANNOTATION_CLUSTER_UID = `${API_GROUP}/cluster-uid`;
+/** Member Pod: the etcd version of its image. */
+export const ANNOTATION_VERSION = `${API_GROUP}/version`;

@@ -1,0 +1,36 @@
+// Backup objects: the key template grammar, compression and retention defaults (docs/design/backup.md).
+
+/** The default `--key-template`. */
+export const DEFAULT_KEY_TEMPLATE = '{namespace}/{cluster}/{timestamp}-rev{revision}.db';
+
+/** Placeholders a key template may use. */
+export const KEY_TEMPLATE_PLACEHOLDERS = ['namespace', 'cluster', 'timestamp', 'revision'] as const;
+export type KeyTemplatePlaceholder = (typeof KEY_TEMPLATE_PLACEHOLDERS)[number];
+
+/** Suffix of an object being uploaded, never a backup's own key. */
+export const STAGING_SUFFIX = '.part';
+
+const PLACEHOLDER = /\{([^{}]*)\}/g;
+
+/** Why `template` cannot make unique backup keys, or undefined when it can. */
+export function keyTemplateProblem(template: string): string | undefined {
+  const allowed = KEY_TEMPLATE_PLACEHOLDERS.map((name) => `{${name}}`).join(' ');
+  for (const [, name] of template.matchAll(PLACEHOLDER)) {
+    if (!(KEY_TEMPLATE_PLACEHOLDERS as readonly string[]).includes(name ?? '')) {
+      return `has unknown placeholder {${name}}; allowed: ${allowed}`;
+    }
+  }
+  if (!template.includes('{timestamp}'))
+    return 'must contain {timestamp}, or every backup overwrites the last';
+  if (template.startsWith('/') || template.includes('//')) return "must not start with '/' or contain '//'";
+  if (template.endsWith(STAGING_SUFFIX)) return `must not end in '${STAGING_SUFFIX}' (the staging suffix)`;
+  return undefined;
+}
+
+/** How a backup is stored. */
+export const COMPRESSIONS = ['none', 'gzip'] as const;
+export type Compression = (typeof COMPRESSIONS)[number];
+export const DEFAULT_COMPRESSION: Compression = 'none';
+
+/** Backups a schedule keeps unless `keepLast` says otherwise. */
+export const DEFAULT_KEEP_LAST = 7;

@@ -1,0 +1,10 @@
+// The subcommands and verbs of our image's entrypoint (`/app/bin/etcd-gitops <subcommand> [verb] --flags`).
+
+export const Subcommand = {
+  CONTROLLER: 'controller',
+  BACKUP: 'backup',
+  RESTORE: 'restore',
+} as const;
+
+export const BackupVerb = { SAVE: 'save', STATUS: 'status' } as const;
+export const RestoreVerb = { FETCH: 'fetch' } as const;

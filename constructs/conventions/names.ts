@@ -1,0 +1,97 @@
+// Derived names (stable, human, never hashed) and the URLs built from them.
+import { CLIENT_PORT, PEER_PORT } from './ports.js';
+
+/** Namespace of the operator unless its `namespace` prop says otherwise. */
+export const DEFAULT_OPERATOR_NAMESPACE = 'etcd-gitops-system';
+/** The controller's Deployment, ServiceAccount, ClusterRole(Binding) and leader-election Lease. */
+export const CONTROLLER_NAME = 'etcd-gitops-controller';
+/** The controller's leader-election Role and RoleBinding. */
+export const LEADER_ELECTION_ROLE_NAME = `${CONTROLLER_NAME}-leader-election`;
+/** The controller's metrics Service. */
+export const METRICS_SERVICE_NAME = `${CONTROLLER_NAME}-metrics`;
+
+/** `<cluster>-client`: the Service clients connect to. */
+export function clientServiceName(cluster: string): string {
+  return `${cluster}-client`;
+}
+
+/** `<cluster>-peer`: the headless Service that gives members their DNS names. */
+export function peerServiceName(cluster: string): string {
+  return `${cluster}-peer`;
+}
+
+/** `<cluster>-backup`: the backup ServiceAccount, and the first backup CronJob. */
+export function backupServiceAccountName(cluster: string): string {
+  return `${cluster}-backup`;
+}
+
+/** `<cluster>-backup`, or `<cluster>-backup-<schedule>` for a named schedule. */
+export function backupCronJobName(cluster: string, schedule?: string): string {
+  const base = backupServiceAccountName(cluster);
+  return schedule === undefined ? base : `${base}-${schedule}`;
+}
+
+/** `<cluster>-etcd-gitops-controller`: the Role and RoleBinding that let the controller read Secrets there. */
+export function controllerSecretsRoleName(cluster: string): string {
+  return `${cluster}-${CONTROLLER_NAME}`;
+}
+
+/** `<cluster>-<index>`: a member, its Pod and its etcd member name. */
+export function memberName(cluster: string, index: number): string {
+  return `${cluster}-${index}`;
+}
+
+/** The index n of a member name `<cluster>-<n>`, or `undefined`. */
+export function memberIndex(cluster: string, member: string): number | undefined {
+  if (!member.startsWith(`${cluster}-`)) return undefined;
+  const rest = member.slice(cluster.length + 1);
+  return /^(0|[1-9][0-9]*)$/.test(rest) ? Number(rest) : undefined;
+}
+
+const PVC_SUFFIX = '-data';
+
+/** `<member>-data`: a member's PVC. */
+export function pvcName(member: string): string {
+  return `${member}${PVC_SUFFIX}`;
+}
+
+/** The member a PVC name `<member>-data` belongs to, or `undefined` for another name. */
+export function memberOfPvc(pvc: string): string | undefined {
+  return pvc.endsWith(PVC_SUFFIX) ? pvc.slice(0, -PVC_SUFFIX.length) : undefined;
+}
+
+/** `<cluster>-client.<namespace>.svc`, or `<cluster>-client` when the namespace is not known. */
+export function clientServiceHost(cluster: string, namespace?: string): string {
+  const service = clientServiceName(cluster);
+  return namespace ? `${service}.${namespace}.svc` : service;
+}
+
+/** `http://<cluster>-client.<namespace>.svc:2379`: the URL clients use. */
+export function clientServiceURL(cluster: string, namespace?: string): string {
+  return `http://${clientServiceHost(cluster, namespace)}:${CLIENT_PORT}`;
+}
+
+/** `<member>.<cluster>-peer.<namespace>.svc`: a member's stable DNS name. */
+export function memberHost(cluster: string, namespace: string, member: string): string {
+  return `${member}.${peerServiceName(cluster)}.${namespace}.svc`;
+}
+
+export function peerURL(cluster: string, namespace: string, member: string): string {
+  return `http://${memberHost(cluster, namespace, member)}:${PEER_PORT}`;
+}
+
+export function clientURL(cluster: string, namespace: string, member: string): string {
+  return `http://${memberHost(cluster, namespace, member)}:${CLIENT_PORT}`;
+}
+
+/** The member name a peer URL of this cluster belongs to, or `undefined` for a foreign URL. */
+export function memberFromPeerURL(cluster: string, namespace: string, url: string): string | undefined {
+  const match = /^https?:\/\/([^.]+)\.([^.]+)\.([^.]+)\.svc(?:\.[a-z.]+)?:\d+$/.exec(url);
+  if (!match || match[2] !== peerServiceName(cluster) || match[3] !== namespace) return undefined;
+  return match[1];
+}
+
+/** `--initial-cluster` value: `name=peerURL` for each member, in the order given. */
+export function initialCluster(cluster: string, namespace: string, members: readonly string[]): string {
+  return members.map((member) => `${member}=${peerURL(cluster, namespace, member)}`).join(',');
+}

@@ -1,0 +1,97 @@
+// Clients of a cluster: allowFrom() with label selectors and cdk8s-plus workloads, at any time before synth; the
+// connection and the client Service as objects.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { App, Chart } from 'cdk8s';
+import { Deployment, Namespaces, Pods } from 'cdk8s-plus-27';
+import { EtcdCluster } from '../../../constructs/index.js';
+import { clusterChart, type Manifest, only, synth } from './helpers.js';
+
+/** The `from` peers of the client-port rule, after the controller's and the backups'. */
+function clientPeers(objects: Manifest[]): Manifest[] {
+  return only(objects, 'NetworkPolicy', 'main').spec.ingress[1].from.slice(2);
+}
+
+const container = { image: 'registry.local/api:1', securityContext: { ensureNonRoot: false } };
+
+describe('EtcdCluster clients', () => {
+  it('GIVEN a label selector allowed after construction WHEN synthesized THEN the NetworkPolicy lets it reach the client port', () => {
+    // GIVEN
+    const chart = clusterChart('db');
+    const cluster = new EtcdCluster(chart, 'main', {
+      version: '3.6.16',
+      clients: [{ podSelector: { app: 'first' } }],
+    });
+    // WHEN
+    cluster.allowFrom({ podSelector: { app: 'api' } }, { namespaceSelector: { team: 'payments' } });
+    // THEN
+    assert.deepEqual(clientPeers(synth(chart)), [
+      { podSelector: { matchLabels: { app: 'first' } } },
+      { podSelector: { matchLabels: { app: 'api' } } },
+      { namespaceSelector: { matchLabels: { team: 'payments' } }, podSelector: {} },
+    ]);
+  });
+
+  it('GIVEN a cdk8s-plus Deployment in the same chart WHEN allowed THEN its Pods are selected by its own selector labels', () => {
+    const chart = clusterChart('db');
+    const cluster = new EtcdCluster(chart, 'main', { version: '3.6.16' });
+    const api = new Deployment(chart, 'api', { containers: [container] });
+    cluster.allowFrom(api);
+    const objects = synth(chart);
+    const matchLabels = only(objects, 'Deployment').spec.selector.matchLabels;
+    assert.deepEqual(clientPeers(objects), [
+      {
+        podSelector: { matchLabels },
+        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'db' } },
+      },
+    ]);
+  });
+
+  it('GIVEN a Deployment in another namespace WHEN allowed THEN the peer selects that namespace by name', () => {
+    const chart = clusterChart('db');
+    const cluster = new EtcdCluster(chart, 'main', { version: '3.6.16' });
+    const apps = new Chart(App.of(chart), 'apps', { namespace: 'apps' });
+    cluster.allowFrom(new Deployment(apps, 'api', { containers: [container] }));
+    const [peer] = clientPeers(synth(chart));
+    assert.deepEqual(peer?.namespaceSelector, { matchLabels: { 'kubernetes.io/metadata.name': 'apps' } });
+    assert.ok(peer?.podSelector.matchLabels['cdk8s.io/metadata.addr']);
+  });
+
+  it('GIVEN Pods selected by labels in two named namespaces WHEN allowed THEN there is one peer per namespace', () => {
+    const chart = clusterChart('db');
+    const cluster = new EtcdCluster(chart, 'main', { version: '3.6.16' });
+    const namespaces = Namespaces.select(chart, 'teams', { names: ['a', 'b'] });
+    cluster.allowFrom(Pods.select(chart, 'workers', { labels: { role: 'worker' }, namespaces }));
+    assert.deepEqual(clientPeers(synth(chart)), [
+      {
+        podSelector: { matchLabels: { role: 'worker' } },
+        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'a' } },
+      },
+      {
+        podSelector: { matchLabels: { role: 'worker' } },
+        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'b' } },
+      },
+    ]);
+  });
+
+  it('GIVEN a cluster WHEN its connection is read THEN it names the URL, Service, namespace and port, and no TLS Secrets yet', () => {
+    const cluster = new EtcdCluster(clusterChart('db'), 'main', { version: '3.6.16' });
+    assert.deepEqual(cluster.connection, {
+      url: 'http://main-client.db.svc:2379',
+      serviceName: 'main-client',
+      namespace: 'db',
+      port: 2379,
+      scheme: 'http',
+    });
+    assert.equal(cluster.connection.caSecretName, undefined);
+    assert.equal(cluster.connection.clientCertificateSecretName, undefined);
+  });
+
+  it('GIVEN a cluster THEN its client and peer Services are objects with their names and ports', () => {
+    const cluster = new EtcdCluster(clusterChart('db'), 'main', { version: '3.6.16' });
+    assert.equal(cluster.clientService.name, 'main-client');
+    assert.equal(cluster.clientService.toJson().spec.ports[0].port, 2379);
+    assert.equal(cluster.peerService.name, 'main-peer');
+    assert.equal(cluster.peerService.toJson().spec.clusterIP, 'None');
+  });
+});

@@ -1,0 +1,180 @@
+// What the constructs and the controller emit, the commands parse back to the same options: every option of a
+// backup schedule, every field of a restore's S3 location and seed, and the operator's controller flags.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  backupSave,
+  controllerCommand,
+  DEFAULT_KEY_TEMPLATE,
+  type EtcdBackupScheduleOptions,
+  EtcdCluster,
+  EtcdOperator,
+  restoreFetch,
+  type S3Location,
+} from '../../../constructs/index.js';
+import { parseSaveArgs } from '../../../controller/backup/cli-args.js';
+import type { SaveOptions } from '../../../controller/backup/save.js';
+import { parseFetchArgs } from '../../../controller/restore/cli-args.js';
+import type { FetchOptions } from '../../../controller/restore/fetch.js';
+import { restoreFetchArgs, type SeedRestore } from '../../../controller/restore/seed-init-container.js';
+import { parseControllerFlags } from '../../../controller/runtime/flags.js';
+import { clusterChart, type Manifest, only, synth, testChart } from '../constructs/helpers.js';
+
+const minimal: EtcdBackupScheduleOptions = {
+  schedule: '0 */6 * * *',
+  bucket: 'etcd-backups',
+  credentialsSecretName: 'backup-s3',
+};
+
+/** The CronJob's args as synthesized, parsed by `backup save`'s own parser. */
+function parsedSchedule(
+  options: Partial<EtcdBackupScheduleOptions>,
+  namespace: string | null = 'db',
+): SaveOptions {
+  const chart = clusterChart(namespace);
+  new EtcdCluster(chart, 'main', { version: '3.6.16' }).addBackupSchedule({ ...minimal, ...options });
+  const cronJob = only(synth(chart), 'CronJob', 'main-backup');
+  const args = cronJob.spec.jobTemplate.spec.template.spec.containers[0].args as string[];
+  assert.deepEqual(args.slice(0, 2), backupSave.command);
+  return parseSaveArgs(args.slice(2));
+}
+
+const defaults: SaveOptions = {
+  endpoints: ['http://main-client.db.svc:2379'],
+  etcdTls: { caFile: undefined, certFile: undefined, keyFile: undefined },
+  namespace: 'db',
+  cluster: 'main',
+  bucket: 'etcd-backups',
+  keyTemplate: DEFAULT_KEY_TEMPLATE,
+  s3: { endpoint: undefined, region: 'us-east-1', forcePathStyle: false, checksumMode: 'when-required' },
+  encryption: undefined,
+  compression: 'none',
+  retention: { keepLast: 7, maxAgeMs: undefined },
+  partSizeBytes: undefined,
+  queueSize: undefined,
+};
+
+type ScheduleCase = readonly [Partial<EtcdBackupScheduleOptions>, Partial<SaveOptions>];
+
+// Every option of a schedule: either the flags it becomes parse back to it, or it is not a flag at all.
+// Record<keyof ...>: a new option without a row here does not compile.
+const scheduleCases: Record<keyof EtcdBackupScheduleOptions, ScheduleCase | 'not a flag'> = {
+  bucket: [{ bucket: 'other-bucket' }, { bucket: 'other-bucket' }],
+  prefix: [{ prefix: 'prod/' }, { keyTemplate: `prod/${DEFAULT_KEY_TEMPLATE}` }],
+  keyTemplate: [{ keyTemplate: '{cluster}/{timestamp}.db' }, { keyTemplate: '{cluster}/{timestamp}.db' }],
+  endpoint: [
+    { endpoint: 'http://minio.storage.svc:9000' },
+    { s3: { ...defaults.s3, endpoint: 'http://minio.storage.svc:9000' } },
+  ],
+  region: [{ region: 'eu-west-1' }, { s3: { ...defaults.s3, region: 'eu-west-1' } }],
+  forcePathStyle: [{ forcePathStyle: true }, { s3: { ...defaults.s3, forcePathStyle: true } }],
+  checksumMode: [
+    { checksumMode: 'when-supported' },
+    { s3: { ...defaults.s3, checksumMode: 'when-supported' } },
+  ],
+  compression: [{ compression: 'gzip' }, { compression: 'gzip' }],
+  sse: [{ sse: 'AES256' }, { encryption: { algorithm: 'AES256' } }],
+  sseKmsKeyId: [
+    { sse: 'aws:kms', sseKmsKeyId: 'key-1' },
+    { encryption: { algorithm: 'aws:kms', kmsKeyId: 'key-1' } },
+  ],
+  keepLast: [{ keepLast: 3 }, { retention: { keepLast: 3, maxAgeMs: undefined } }],
+  maxAge: [{ maxAge: '30d' }, { retention: { keepLast: 7, maxAgeMs: 30 * 86_400_000 } }],
+  name: 'not a flag',
+  schedule: 'not a flag',
+  timeZone: 'not a flag',
+  credentialsSecretName: 'not a flag',
+  startingDeadlineSeconds: 'not a flag',
+  activeDeadlineSeconds: 'not a flag',
+  backoffLimit: 'not a flag',
+  historyLimit: 'not a flag',
+  suspend: 'not a flag',
+  image: 'not a flag',
+};
+
+describe('construct-emitted flags parse back to the same options', () => {
+  it('GIVEN a schedule with defaults WHEN its args are parsed by backup save THEN the documented defaults come out', () => {
+    assert.deepEqual(parsedSchedule({}), defaults);
+  });
+
+  for (const [option, row] of Object.entries(scheduleCases)) {
+    if (row === 'not a flag') continue;
+    const [props, expected] = row;
+    it(`GIVEN a schedule with ${option} WHEN its args are parsed by backup save THEN ${option} comes back`, () => {
+      assert.deepEqual(parsedSchedule(props), { ...defaults, ...expected });
+    });
+  }
+
+  it('GIVEN a chart without namespace WHEN the args are parsed THEN namespace and endpoint are the Pod namespace variable', () => {
+    const parsed = parsedSchedule({}, null);
+    assert.equal(parsed.namespace, '$(POD_NAMESPACE)');
+    assert.deepEqual(parsed.endpoints, ['http://main-client.$(POD_NAMESPACE).svc:2379']);
+  });
+
+  const location: S3Location = { bucket: 'etcd-backups', key: 'db/main/x.db', credentialsSecretName: 's3' };
+  const seed: SeedRestore = {
+    location,
+    clusterVersion: '3.5.17',
+    member: 'main-0',
+    peerURL: 'http://main-0.main-peer.db.svc:2380',
+    token: 'main-1234abcd-ef0123',
+  };
+  const fetchDefaults: FetchOptions = {
+    source: { bucket: 'etcd-backups', key: 'db/main/x.db' },
+    s3: { endpoint: undefined, region: 'us-east-1', forcePathStyle: false, checksumMode: 'when-required' },
+    dataDir: '/var/lib/etcd/data',
+    clusterVersion: '3.5.17',
+    seed: { name: 'main-0', peerURL: 'http://main-0.main-peer.db.svc:2380', token: 'main-1234abcd-ef0123' },
+    restoreTool: '/app/etcd/v3.5/etcdutl',
+  };
+  const parsedSeed = (s: SeedRestore): FetchOptions => {
+    const args = restoreFetchArgs(s);
+    assert.deepEqual(args.slice(0, 2), restoreFetch.command);
+    return parseFetchArgs(args.slice(2), {});
+  };
+  const locationCases: Record<
+    keyof S3Location,
+    readonly [Partial<S3Location>, Partial<FetchOptions>] | 'not a flag'
+  > = {
+    bucket: [{ bucket: 'other' }, { source: { bucket: 'other', key: 'db/main/x.db' } }],
+    key: [{ key: 'a.db' }, { source: { bucket: 'etcd-backups', key: 'a.db' } }],
+    latestUnderPrefix: [
+      { key: undefined, latestUnderPrefix: 'db/main/' },
+      { source: { bucket: 'etcd-backups', latestUnderPrefix: 'db/main/' } },
+    ],
+    endpoint: [
+      { endpoint: 'http://minio:9000' },
+      { s3: { ...fetchDefaults.s3, endpoint: 'http://minio:9000' } },
+    ],
+    region: [{ region: 'eu-west-1' }, { s3: { ...fetchDefaults.s3, region: 'eu-west-1' } }],
+    forcePathStyle: [{ forcePathStyle: true }, { s3: { ...fetchDefaults.s3, forcePathStyle: true } }],
+    credentialsSecretName: 'not a flag',
+  };
+
+  it('GIVEN a seed restore WHEN the init container args are parsed by restore fetch THEN the seed comes back', () => {
+    assert.deepEqual(parsedSeed(seed), fetchDefaults);
+  });
+
+  for (const [field, row] of Object.entries(locationCases)) {
+    if (row === 'not a flag') continue;
+    const [change, expected] = row;
+    it(`GIVEN a backup location with ${field} WHEN the init container args are parsed THEN ${field} comes back`, () => {
+      assert.deepEqual(parsedSeed({ ...seed, location: { ...location, ...change } }), {
+        ...fetchDefaults,
+        ...expected,
+      });
+    });
+  }
+
+  it('GIVEN the operator Deployment WHEN its controller args are parsed THEN leader election and both ports come back', () => {
+    const chart = testChart(null);
+    new EtcdOperator(chart, 'operator');
+    const deployment = only(synth(chart), 'Deployment') as Manifest;
+    const args = deployment.spec.template.spec.containers[0].args as string[];
+    assert.deepEqual(args.slice(0, 1), controllerCommand.command);
+    const flags = parseControllerFlags(args.slice(1), { POD_NAMESPACE: 'etcd-gitops-system' });
+    assert.equal(flags.leaderElect, true);
+    assert.deepEqual(flags.metricsBindAddress, { host: undefined, port: 8080 });
+    assert.deepEqual(flags.healthProbeBindAddress, { host: undefined, port: 8081 });
+  });
+});
