@@ -8,7 +8,7 @@ import {
   registerUnique,
   registryOf,
 } from './app-registry.js';
-import { controllerCommand } from './conventions/cli/controller.js';
+import { operatorControllerArgs } from './conventions/cli/controller.js';
 import { DEFAULT_OPERATOR_IMAGE, OPERATOR_ENTRYPOINT, OPERATOR_IMAGE_ENV } from './conventions/images.js';
 import { controllerSelector, operatorLabels } from './conventions/labels.js';
 import {
@@ -208,11 +208,7 @@ export class EtcdOperator extends Construct {
                 image,
                 imagePullPolicy: 'IfNotPresent',
                 command: [OPERATOR_ENTRYPOINT],
-                args: controllerCommand.args({
-                  leaderElect: true,
-                  metricsBindAddress: `:${METRICS_PORT}`,
-                  healthProbeBindAddress: `:${HEALTH_PORT}`,
-                }),
+                args: operatorControllerArgs(),
                 env: [
                   fieldEnv('POD_NAME', 'metadata.name'),
                   fieldEnv('POD_NAMESPACE', 'metadata.namespace'),

@@ -3,7 +3,7 @@
 // product references, the sandbox (pause) image and the test environment's busybox.
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { controllerCommand } from '../constructs/conventions/cli/controller.js';
+import { operatorControllerArgs } from '../constructs/conventions/cli/controller.js';
 import {
   DATA_MOUNT_PATH,
   DEFAULT_OPERATOR_IMAGE,
@@ -72,11 +72,7 @@ export const images: Record<string, ImageDefinition> = {
           user: '65532:65532',
           entrypoint: [OPERATOR_ENTRYPOINT],
           // The operator Deployment's own arguments, so `docker run <image>` starts the controller the same way.
-          cmd: controllerCommand.args({
-            leaderElect: true,
-            metricsBindAddress: `:${METRICS_PORT}`,
-            healthProbeBindAddress: `:${HEALTH_PORT}`,
-          }),
+          cmd: operatorControllerArgs(),
           env: ['PATH=/nodejs/bin:/usr/local/bin:/usr/bin:/bin', 'NODE_ENV=production'],
           workingDir: '/app',
           exposedPorts: [`${METRICS_PORT}/tcp`, `${HEALTH_PORT}/tcp`],

@@ -139,7 +139,12 @@ describe('EtcdCluster membership with the controller killed at every step', () =
 
   test('WHEN killed after PromoteLearner THEN crash-1 is a voter', async () => {
     await crashAfter('PromoteLearner');
-    const status = await memberStatus(clientURL(name, ns, member(1)));
+    // The member just promoted may take a moment to answer on a loaded machine: retry the read, not the claim.
+    const status = await waitFor(() => memberStatus(clientURL(name, ns, member(1))), {
+      what: `${member(1)} to answer its status`,
+      timeoutMs: 30_000,
+      intervalMs: 500,
+    });
     assert.equal(status.isLearner, false);
   });
 

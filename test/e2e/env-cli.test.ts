@@ -13,7 +13,7 @@ import { processAlive, processesMentioning } from '../env/process-scan.js';
 
 const run = promisify(execFile);
 const cli = join(repoRoot, 'build', 'test', 'env', 'cli.js');
-const parent = mkdtempSync(join(tmpdir(), 'etcd-gitops-cli-test-'));
+const parent = mkdtempSync(join(tmpdir(), 'egt-cli-'));
 const stateDir = join(parent, 'env');
 const env = { ...process.env, ETCD_GITOPS_ENV_DIR: stateDir };
 

@@ -10,6 +10,7 @@ import { repoRoot } from '../env/binaries.js';
 import { groupAlive } from '../env/cleanup.js';
 import { startEnvironment } from '../env/environment.js';
 import type { FixtureReport } from '../env/fixtures/env-in-a-test.js';
+import { remainingCgroups } from '../env/nodes/cgroups.js';
 import { processesMentioning } from '../env/process-scan.js';
 import { waitFor } from '../env/wait.js';
 
@@ -23,6 +24,15 @@ after(() => {
 });
 
 function assertNothingLeft(report: FixtureReport): void {
+  const mounts = readFileSync('/proc/self/mountinfo', 'utf8').split('\n');
+  for (const dir of report.dirs) {
+    assert.deepEqual(
+      mounts.filter((line) => line.includes(dir)),
+      [],
+      `mounts under ${dir}`,
+    );
+  }
+  assert.deepEqual(report.cgroupRoots.flatMap(remainingCgroups), [], 'cgroups of the nodes');
   assert.ok(report.pgids.length >= 5 && report.pgids.every((pgid) => pgid > 0), `pgids: ${report.pgids}`);
   assert.deepEqual(
     report.pgids.filter((pgid) => groupAlive(pgid)),
@@ -36,11 +46,17 @@ function assertNothingLeft(report: FixtureReport): void {
 }
 
 /** Runs the fixture test file; resolves with its report once written and a promise of its exit. */
-async function runFixture(mode: 'throw' | 'wait', name: string) {
+async function runFixture(mode: 'throw' | 'wait', name: string, nodes = 0) {
   const reportPath = join(reportDir, `${name}.json`);
   const goPath = join(reportDir, `${name}.go`);
   const child = spawn(process.execPath, [fixture], {
-    env: { ...process.env, FIXTURE_MODE: mode, FIXTURE_REPORT: reportPath, FIXTURE_GO: goPath },
+    env: {
+      ...process.env,
+      FIXTURE_MODE: mode,
+      FIXTURE_REPORT: reportPath,
+      FIXTURE_GO: goPath,
+      FIXTURE_NODES: String(nodes),
+    },
     stdio: 'ignore',
   });
   fixtures.push(child);
@@ -67,6 +83,7 @@ test('GIVEN a running environment with MinIO WHEN stop() THEN no process of it r
   const report: FixtureReport = {
     pgids: [...env.controlPlane.processes.map((p) => p.pid), env.minio?.process()?.pid ?? -1],
     dirs: [env.controlPlane.dir, env.minio?.dir ?? ''],
+    cgroupRoots: [],
   };
   for (const pgid of report.pgids) assert.ok(groupAlive(pgid));
   await env.stop();
@@ -98,6 +115,22 @@ test('GIVEN a process holding an environment WHEN it is SIGKILLed THEN the reape
       what: 'the reaper to clean up after the killed process',
       timeoutMs: 30_000,
     },
+  );
+  assertNothingLeft(report);
+});
+
+test('GIVEN a process holding an environment with a node running a Pod WHEN it is SIGKILLed THEN the reaper also kills the containers and removes mounts, namespaces and cgroups', async () => {
+  const { child, report, exited } = await runFixture('wait', 'sigkill-nodes', 1);
+  assert.equal(report.cgroupRoots.length, 1);
+  assert.notDeepEqual(report.cgroupRoots.flatMap(remainingCgroups), [], 'the node has cgroups while it runs');
+  child.kill('SIGKILL');
+  assert.equal((await exited).signal, 'SIGKILL');
+  await waitFor(
+    () =>
+      report.pgids.every((pgid) => !groupAlive(pgid)) &&
+      report.dirs.every((dir) => !existsSync(dir)) &&
+      report.cgroupRoots.flatMap(remainingCgroups).length === 0,
+    { what: 'the reaper to clean up after the killed process', timeoutMs: 60_000 },
   );
   assertNothingLeft(report);
 });

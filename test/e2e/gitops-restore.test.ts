@@ -19,6 +19,7 @@ import {
   type RestoreTestbed,
   restoreObjects,
   startRestoreTestbed,
+  untilAnswering,
 } from '../integration/helpers/restore-kube.js';
 import { keys } from '../integration/helpers/s3-objects.js';
 
@@ -108,14 +109,7 @@ describe('backup and in-place restore by the operator of dist/ (real nodes, our 
       });
     const client = new Etcd3({ hosts: [clientURL] });
     try {
-      await waitFor(
-        () =>
-          client
-            .get('none')
-            .string()
-            .then(() => true),
-        { what: `${clientURL} to answer` },
-      );
+      await untilAnswering(client, clientURL);
       for (let i = 0; i < 50; i++) await client.put(`before/${i}`).value(`v${i}`);
       const log = await backupNow(env, ns, `${name}-backup`, 'backup-1');
       const stored = await keys(s3, bucket);

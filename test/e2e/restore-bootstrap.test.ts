@@ -11,7 +11,6 @@ import { Etcd3 } from 'etcd3';
 import { etcdVersions } from '../env/binaries.js';
 import type { Environment } from '../env/environment.js';
 import type { ManagedProcess } from '../env/process-group.js';
-import { waitFor } from '../env/wait.js';
 import {
   backupNow,
   clusterApp,
@@ -19,6 +18,7 @@ import {
   restoreObjects,
   startControllerProcess,
   startRestoreTestbed,
+  untilAnswering,
   whileRunning,
 } from '../integration/helpers/restore-kube.js';
 import { keys, metadataOf } from '../integration/helpers/s3-objects.js';
@@ -76,15 +76,7 @@ describe('a new cluster bootstrapped from a backup (local Kubernetes, MinIO)', (
     await objects().readyAt(source, 1, whileRunning(controller!));
     const client = new Etcd3({ hosts: [clientURL(source)] });
     try {
-      // The client Service gets its endpoints a moment after the members are Ready.
-      await waitFor(
-        () =>
-          client
-            .get('none')
-            .string()
-            .then(() => true),
-        { what: `${clientURL(source)} to answer` },
-      );
+      await untilAnswering(client, clientURL(source));
       for (let i = 0; i < 50; i++) await client.put(`first/${i}`).value(`v${i}`);
       await backupNow(env, ns, `${source}-backup`, 'backup-1');
       for (let i = 0; i < 50; i++) await client.put(`second/${i}`).value(`v${i}`);

@@ -23,6 +23,7 @@ import {
   restoreObjects,
   startControllerProcess,
   startRestoreTestbed,
+  untilAnswering,
   whileRunning,
 } from '../integration/helpers/restore-kube.js';
 import { keys } from '../integration/helpers/s3-objects.js';
@@ -87,15 +88,7 @@ describe('in-place restore survives the controller being killed between steps (l
     await objects().readyAt(name, 3, whileRunning(first));
     const client = new Etcd3({ hosts: [clientURL] });
     try {
-      // The client Service gets its endpoints a moment after the members are Ready.
-      await waitFor(
-        () =>
-          client
-            .get('none')
-            .string()
-            .then(() => true),
-        { what: `${clientURL} to answer` },
-      );
+      await untilAnswering(client, clientURL);
       for (let i = 0; i < 100; i++) await client.put(`before/${i}`).value(`v${i}`);
       await backupNow(env, ns, `${name}-backup`, 'backup-1');
       const stored = await keys(s3, bucket);

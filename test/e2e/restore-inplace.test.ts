@@ -27,6 +27,7 @@ import {
   backupNow,
   clusterApp,
   startControllerProcess,
+  untilAnswering,
   whileRunning,
 } from '../integration/helpers/restore-kube.js';
 import { download, keys, metadataOf } from '../integration/helpers/s3-objects.js';
@@ -189,15 +190,7 @@ describe('in-place restore after quorum loss (local Kubernetes, MinIO)', () => {
     await readyAt(3);
     const client = new Etcd3({ hosts: [clientURL] });
     try {
-      // The client Service gets its endpoints a moment after the members are Ready.
-      await waitFor(
-        () =>
-          client
-            .get('none')
-            .string()
-            .then(() => true),
-        { what: `${clientURL} to answer` },
-      );
+      await untilAnswering(client, clientURL);
       for (let i = 0; i < 100; i++) await client.put(`before/${i}`).value(`v${i}`);
       await backupNow(env, ns, `${name}-backup`, 'backup-1');
       const stored = await keys(s3, bucket);

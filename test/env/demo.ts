@@ -124,7 +124,7 @@ Explore it (in another terminal):
   kubectl describe etcdcluster ${clusters[0]?.name ?? '<name>'} -n ${ns}
   kubectl get events -n ${ns} --sort-by=.lastTimestamp
   kubectl logs -n etcd-gitops-system deployment/etcd-gitops-controller
-Component logs: ${env.controlPlane.dir}/*.log and ${env.controlPlane.dir}/nodes/node-*/*.log
+Component logs: ${env.controlPlane.dir}/*.log and ${env.controlPlane.dir}/node-*/*.log
 
 Press Ctrl-C to stop everything and remove every file.`);
 }

@@ -17,7 +17,7 @@ import { createNamespace } from './namespaces.js';
 import { type NodeFaults, nodeFaults } from './nodes/faults.js';
 import { forwardPort } from './nodes/forward.js';
 import { imageArchives, type RealNodes, startRealNodes } from './nodes/index.js';
-import { environmentNetnsPath, nodeNetwork } from './nodes/layout.js';
+import { checkSocketRoom, environmentNetnsPath, nodeNetwork } from './nodes/layout.js';
 import { createEnvironmentNetwork } from './nodes/network.js';
 import { freePorts } from './ports.js';
 import { waitFor } from './wait.js';
@@ -86,6 +86,7 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
   let dir = options.dir;
   if (nodeCount > 0) {
     dir ??= await mkdtemp(join(tmpdir(), 'etcd-gitops-env-'));
+    checkSocketRoom(dir);
     await mkdir(dir, { recursive: true, mode: 0o755 });
     netns = { path: environmentNetnsPath(dir), address: nodeNetwork.gateway };
     await createEnvironmentNetwork(netns.path);

@@ -1,4 +1,5 @@
 // `controller`: the operator Deployment's args, named as controller-runtime names them (README, "The controller").
+import { HEALTH_PORT, METRICS_PORT } from '../ports.js';
 import { Subcommand } from './commands.js';
 import type { FlagTable, FlagValues } from './flag-table.js';
 import { defineVerb } from './verb.js';
@@ -24,3 +25,13 @@ export const CONTROLLER_FLAGS = {
 export type ControllerArgs = FlagValues<typeof CONTROLLER_FLAGS>;
 
 export const controllerCommand = defineVerb([Subcommand.CONTROLLER], CONTROLLER_FLAGS);
+
+/** What the operator Deployment runs, and so the image's default command: leader election on, metrics and probes
+ *  on their ports on every address. */
+export function operatorControllerArgs(): string[] {
+  return controllerCommand.args({
+    leaderElect: true,
+    metricsBindAddress: `:${METRICS_PORT}`,
+    healthProbeBindAddress: `:${HEALTH_PORT}`,
+  });
+}

@@ -32,7 +32,8 @@ export function containerdPaths(node: NodeLayout): ContainerdPaths {
   return {
     root: join(dir, 'root'),
     state: join(dir, 'state'),
-    socket: join(dir, 'containerd.sock'),
+    // Beside the directory, not in it: Unix socket paths have at most 107 bytes.
+    socket: join(node.dir, 'containerd.sock'),
     config: join(dir, 'config.toml'),
     cniConfDir: join(dir, 'cni', 'net.d'),
     cniDataDir: join(dir, 'cni', 'ipam'),

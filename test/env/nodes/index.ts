@@ -126,7 +126,7 @@ async function startEnvironmentAccess(
   const dir = join(controlPlane.dir, 'access');
   await mkdir(dir, { recursive: true });
   const adopt = (p: Parameters<ControlPlane['adopt']>[0]) => controlPlane.adopt(p);
-  const host = { name: node, ip: nodeNetwork.gateway, dir, netnsPath: envNetns };
+  const host = { name: node, label: 'environment', ip: nodeNetwork.gateway, dir, netnsPath: envNetns };
   await startKubeProxy(host, { pki: controlPlane.pki, server: controlPlane.server }, adopt);
   const socket = join(dir, 'connect-proxy.sock');
   const [port, insidePort] = await freePorts(2);

@@ -10,8 +10,8 @@ import { writeKubeconfig } from '../kubeconfig.js';
 import { type ManagedProcess, startProcess } from '../process-group.js';
 import type { NodeLayout } from './layout.js';
 
-/** Where a kube-proxy runs: a node, or the environment namespace (no Node object). */
-export type ProxyHost = Pick<NodeLayout, 'name' | 'ip' | 'dir' | 'netnsPath'>;
+/** Where a kube-proxy runs: a node, or the environment namespace (no Node object; `label` names its process). */
+export type ProxyHost = Pick<NodeLayout, 'name' | 'ip' | 'dir' | 'netnsPath'> & { label?: string };
 
 /** Every node's Pod subnet lies inside this range. */
 export const clusterPodCidr = '10.244.0.0/16';
@@ -61,7 +61,7 @@ export async function startKubeProxy(
   await writeFile(config, JSON.stringify(kubeProxyConfig(node, kubeconfig), null, 2));
   return track(
     startProcess({
-      name: `kube-proxy-${node.name}`,
+      name: `kube-proxy-${node.label ?? node.name}`,
       command: kubernetesBinary('kube-proxy'),
       args: [`--config=${config}`, '--v=1'],
       logPath: join(node.dir, 'kube-proxy.log'),

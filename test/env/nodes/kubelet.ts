@@ -11,6 +11,8 @@ import { clusterDNS, clusterDomain, type NodeLayout } from './layout.js';
 
 export interface KubeletPaths {
   readonly root: string;
+  /** Configuration, kubeconfig and certificates. */
+  readonly files: string;
   readonly config: string;
   readonly kubeconfig: string;
   readonly podLogs: string;
@@ -19,9 +21,11 @@ export interface KubeletPaths {
 }
 
 export function kubeletPaths(node: NodeLayout): KubeletPaths {
-  const dir = join(node.dir, 'kubelet');
+  // The root holds the kubelet's sockets (pod-resources, device-plugins): kept short, its own files beside it.
+  const dir = join(node.dir, 'kubelet-files');
   return {
-    root: join(dir, 'root'),
+    root: join(node.dir, 'kubelet'),
+    files: dir,
     config: join(dir, 'config.json'),
     kubeconfig: join(dir, 'kubeconfig'),
     podLogs: join(dir, 'pod-logs'),
@@ -95,8 +99,8 @@ export async function startKubelet(
 ): Promise<ManagedProcess> {
   const paths = kubeletPaths(node);
   await Promise.all([paths.root, paths.podLogs].map((dir) => mkdir(dir, { recursive: true, mode: 0o750 })));
-  const clientCert = join(node.dir, 'kubelet', 'client.crt');
-  const clientKey = join(node.dir, 'kubelet', 'client.key');
+  const clientCert = join(paths.files, 'client.crt');
+  const clientKey = join(paths.files, 'client.key');
   await Promise.all([
     issueCertificate(input.pki, {
       subject: `/O=system:nodes/CN=system:node:${node.name}`,
@@ -136,7 +140,7 @@ export async function startKubelet(
         `--config=${paths.config}`,
         `--kubeconfig=${paths.kubeconfig}`,
         `--root-dir=${paths.root}`,
-        `--cert-dir=${join(node.dir, 'kubelet', 'pki')}`,
+        `--cert-dir=${join(paths.files, 'pki')}`,
         `--hostname-override=${node.name}`,
         `--node-ip=${node.ip}`,
         '--v=1',

@@ -54,7 +54,7 @@ export function nodeLayout(envDir: string, index: number, cgroupPrefix: string):
     throw new Error(`node index must be an integer from 1 to ${maxNodes}, got ${index}`);
   }
   const name = `node-${index}`;
-  const dir = join(envDir, 'nodes', name);
+  const dir = join(envDir, name);
   return {
     name,
     index,
@@ -66,6 +66,23 @@ export function nodeLayout(envDir: string, index: number, cgroupPrefix: string):
     netnsPath: join(dir, 'netns'),
     cgroupRoot: `/${cgroupPrefix}-${name}`,
   };
+}
+
+/**
+ * The longest Unix socket path a node makes below the environment's directory, beyond the directory itself:
+ * `/node-N/kubelet/device-plugins/kubelet.sock`. A socket path has at most 107 bytes.
+ */
+export const longestSocketSuffix = '/node-9/kubelet/device-plugins/kubelet.sock'.length;
+
+/** Throws when the environment's directory is too long to hold the nodes' Unix sockets. */
+export function checkSocketRoom(envDir: string): void {
+  const longest = Buffer.byteLength(envDir) + longestSocketSuffix;
+  if (longest > 107) {
+    throw new Error(
+      `the environment directory ${envDir} is too long for its nodes' Unix sockets (${longest} bytes with ` +
+        `'${'/node-9/kubelet/device-plugins/kubelet.sock'}', at most 107 allowed): set TMPDIR or the dir option to a shorter path`,
+    );
+  }
 }
 
 /** The environment namespace's file. */

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { BatchV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { App, Chart } from 'cdk8s';
+import type { Etcd3 } from 'etcd3';
 import { etcdClusterCrd, etcdRestoreCrd } from '../../../constructs/api/crds.js';
 import { DEFAULT_OPERATOR_NAMESPACE } from '../../../constructs/conventions/names.js';
 import {
@@ -245,4 +246,17 @@ export async function startRestoreTestbed(name: string, ns: string): Promise<Res
     await stop();
     throw error;
   }
+}
+
+/** Waits until etcd answers at `client`'s endpoint: a client Service gets its endpoints a moment after its members
+ *  are Ready. */
+export async function untilAnswering(client: Etcd3, url: string): Promise<void> {
+  await waitFor(
+    () =>
+      client
+        .get('none')
+        .string()
+        .then(() => true),
+    { what: `${url} to answer` },
+  );
 }
