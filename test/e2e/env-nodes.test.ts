@@ -1,6 +1,7 @@
 // The test environment's real nodes are real Kubernetes nodes: kubelet + containerd + runc + CNI + kube-proxy,
 // CoreDNS, images built here. Pods run under their securityContext and memory limit, names resolve, Services
-// route, volumes outlive Pods, `kubectl logs/exec` work, a stopped node goes NotReady, and teardown leaves nothing.
+// route, volumes outlive Pods, `kubectl logs/exec` work, a node cut from the network is unreachable and NotReady
+// until restored, the API server survives a restart, a stopped node goes NotReady, and teardown leaves nothing.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -218,6 +219,58 @@ describe('real nodes', () => {
     );
     assert.equal(status.lastState?.terminated?.containerID, `containerd://${killed}`);
     assert.equal(status.lastState?.terminated?.exitCode, 137);
+  });
+
+  test('GIVEN Pods on two nodes WHEN one node’s network is cut THEN the other cannot reach it and it goes NotReady; WHEN restored THEN both come back', async () => {
+    const readyOf = async (name: string) =>
+      (await core.readNode({ name })).status?.conditions?.find((c) => c.type === 'Ready')?.status;
+    await core.createNamespacedPod({
+      namespace,
+      body: shellPod('far', 'mkdir -p /tmp/w && echo far > /tmp/w/index.html && httpd -f -p 8080 -h /tmp/w', {
+        nodeName: 'node-2',
+        restartPolicy: 'Always',
+        volumes: [{ name: 'tmp', emptyDir: {} }],
+        containers: [{ name: 'main', volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }] }],
+      }),
+    });
+    await env.kubectl(['wait', '-n', namespace, '--for=condition=Ready', 'pod/far', '--timeout=60s']);
+    const far = (await core.readNamespacedPod({ namespace, name: 'far' })).status?.podIP;
+    const fetchFromNode1 = async (name: string) =>
+      (
+        await run(name, `timeout 5 wget -q -O - http://${far}:8080/ 2>/dev/null || echo unreachable`, {
+          nodeName: 'node-1',
+        })
+      ).logs;
+    assert.equal(await fetchFromNode1('near-before'), 'far\n');
+
+    await env.faults.setNodeNetwork('node-2', false);
+    assert.equal(await fetchFromNode1('near-cut'), 'unreachable\n');
+    await waitFor(async () => (await readyOf('node-2')) === 'Unknown', {
+      what: 'node-2 to go NotReady while cut off',
+      timeoutMs: 90_000,
+      intervalMs: 1_000,
+    });
+
+    await env.faults.setNodeNetwork('node-2', true);
+    await waitFor(async () => (await readyOf('node-2')) === 'True', {
+      what: 'node-2 Ready again',
+      timeoutMs: 90_000,
+      intervalMs: 1_000,
+    });
+    assert.equal(await fetchFromNode1('near-after'), 'far\n');
+  });
+
+  test('GIVEN running nodes WHEN the API server restarts THEN it answers again and every Node stays Ready', async () => {
+    await env.faults.restartApiServer();
+    const nodes = (await core.listNode()).items;
+    assert.equal(nodes.length, 3);
+    await waitFor(
+      async () =>
+        (await core.listNode()).items.every(
+          (n) => n.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True',
+        ),
+      { what: 'every Node Ready after the API server restart', timeoutMs: 60_000, intervalMs: 1_000 },
+    );
   });
 
   test('GIVEN a node WHEN it is stopped THEN its Node goes NotReady (Unknown) and the others stay Ready', async () => {
