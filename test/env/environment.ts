@@ -8,6 +8,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { imagesDir } from '../../image/cache.js';
 import { pauseImage } from '../../image/images.js';
 import { type ApplyDistOptions, applyDist } from './apply-dist.js';
+import { reapDirSync } from './cleanup.js';
 import { type ControlPlane, startControlPlane } from './control-plane.js';
 import type { Manifest } from './dist-manifests.js';
 import { type KubectlOptions, type KubectlResult, kubectl } from './kubectl.js';
@@ -58,8 +59,8 @@ export interface Environment {
   /** Faults on the real nodes (throws without nodes); MinIO's are `minio.pause()/resume()/restart()`. */
   readonly faults: NodeFaults & { restartApiServer(): Promise<void> };
   /**
-   * A loopback port on this machine forwarded to `host:port` inside the environment (a Pod IP, a Service's
-   * cluster IP from the environment namespace is not routed: use a Pod IP). Closed by `stop()`.
+   * A loopback port on this machine forwarded to `host:port` inside the environment (a Pod IP or a Service's
+   * cluster IP: the environment namespace runs a kube-proxy too). Closed by `stop()`. Throws without nodes.
    */
   forward(host: string, port: number): Promise<number>;
   /**
@@ -89,7 +90,13 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
     checkSocketRoom(dir);
     await mkdir(dir, { recursive: true, mode: 0o755 });
     netns = { path: environmentNetnsPath(dir), address: nodeNetwork.gateway };
-    await createEnvironmentNetwork(netns.path);
+    try {
+      await createEnvironmentNetwork(netns.path);
+    } catch (error) {
+      // Nothing else runs yet: unmount the namespace file and remove what was made.
+      reapDirSync(dir);
+      throw error;
+    }
   }
   const [controlPlaneResult, minioResult] = await Promise.allSettled([
     startControlPlane({ dir, log, netns }),
