@@ -1,26 +1,41 @@
 #!/usr/bin/env node
-// Builds images without a container engine (docs/adr/0001-images-without-a-container-engine.md):
-//   node build/image/cli.js <product|etcd-3.4|etcd-3.5|etcd-3.6|pause|busybox|etcd|all>... [--out DIR] [--tag REF]...
-// Prints one JSON line per image: name, tags, archive, manifest digest, bytes, ms, unchanged. Exit codes: 0 built,
-// 2 bad arguments, 1 a build failed.
-import { buildImages } from './build.js';
-import { parseImageArgs, usage } from './cli-args.js';
+// Builds images without a container engine (see docs/adr/0001-images-without-a-container-engine.md):
+//   node build/image/cli.js <product|etcd-3.4|etcd-3.5|etcd-3.6|pause|busybox|all>... [--out DIR] [--tag REF]...
+// Prints one JSON line per image: name, tags, archive, manifest digest, bytes, milliseconds.
+import { parseArgs } from 'node:util';
+import { buildImages, images } from './images.js';
+
+const usage = `usage: cli.js <${[...Object.keys(images), 'all'].join('|')}>... [--out DIR] [--tag REF]...`;
 
 async function main(): Promise<number> {
-  let options: ReturnType<typeof parseImageArgs>;
+  let parsed: ReturnType<typeof parse>;
   try {
-    options = parseImageArgs(process.argv.slice(2));
+    parsed = parse();
   } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n${usage()}\n`);
+    console.error(`${(error as Error).message}\n${usage}`);
     return 2;
   }
-  try {
-    for (const image of await buildImages(options)) process.stdout.write(`${JSON.stringify(image)}\n`);
-    return 0;
-  } catch (error) {
-    process.stderr.write(`image build failed: ${(error as Error).message}\n`);
-    return 1;
+  const which = parsed.positionals;
+  if (which.length === 0) {
+    console.error(usage);
+    return 2;
   }
+  const tags = parsed.values.tag;
+  if (tags && tags.length > 0 && (which.length !== 1 || which[0] === 'all')) {
+    console.error(`--tag names one image: give exactly one image name, got ${which.join(' ')}\n${usage}`);
+    return 2;
+  }
+  for (const image of await buildImages(which, { outDir: parsed.values.out, tags })) {
+    console.log(JSON.stringify(image));
+  }
+  return 0;
+}
+
+function parse() {
+  return parseArgs({
+    allowPositionals: true,
+    options: { out: { type: 'string' }, tag: { type: 'string', multiple: true } },
+  });
 }
 
 process.exitCode = await main();

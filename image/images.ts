@@ -1,8 +1,8 @@
-// Every image the product and its tests run, built here, never pulled: our product image (the one recipe users
-// run too), etcd's images under the names the product references, the sandbox (pause) image and the test
-// environment's busybox. Names, paths, ports and the default command come from constructs/conventions, stated
-// once there.
-import { dirname } from 'node:path';
+// Every image the product and its tests run, built here from Debian packages, the npm registry and Go-built
+// binaries, never pulled: our product image (the one recipe users run too), etcd's images under the names the
+// product references, the sandbox (pause) image and the test environment's busybox.
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { operatorControllerArgs } from '../constructs/conventions/cli/controller.js';
 import {
   DATA_MOUNT_PATH,
@@ -15,117 +15,126 @@ import {
 import { CLIENT_PORT, HEALTH_PORT, METRICS_PORT, PEER_PORT } from '../constructs/conventions/ports.js';
 import { etcdVersions } from '../test/env/binaries.js';
 import { testImage } from '../test/env/nodes/test-image.js';
-import { APP_DIR, codeLayer, dependenciesLayer } from './app-layers.js';
-import { busyboxLayer } from './busybox-layer.js';
-import { debianBaseLayer, NONROOT } from './debian-base.js';
-import { etcdLayer, restoreToolsLayer } from './etcd-layers.js';
+import { blobDir, imagesDir } from './cache.js';
+import { debianBaseLayer } from './debian-base.js';
 import type { Layer } from './layer.js';
-import { NODE_BINARY, nodeLayer } from './node-layer.js';
-import type { ImageConfig } from './oci-documents.js';
-import { PAUSE_BINARY, pauseLayer } from './pause-layer.js';
+import { type ImageSpec, writeImageArchive } from './oci-archive.js';
+import {
+  busyboxLayer,
+  codeLayer,
+  dependenciesLayer,
+  etcdLayer,
+  nodeLayer,
+  pauseLayer,
+  restoreToolsLayer,
+} from './parts.js';
 
-/** The sandbox image every node's containerd uses (its `sandbox_image`). */
+/** The sandbox image every node's containerd uses. */
 export const pauseImage = 'registry.k8s.io/pause:3.10';
-
-/** The user of the pause image, as upstream's. */
-const PAUSE_USER = '65535:65535';
 
 export interface ImageDefinition {
   /** The archive's file name in the output directory. */
   file: string;
-  /** The references the archive carries unless `--tag` names others. */
-  tags: string[];
-  config: ImageConfig;
-  /** Builds (or takes from the cache) the layers, bottom first. */
-  layers(): Promise<Layer[]>;
-}
-
-/** Our image: the controller, `backup` and `restore` commands, as the operator Deployment runs it. */
-export function productConfig(): ImageConfig {
-  return {
-    user: `${NONROOT.uid}:${NONROOT.gid}`,
-    entrypoint: [OPERATOR_ENTRYPOINT],
-    // The operator Deployment's own arguments, so `docker run <image>` starts the controller the same way.
-    cmd: operatorControllerArgs(),
-    env: [`PATH=${dirname(NODE_BINARY)}:/usr/local/bin:/usr/bin:/bin`, 'NODE_ENV=production'],
-    workingDir: APP_DIR,
-    exposedPorts: [`${METRICS_PORT}/tcp`, `${HEALTH_PORT}/tcp`],
-    labels: {
-      'org.opencontainers.image.title': 'etcd-gitops',
-      'org.opencontainers.image.version': PACKAGE_VERSION,
-      'org.opencontainers.image.licenses': 'Apache-2.0',
-      'org.opencontainers.image.source': 'https://github.com/etcd-gitops/etcd-gitops',
-    },
-  };
-}
-
-/** etcd's released images' config: no entrypoint, `etcd` as the command, `/var/lib/etcd` to work in. */
-export function etcdConfig(): ImageConfig {
-  return {
-    cmd: [ETCD_BINARY],
-    env: ['PATH=/usr/local/bin:/usr/bin:/bin'],
-    workingDir: DATA_MOUNT_PATH,
-    exposedPorts: [`${CLIENT_PORT}/tcp`, `${PEER_PORT}/tcp`],
-  };
+  spec(tags?: string[]): Promise<ImageSpec>;
 }
 
 const etcdImage = (version: string): ImageDefinition => ({
   file: `etcd-${version}.tar`,
-  tags: [defaultEtcdImage(version)],
-  config: etcdConfig(),
-  layers: async () => [await debianBaseLayer(), await etcdLayer(version)],
+  async spec(tags = [defaultEtcdImage(version)]) {
+    return {
+      tags,
+      layers: [await debianBaseLayer(), await etcdLayer(version)],
+      config: {
+        cmd: [ETCD_BINARY],
+        env: ['PATH=/usr/local/bin:/usr/bin:/bin'],
+        workingDir: DATA_MOUNT_PATH,
+        exposedPorts: [`${CLIENT_PORT}/tcp`, `${PEER_PORT}/tcp`],
+      },
+    };
+  },
 });
 
-export const images = {
+export const images: Record<string, ImageDefinition> = {
   product: {
     file: 'etcd-gitops.tar',
-    tags: [DEFAULT_OPERATOR_IMAGE],
-    config: productConfig(),
-    layers: async () => [
-      await debianBaseLayer(),
-      await nodeLayer(),
-      await restoreToolsLayer(),
-      await dependenciesLayer(),
-      await codeLayer(OPERATOR_ENTRYPOINT),
-    ],
+    async spec(tags = [DEFAULT_OPERATOR_IMAGE]) {
+      const layers: Layer[] = [
+        await debianBaseLayer(),
+        await nodeLayer(),
+        await restoreToolsLayer(),
+        await dependenciesLayer(),
+        await codeLayer(OPERATOR_ENTRYPOINT),
+      ];
+      return {
+        tags,
+        layers,
+        config: {
+          user: '65532:65532',
+          entrypoint: [OPERATOR_ENTRYPOINT],
+          // The operator Deployment's own arguments, so `docker run <image>` starts the controller the same way.
+          cmd: operatorControllerArgs(),
+          env: ['PATH=/nodejs/bin:/usr/local/bin:/usr/bin:/bin', 'NODE_ENV=production'],
+          workingDir: '/app',
+          exposedPorts: [`${METRICS_PORT}/tcp`, `${HEALTH_PORT}/tcp`],
+          labels: {
+            'org.opencontainers.image.title': 'etcd-gitops',
+            'org.opencontainers.image.version': PACKAGE_VERSION,
+            'org.opencontainers.image.licenses': 'Apache-2.0',
+            'org.opencontainers.image.source': 'https://github.com/etcd-gitops/etcd-gitops',
+          },
+        },
+      };
+    },
   },
   'etcd-3.4': etcdImage(etcdVersions['3.4']),
   'etcd-3.5': etcdImage(etcdVersions['3.5']),
   'etcd-3.6': etcdImage(etcdVersions['3.6']),
   pause: {
     file: 'pause.tar',
-    tags: [pauseImage],
-    config: { entrypoint: [PAUSE_BINARY], user: PAUSE_USER },
-    layers: async () => [await pauseLayer()],
+    async spec(tags = [pauseImage]) {
+      return { tags, layers: [await pauseLayer()], config: { entrypoint: ['/pause'], user: '65535:65535' } };
+    },
   },
   busybox: {
     file: 'busybox.tar',
-    tags: [testImage],
-    config: { cmd: ['sh'], env: ['PATH=/bin'] },
-    layers: async () => [await busyboxLayer()],
+    async spec(tags = [testImage]) {
+      return { tags, layers: [await busyboxLayer()], config: { cmd: ['sh'], env: ['PATH=/bin'] } };
+    },
   },
-} satisfies Record<string, ImageDefinition>;
-
-export type ImageName = keyof typeof images;
-
-/** Names that stand for several images. */
-export const imageGroups: Record<string, ImageName[]> = {
-  etcd: ['etcd-3.4', 'etcd-3.5', 'etcd-3.6'],
-  all: Object.keys(images) as ImageName[],
 };
 
-/** The images `which` names (image or group names), each once, in the order given. */
-export function resolveImageNames(which: string[]): ImageName[] {
-  if (which.length === 0) throw new Error(`name an image to build: ${imageChoices()}`);
-  const names = which.flatMap((name) => {
-    if (name in images) return [name as ImageName];
-    const group = imageGroups[name];
-    if (!group) throw new Error(`no image '${name}': choose from ${imageChoices()}`);
-    return group;
-  });
-  return [...new Set(names)];
+export interface BuiltImage {
+  name: string;
+  tags: string[];
+  archive: string;
+  digest: string;
+  bytes: number;
+  ms: number;
 }
 
-export function imageChoices(): string {
-  return [...Object.keys(images), ...Object.keys(imageGroups)].join(', ');
+/** Builds the named images (`all` for every one) into `outDir`; cached parts make an unchanged rebuild quick. */
+export async function buildImages(
+  which: string[],
+  options: { outDir?: string; tags?: string[] } = {},
+): Promise<BuiltImage[]> {
+  const names = which.includes('all') ? Object.keys(images) : which;
+  const outDir = options.outDir ?? imagesDir;
+  const built: BuiltImage[] = [];
+  for (const name of names) {
+    const definition = images[name];
+    if (!definition) throw new Error(`no image ${name}; images: ${Object.keys(images).join(', ')}, all`);
+    const started = Date.now();
+    const spec = await definition.spec(options.tags);
+    const archive = join(outDir, definition.file);
+    const digest = await writeImageArchive(spec, blobDir, archive);
+    built.push({
+      name,
+      tags: spec.tags,
+      archive,
+      digest,
+      bytes: (await stat(archive)).size,
+      ms: Date.now() - started,
+    });
+  }
+  return built;
 }

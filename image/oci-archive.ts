@@ -1,52 +1,141 @@
-// One tar that is both an OCI image layout (`oci-layout`, `index.json`, `blobs/sha256/...`) and a `docker save`
-// archive (`manifest.json` pointing at the same blobs), so `docker load`, `podman load`, `ctr images import` and
-// `skopeo copy oci-archive:`/`docker-archive:` all accept it. The layers are gzip-compressed tars already in the
-// blob directory (layer.ts); the documents come from oci-documents.ts; GNU tar packs everything in name order
-// with fixed times and owners, so the same inputs give the same bytes.
+// One tar that is both an OCI image layout and a `docker save` archive, so `docker load`, `podman load`,
+// `ctr images import` and `skopeo copy oci-archive:` all accept it. Layers are gzip-compressed tars already in the
+// blob directory (layer.ts); this writes the config, the manifest, the index and docker's manifest.json, then
+// packs everything with GNU tar in a fixed order with fixed times, so the same inputs give the same bytes.
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { copyFile, link, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { blobPath, type ImageDocuments, type ImageSpec, imageDocuments } from './oci-documents.js';
-import { deterministicTar } from './tar-flags.js';
+import type { Layer } from './layer.js';
 
 const run = promisify(execFile);
 
-/** The OCI image layout version this writer produces. */
-const OCI_LAYOUT = JSON.stringify({ imageLayoutVersion: '1.0.0' });
-
-/** Puts a layer blob into the staging directory: a hard link when it can, else a copy. */
-async function stageBlob(blobDir: string, stage: string, digest: string): Promise<void> {
-  const source = join(blobDir, digest.slice('sha256:'.length));
-  if (!existsSync(source))
-    throw new Error(`layer blob ${digest} is missing from ${blobDir}: rebuild the layer`);
-  const target = join(stage, blobPath(digest));
-  await link(source, target).catch(() => copyFile(source, target));
+export interface ImageConfig {
+  /** `uid:gid` */
+  user?: string;
+  entrypoint?: string[];
+  cmd?: string[];
+  env?: string[];
+  workingDir?: string;
+  exposedPorts?: string[];
+  labels?: Record<string, string>;
 }
 
-async function stageImage(spec: ImageSpec, docs: ImageDocuments, blobDir: string, stage: string) {
-  await mkdir(join(stage, 'blobs', 'sha256'), { recursive: true });
-  for (const layer of new Set(spec.layers.map((l) => l.digest))) await stageBlob(blobDir, stage, layer);
-  for (const document of [docs.config, docs.manifest]) {
-    await writeFile(join(stage, blobPath(document.descriptor.digest)), document.content);
-  }
-  await writeFile(join(stage, 'oci-layout'), OCI_LAYOUT);
-  await writeFile(join(stage, 'index.json'), docs.index);
-  await writeFile(join(stage, 'manifest.json'), docs.dockerManifest);
+export interface ImageSpec {
+  /** Full references, e.g. `ghcr.io/etcd-gitops/etcd-gitops:0.1.0`. */
+  tags: string[];
+  layers: Layer[];
+  config: ImageConfig;
 }
 
-/**
- * Writes the archive of `spec` to `out`, whose layer blobs are in `blobDir`: staged beside `out`, packed to
- * `<out>.part`, renamed over `out`, so a reader never sees half an archive. Returns the manifest's digest.
- */
+export interface Descriptor {
+  mediaType: string;
+  digest: string;
+  size: number;
+}
+
+export const mediaTypes = {
+  layer: 'application/vnd.oci.image.layer.v1.tar+gzip',
+  config: 'application/vnd.oci.image.config.v1+json',
+  manifest: 'application/vnd.oci.image.manifest.v1+json',
+  index: 'application/vnd.oci.image.index.v1+json',
+} as const;
+
+/** The Go architecture name of this machine (OCI's). */
+export function ociArchitecture(arch: string = process.arch): string {
+  const known: Record<string, string> = { x64: 'amd64', arm64: 'arm64' };
+  const value = known[arch];
+  if (!value)
+    throw new Error(`cannot build images on architecture ${arch}: only x64 and arm64 are supported`);
+  return value;
+}
+
+function blob(content: string, mediaType: string): { descriptor: Descriptor; content: string } {
+  const digest = `sha256:${createHash('sha256').update(content).digest('hex')}`;
+  return { descriptor: { mediaType, digest, size: Buffer.byteLength(content) }, content };
+}
+
+/** The image config, manifest, index and docker manifest of `spec`, as the JSON texts that go in the archive. */
+export function imageDocuments(spec: ImageSpec, architecture = ociArchitecture()) {
+  if (spec.tags.length === 0) throw new Error('an image needs at least one tag');
+  const c = spec.config;
+  const config = blob(
+    JSON.stringify({
+      architecture,
+      os: 'linux',
+      created: '1970-01-01T00:00:00Z',
+      config: {
+        User: c.user,
+        Entrypoint: c.entrypoint,
+        Cmd: c.cmd,
+        Env: c.env,
+        WorkingDir: c.workingDir,
+        ExposedPorts: c.exposedPorts && Object.fromEntries(c.exposedPorts.map((p) => [p, {}])),
+        Labels: c.labels,
+      },
+      rootfs: { type: 'layers', diff_ids: spec.layers.map((l) => l.diffId) },
+      history: spec.layers.map((l) => ({ created: '1970-01-01T00:00:00Z', created_by: l.description })),
+    }),
+    mediaTypes.config,
+  );
+  const manifest = blob(
+    JSON.stringify({
+      schemaVersion: 2,
+      mediaType: mediaTypes.manifest,
+      config: config.descriptor,
+      layers: spec.layers.map((l) => ({ mediaType: mediaTypes.layer, digest: l.digest, size: l.size })),
+    }),
+    mediaTypes.manifest,
+  );
+  const index = JSON.stringify({
+    schemaVersion: 2,
+    mediaType: mediaTypes.index,
+    manifests: spec.tags.map((tag) => ({
+      ...manifest.descriptor,
+      annotations: {
+        'io.containerd.image.name': tag,
+        'org.opencontainers.image.ref.name': tag.slice(tag.lastIndexOf(':') + 1),
+      },
+    })),
+  });
+  const blobPath = (digest: string) => `blobs/sha256/${digest.slice('sha256:'.length)}`;
+  const dockerManifest = JSON.stringify([
+    {
+      Config: blobPath(config.descriptor.digest),
+      RepoTags: spec.tags,
+      Layers: spec.layers.map((l) => blobPath(l.digest)),
+    },
+  ]);
+  return { config, manifest, index, dockerManifest, blobPath };
+}
+
+/** Writes the archive to `out` (atomically) from layers whose blobs are in `blobDir`; returns the manifest digest. */
 export async function writeImageArchive(spec: ImageSpec, blobDir: string, out: string): Promise<string> {
   const docs = imageDocuments(spec);
   await mkdir(dirname(out), { recursive: true });
   const stage = await mkdtemp(join(dirname(out), '.stage-'));
-  const part = `${out}.part`;
   try {
-    await stageImage(spec, docs, blobDir, stage);
+    await mkdir(join(stage, 'blobs', 'sha256'), { recursive: true });
+    for (const layer of spec.layers) {
+      await run('ln', [
+        '-f',
+        join(blobDir, layer.digest.slice('sha256:'.length)),
+        join(stage, docs.blobPath(layer.digest)),
+      ]).catch(() =>
+        run('cp', [
+          join(blobDir, layer.digest.slice('sha256:'.length)),
+          join(stage, docs.blobPath(layer.digest)),
+        ]),
+      );
+    }
+    for (const document of [docs.config, docs.manifest]) {
+      await writeFile(join(stage, docs.blobPath(document.descriptor.digest)), document.content);
+    }
+    await writeFile(join(stage, 'oci-layout'), JSON.stringify({ imageLayoutVersion: '1.0.0' }));
+    await writeFile(join(stage, 'index.json'), docs.index);
+    await writeFile(join(stage, 'manifest.json'), docs.dockerManifest);
+    const part = `${out}.part`;
     await run('tar', [
       ...deterministicTar,
       '-cf',
@@ -62,6 +151,16 @@ export async function writeImageArchive(spec: ImageSpec, blobDir: string, out: s
     return docs.manifest.descriptor.digest;
   } finally {
     await rm(stage, { recursive: true, force: true });
-    await rm(part, { force: true });
   }
 }
+
+/** GNU tar flags for reproducible archives: sorted names, fixed times, numeric root ownership. */
+export const deterministicTar = [
+  '--sort=name',
+  '--mtime=@0',
+  '--owner=0',
+  '--group=0',
+  '--numeric-owner',
+  '--format=posix',
+  '--pax-option=exthdr.name=%d/PaxHeaders/%f,delete=atime,delete=ctime',
+];

