@@ -24,7 +24,14 @@ export class AppRegistry {
   public readonly namespaces = new Map<string, IConstruct[]>();
 }
 
-const registries = new WeakMap<IConstruct, AppRegistry>();
+/**
+ * Registries by construct tree root, kept on `globalThis` under a `Symbol.for` key rather than in this module: an
+ * app that loads both the ES module and the CommonJS build of the package has two copies of this module, and an
+ * operator created through one must still be found by a cluster created through the other.
+ */
+const REGISTRIES = Symbol.for('etcd-gitops.app-registries');
+const registries: WeakMap<IConstruct, AppRegistry> = ((globalThis as Record<symbol, unknown>)[REGISTRIES] ??=
+  new WeakMap<IConstruct, AppRegistry>()) as WeakMap<IConstruct, AppRegistry>;
 
 /** The registry of the app (construct tree root) `scope` belongs to. */
 export function registryOf(scope: IConstruct): AppRegistry {
