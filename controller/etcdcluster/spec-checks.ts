@@ -1,6 +1,7 @@
 // Spec changes the controller must not carry out, even if they slipped past admission.
 // Each returns a refusal naming the field, the value and what is allowed (docs/design/membership.md, step 3).
 import { MAX_SIZE, MIN_SIZE } from '../../constructs/conventions/limits.js';
+import { sameQuantity } from '../../constructs/conventions/quantity.js';
 import {
   compareSemver,
   formatSemver,
@@ -9,7 +10,6 @@ import {
   type Semver,
   SUPPORTED_ETCD_RANGE,
 } from '../../constructs/conventions/version.js';
-import { sameQuantity } from './quantity.js';
 import type { Action, ClusterView, PodView, PvcView } from './types.js';
 
 export type Refusal = Extract<Action, { kind: 'Refuse' }>;

@@ -4,6 +4,7 @@ export const Subcommand = {
   CONTROLLER: 'controller',
   BACKUP: 'backup',
   RESTORE: 'restore',
+  DEFRAG: 'defrag',
 } as const;
 
 export const BackupVerb = { SAVE: 'save', STATUS: 'status' } as const;

@@ -3,6 +3,7 @@ export * from './backup-status.js';
 export * from './codec.js';
 export * from './commands.js';
 export * from './controller.js';
+export * from './defrag.js';
 export * from './flag-table.js';
 export * from './restore-fetch.js';
 export * from './s3-flags.js';

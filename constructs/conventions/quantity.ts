@@ -1,4 +1,4 @@
-// Kubernetes resource quantities, parsed just enough to compare storage sizes.
+// Kubernetes resource quantities parsed to bytes: enough to compare storage sizes and derive the backend quota.
 
 const SUFFIX: Record<string, number> = {
   '': 1,
