@@ -30,8 +30,9 @@ export class AppRegistry {
  * operator created through one must still be found by a cluster created through the other.
  */
 const REGISTRIES = Symbol.for('etcd-gitops.app-registries');
-const registries: WeakMap<IConstruct, AppRegistry> = ((globalThis as Record<symbol, unknown>)[REGISTRIES] ??=
-  new WeakMap<IConstruct, AppRegistry>()) as WeakMap<IConstruct, AppRegistry>;
+const shared = globalThis as { [REGISTRIES]?: WeakMap<IConstruct, AppRegistry> };
+if (!shared[REGISTRIES]) shared[REGISTRIES] = new WeakMap<IConstruct, AppRegistry>();
+const registries = shared[REGISTRIES];
 
 /** The registry of the app (construct tree root) `scope` belongs to. */
 export function registryOf(scope: IConstruct): AppRegistry {

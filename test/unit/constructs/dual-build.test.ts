@@ -33,6 +33,9 @@ describe('the library builds', () => {
     const app = new App({ outdir: join(repoRoot, 'build', '.dual-build-out') });
     new esm.EtcdOperator(new Chart(app, 'a'), 'operator');
     new cjs.EtcdOperator(new Chart(app, 'b'), 'operator', { namespace: 'other' });
-    assert.throws(() => app.synthYaml(), /'b\/operator' is a second operator in this app, besides 'a\/operator'/);
+    assert.throws(
+      () => app.synthYaml(),
+      /'b\/operator' is a second operator in this app, besides 'a\/operator'/,
+    );
   });
 });
