@@ -3,6 +3,12 @@ import { type EtcdPodTemplateProps, renderPodTemplate } from './cluster/pod-temp
 
 export type { EtcdPodTemplateProps };
 
+import {
+  type AutoCompactionMode,
+  backendProblem,
+  DEFAULT_AUTO_COMPACTION_MODE,
+  describeProblem,
+} from './conventions/etcd-backend.js';
 import { DEFAULT_SIZE, DEFAULT_STORAGE_SIZE, MAX_SIZE, MIN_SIZE } from './conventions/limits.js';
 import type {
   EtcdClusterSpec,
@@ -10,6 +16,7 @@ import type {
   S3Location,
 } from './imports/etcd.gitops.dev.js';
 import { validateS3Location } from './s3-location.js';
+import { type DurationInput, durationOf } from './validate/duration.js';
 import { validateInteger, validateObjectName } from './validate/names.js';
 import {
   type QuantityInput,
@@ -18,6 +25,21 @@ import {
   renderQuantities,
 } from './validate/quantity.js';
 import { validateEtcdVersion } from './validate/semver.js';
+
+/** How much history members keep (etcd's `--auto-compaction-mode` and `--auto-compaction-retention`). */
+export interface EtcdAutoCompaction {
+  /**
+   * `periodic` keeps history for `retention` (a duration); `revision` keeps `retention` revisions.
+   * @default 'periodic'
+   */
+  readonly mode?: AutoCompactionMode;
+  /**
+   * `periodic`: a duration such as `'30m'`, `'1h'`, `'1d'` or `Duration.hours(2)` (at least 1s); `revision`: a
+   * whole number of revisions.
+   * @default - 1h (periodic)
+   */
+  readonly retention?: DurationInput | number;
+}
 
 /** Member data volumes. */
 export interface EtcdStorageProps {
@@ -88,6 +110,37 @@ export interface EtcdClusterSpecProps {
    * @default false
    */
   readonly paused?: boolean;
+  /**
+   * History kept by auto-compaction.
+   * @default - periodic, 1h
+   */
+  readonly autoCompaction?: EtcdAutoCompaction;
+  /**
+   * etcd's backend quota: when a member's database reaches it, etcd raises NOSPACE and refuses writes. At most
+   * the volume size.
+   * @default - half of the volume after a WAL reserve of min(256Mi, volume/4), at most 8Gi (384Mi for the default
+   * 1Gi volume); etcd's 2Gi with ephemeral storage
+   */
+  readonly quotaBackendBytes?: QuantityInput;
+  /**
+   * Other etcd flags for every member, by name without the leading `--`, e.g. `{ 'snapshot-count': '50000' }`.
+   * Flags the product sets (identity, addresses, membership, compaction, quota, TLS) are refused naming who sets
+   * them.
+   * @default - none
+   */
+  readonly extraFlags?: Readonly<Record<string, string>>;
+}
+
+function renderAutoCompaction(props: EtcdAutoCompaction | undefined): EtcdClusterSpec['autoCompaction'] {
+  if (!props) return undefined;
+  const mode = props.mode ?? DEFAULT_AUTO_COMPACTION_MODE;
+  const { retention } = props;
+  if (retention === undefined) return { mode };
+  if (typeof retention === 'number') return { mode, retention: String(retention) };
+  return {
+    mode,
+    retention: mode === 'periodic' ? durationOf('autoCompaction.retention', retention) : String(retention),
+  };
 }
 
 function validateSize(size: number, allowEven: boolean): number {
@@ -134,5 +187,14 @@ export function renderEtcdClusterSpec(props: EtcdClusterSpecProps): EtcdClusterS
   if (props.bootstrapFromBackup) spec.bootstrap = { backup: props.bootstrapFromBackup };
   if (props.pvcRetentionPolicy) spec.persistentVolumeClaimRetentionPolicy = props.pvcRetentionPolicy;
   if (props.paused) spec.paused = true;
+  const autoCompaction = renderAutoCompaction(props.autoCompaction);
+  if (autoCompaction) spec.autoCompaction = autoCompaction;
+  if (props.quotaBackendBytes !== undefined) {
+    spec.quotaBackendBytes = quantityOf('quotaBackendBytes', props.quotaBackendBytes);
+  }
+  if (props.extraFlags && Object.keys(props.extraFlags).length > 0) spec.extraFlags = { ...props.extraFlags };
+  const problem = backendProblem(spec, DEFAULT_STORAGE_SIZE);
+  // The spec's field names without `spec.`: the props carry the same names.
+  if (problem) throw new Error(describeProblem({ ...problem, field: problem.field.replace(/^spec\./, '') }));
   return spec;
 }

@@ -1,5 +1,13 @@
 // The EtcdCluster v1alpha1 schema: the single source of truth for its CRD and its TypeScript types.
 
+import { DURATION_PATTERN } from '../conventions/duration.js';
+import {
+  AUTO_COMPACTION_MODES,
+  DEFAULT_AUTO_COMPACTION_MODE,
+  DEFAULT_AUTO_COMPACTION_RETENTION,
+  EXTRA_FLAG_NAME_PATTERN,
+  OWNED_ETCD_FLAGS,
+} from '../conventions/etcd-backend.js';
 import { defaultEtcdImage } from '../conventions/images.js';
 import {
   DEFAULT_MEMBER_RESOURCES,
@@ -151,6 +159,70 @@ export const bootstrapSchema: JsonSchema = {
   required: ['backup'],
 };
 
+export const autoCompactionSchema: JsonSchema = {
+  type: 'object',
+  description:
+    'etcd auto-compaction (--auto-compaction-mode, --auto-compaction-retention): how much history members keep.',
+  default: {},
+  properties: {
+    mode: {
+      type: 'string',
+      enum: [...AUTO_COMPACTION_MODES],
+      default: DEFAULT_AUTO_COMPACTION_MODE,
+      description: 'periodic: keep history for a duration; revision: keep a number of revisions.',
+    },
+    retention: {
+      type: 'string',
+      maxLength: 32,
+      default: DEFAULT_AUTO_COMPACTION_RETENTION,
+      description:
+        'periodic: a duration such as 30m, 1h or 1d (at least 1s); revision: a whole number such as 10000.',
+    },
+  },
+  'x-kubernetes-validations': [
+    {
+      rule: `!has(self.mode) || self.mode != 'revision' || self.retention.matches('^[1-9][0-9]*$')`,
+      message:
+        'autoCompaction.retention must be a whole number of revisions (such as 10000) in revision mode',
+      messageExpression:
+        "'autoCompaction.retention: ' + self.retention + ' is not allowed in revision mode; allowed: a whole number of revisions such as 10000'",
+      fieldPath: '.retention',
+    },
+    {
+      rule: `(has(self.mode) && self.mode == 'revision') || self.retention.matches('${DURATION_PATTERN}')`,
+      message: 'autoCompaction.retention must be a duration such as 30m, 1h or 1d in periodic mode',
+      messageExpression:
+        "'autoCompaction.retention: ' + self.retention + ' is not allowed in periodic mode; allowed: a duration such as 30m, 1h or 1d'",
+      fieldPath: '.retention',
+    },
+  ],
+};
+
+const ownedFlags = `{${Object.entries(OWNED_ETCD_FLAGS)
+  .map(([flag, owner]) => `'${flag}': '${owner}'`)
+  .join(', ')}}`;
+
+export const extraFlagsSchema: JsonSchema = {
+  type: 'object',
+  description:
+    'Other etcd flags for every member: the flag name without its leading -- and its value, e.g. {"snapshot-count": "50000"}. Flags the product sets are refused.',
+  maxProperties: 64,
+  additionalProperties: { type: 'string', maxLength: 1024 },
+  'x-kubernetes-validations': [
+    {
+      rule: `self.all(k, k.matches('${EXTRA_FLAG_NAME_PATTERN}'))`,
+      message: "extraFlags keys are etcd flag names without the leading --, such as 'snapshot-count'",
+      messageExpression: `'extraFlags: ' + self.filter(k, !k.matches('${EXTRA_FLAG_NAME_PATTERN}'))[0] + ' is not an etcd flag name; allowed: the flag without its leading --, such as snapshot-count'`,
+    },
+    {
+      rule: `self.all(k, !(k in ${ownedFlags}))`,
+      message:
+        'extraFlags cannot set a flag the product sets (identity, addresses, membership, compaction, quota, TLS)',
+      messageExpression: `'extraFlags: ' + self.filter(k, k in ${ownedFlags})[0] + ' is set by ' + ${ownedFlags}[self.filter(k, k in ${ownedFlags})[0]] + ' and cannot be passed as an extra flag'`,
+    },
+  ],
+};
+
 export const clusterSpecSchema: JsonSchema = {
   type: 'object',
   description: 'Desired state, owned by Git.',
@@ -179,6 +251,13 @@ export const clusterSpecSchema: JsonSchema = {
     podTemplate: podTemplateSchema,
     bootstrap: bootstrapSchema,
     persistentVolumeClaimRetentionPolicy: pvcRetentionSchema,
+    autoCompaction: autoCompactionSchema,
+    quotaBackendBytes: {
+      ...quantitySchema,
+      description:
+        "etcd backend quota (--quota-backend-bytes). Default: half of the member volume after a WAL reserve of min(256Mi, volume/4), at most 8Gi; etcd's 2Gi with ephemeral storage.",
+    },
+    extraFlags: extraFlagsSchema,
     paused: {
       type: 'boolean',
       description: 'When true the controller changes nothing and only reports status.',
@@ -212,6 +291,16 @@ export const memberSchema: JsonSchema = {
     learner: { type: 'boolean' },
     ready: { type: 'boolean' },
     version: { type: 'string', description: 'etcd server version the member reports.' },
+    dbSize: {
+      type: 'integer',
+      format: 'int64',
+      description: 'Size of the member backend file in bytes (what the quota counts).',
+    },
+    dbSizeInUse: {
+      type: 'integer',
+      format: 'int64',
+      description: 'Bytes of the backend in use; dbSize minus this is what defragmentation gives back.',
+    },
   },
 };
 

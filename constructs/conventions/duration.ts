@@ -5,6 +5,9 @@ const UNIT_MS = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1_000, ms: 1 } as c
 type Unit = keyof typeof UNIT_MS;
 const PART = /([0-9]+(?:\.[0-9]+)?)(ms|d|h|m|s)/g;
 
+/** The grammar as one anchored pattern (CRD schemas, CEL). */
+export const DURATION_PATTERN = '^([0-9]+([.][0-9]+)?(ms|d|h|m|s))+$';
+
 /** What the grammar looks like, for messages. */
 export const DURATION_EXAMPLES = '30d, 12h, 90m, 1d12h, 30s or 500ms';
 

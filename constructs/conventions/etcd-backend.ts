@@ -34,21 +34,45 @@ export interface BackendSpec {
   readonly autoCompaction?: { readonly mode?: string; readonly retention?: string };
 }
 
-/** The quota in force: `quotaBackendBytes`, else derived from the volume, else etcd's default (no volume size). */
-export function effectiveQuotaBytes(spec: BackendSpec, defaultVolume: string): number {
-  if (spec.quotaBackendBytes !== undefined) {
-    const bytes = quantityBytes(spec.quotaBackendBytes);
-    if (bytes === undefined) throw new Error(quotaMessage(spec.quotaBackendBytes));
-    return Math.floor(bytes);
-  }
-  if (spec.storage?.ephemeral === true) return ETCD_DEFAULT_QUOTA_BYTES;
-  const volume = quantityBytes(spec.storage?.size ?? defaultVolume);
-  if (volume === undefined) throw new Error(`spec.storage.size: '${spec.storage?.size}' is not a quantity`);
-  return defaultQuotaBackendBytes(volume);
+/** A spec value the product refuses: the field, the value and what is allowed. */
+export interface SpecProblem {
+  readonly field: string;
+  readonly value: string;
+  readonly allowed: string;
 }
 
-function quotaMessage(value: string | number): string {
-  return `spec.quotaBackendBytes: '${value}' is not a quantity; allowed: bytes such as 536870912, 512Mi or 8Gi`;
+/** `<field>: '<value>' is not allowed; allowed: <allowed>` */
+export function describeProblem(problem: SpecProblem): string {
+  return `${problem.field}: '${problem.value}' is not allowed; allowed: ${problem.allowed}`;
+}
+
+function volumeBytes(spec: BackendSpec, defaultVolume: string): number | undefined {
+  return spec.storage?.ephemeral === true ? undefined : quantityBytes(spec.storage?.size ?? defaultVolume);
+}
+
+/** Why `quotaBackendBytes` is refused: not a quantity, below 1 MiB, or larger than the member volume. */
+export function quotaProblem(spec: BackendSpec, defaultVolume: string): SpecProblem | undefined {
+  if (spec.quotaBackendBytes === undefined) return undefined;
+  const value = String(spec.quotaBackendBytes);
+  const bytes = quantityBytes(spec.quotaBackendBytes);
+  const volume = volumeBytes(spec, defaultVolume);
+  const allowed = `bytes such as 536870912, 512Mi or 8Gi, from 1Mi${volume ? ` to the volume size (${spec.storage?.size ?? defaultVolume})` : ''}`;
+  if (bytes === undefined || bytes < 2 ** 20 || (volume !== undefined && bytes > volume)) {
+    return { field: 'spec.quotaBackendBytes', value, allowed };
+  }
+  return undefined;
+}
+
+/** The quota in force: `quotaBackendBytes`, else derived from the volume, else etcd's default (no volume size). */
+export function effectiveQuotaBytes(spec: BackendSpec, defaultVolume: string): number {
+  const problem = quotaProblem(spec, defaultVolume);
+  if (problem) throw new Error(describeProblem(problem));
+  if (spec.quotaBackendBytes !== undefined)
+    return Math.floor(quantityBytes(spec.quotaBackendBytes) as number);
+  const volume = volumeBytes(spec, defaultVolume);
+  if (spec.storage?.ephemeral === true) return ETCD_DEFAULT_QUOTA_BYTES;
+  if (volume === undefined) throw new Error(`spec.storage.size: '${spec.storage?.size}' is not a quantity`);
+  return defaultQuotaBackendBytes(volume);
 }
 
 /** A Go duration (`24h0m0s` style, what etcd parses) for a whole number of milliseconds. */
@@ -60,27 +84,35 @@ export function goDuration(ms: number): string {
 }
 
 /**
- * Why a retention does not fit its mode, or undefined when it does: `periodic` takes our duration grammar (at
- * least one second), `revision` a whole number of revisions (at least 1).
+ * Why a compaction setting is refused: `mode` is `periodic` or `revision`; `periodic` takes our duration grammar
+ * (at least one second, whole milliseconds), `revision` a whole number of revisions (at least 1).
  */
-export function retentionProblem(mode: string, retention: string): string | undefined {
+export function compactionProblem(mode: string, retention: string): SpecProblem | undefined {
+  if (!(AUTO_COMPACTION_MODES as readonly string[]).includes(mode)) {
+    return { field: 'spec.autoCompaction.mode', value: mode, allowed: AUTO_COMPACTION_MODES.join(' or ') };
+  }
+  const field = 'spec.autoCompaction.retention';
   if (mode === 'revision') {
     return /^[1-9][0-9]*$/.test(retention)
       ? undefined
-      : `spec.autoCompaction.retention: '${retention}' is not allowed in revision mode; allowed: a whole number of revisions such as 10000`;
+      : { field, value: retention, allowed: 'in revision mode, a whole number of revisions such as 10000' };
   }
   const ms = parseDuration(retention);
   return ms !== undefined && ms >= 1000 && Number.isInteger(ms)
     ? undefined
-    : `spec.autoCompaction.retention: '${retention}' is not allowed in periodic mode; allowed: a duration of at least 1s such as 30m, 1h or 1d`;
+    : {
+        field,
+        value: retention,
+        allowed: 'in periodic mode, a duration of at least 1s such as 30m, 1h or 1d',
+      };
 }
 
 /** `--auto-compaction-mode`, `--auto-compaction-retention` and (with a known quota) `--quota-backend-bytes`. */
 export function backendFlags(spec: BackendSpec, defaultVolume: string): string[] {
   const mode = spec.autoCompaction?.mode ?? DEFAULT_AUTO_COMPACTION_MODE;
   const retention = spec.autoCompaction?.retention ?? DEFAULT_AUTO_COMPACTION_RETENTION;
-  const problem = retentionProblem(mode, retention);
-  if (problem) throw new Error(problem);
+  const problem = compactionProblem(mode, retention);
+  if (problem) throw new Error(describeProblem(problem));
   const value = mode === 'revision' ? retention : goDuration(parseDuration(retention) as number);
   const flags = [`--auto-compaction-mode=${mode}`, `--auto-compaction-retention=${value}`];
   if (spec.quotaBackendBytes !== undefined || spec.storage?.ephemeral !== true) {
@@ -124,13 +156,18 @@ export const OWNED_ETCD_FLAGS: Readonly<Record<string, string>> = {
 export const EXTRA_FLAG_NAME_PATTERN = '^[a-z0-9]+(-[a-z0-9]+)*$';
 
 /** Why `spec.extraFlags[name]` is refused, or undefined when it is allowed. */
-export function extraFlagProblem(name: string): string | undefined {
+export function extraFlagProblem(name: string): SpecProblem | undefined {
+  const field = 'spec.extraFlags';
   if (!new RegExp(EXTRA_FLAG_NAME_PATTERN).test(name)) {
-    return `spec.extraFlags: '${name}' is not an etcd flag name; allowed: the flag without its leading --, such as 'snapshot-count' or 'heartbeat-interval'`;
+    return {
+      field,
+      value: name,
+      allowed: "an etcd flag name without its leading --, such as 'snapshot-count' or 'heartbeat-interval'",
+    };
   }
   const owner = OWNED_ETCD_FLAGS[name];
   return owner
-    ? `spec.extraFlags: '${name}' is set by ${owner} and cannot be passed as an extra flag`
+    ? { field, value: name, allowed: `a flag the product does not set (${owner} sets it)` }
     : undefined;
 }
 
@@ -140,7 +177,26 @@ export function extraFlags(flags: Readonly<Record<string, string>> | undefined):
     .sort()
     .map((name) => {
       const problem = extraFlagProblem(name);
-      if (problem) throw new Error(problem);
+      if (problem) throw new Error(describeProblem(problem));
       return `--${name}=${flags?.[name]}`;
     });
+}
+
+/** The first refused backend setting of a spec: compaction, quota, extra flags. */
+export function backendProblem(
+  spec: BackendSpec & { readonly extraFlags?: Readonly<Record<string, string>> },
+  defaultVolume: string,
+): SpecProblem | undefined {
+  const compaction = compactionProblem(
+    spec.autoCompaction?.mode ?? DEFAULT_AUTO_COMPACTION_MODE,
+    spec.autoCompaction?.retention ?? DEFAULT_AUTO_COMPACTION_RETENTION,
+  );
+  return (
+    compaction ??
+    quotaProblem(spec, defaultVolume) ??
+    Object.keys(spec.extraFlags ?? {})
+      .sort()
+      .map(extraFlagProblem)
+      .find((problem) => problem !== undefined)
+  );
 }

@@ -37,6 +37,26 @@ export interface EtcdClusterSpec {
    */
   persistentVolumeClaimRetentionPolicy?: PersistentVolumeClaimRetentionPolicy;
   /**
+   * etcd auto-compaction (--auto-compaction-mode, --auto-compaction-retention): how much history members keep.
+   * @default {}
+   */
+  autoCompaction?: {
+    /**
+     * periodic: keep history for a duration; revision: keep a number of revisions.
+     * @default "periodic"
+     */
+    mode?: 'periodic' | 'revision';
+    /**
+     * periodic: a duration such as 30m, 1h or 1d (at least 1s); revision: a whole number such as 10000.
+     * @default "1h"
+     */
+    retention?: string;
+  };
+  /** etcd backend quota (--quota-backend-bytes). Default: half of the member volume after a WAL reserve of min(256Mi, volume/4), at most 8Gi; etcd's 2Gi with ephemeral storage. */
+  quotaBackendBytes?: number | string;
+  /** Other etcd flags for every member: the flag name without its leading -- and its value, e.g. {"snapshot-count": "50000"}. Flags the product sets are refused. */
+  extraFlags?: Record<string, string>;
+  /**
    * When true the controller changes nothing and only reports status.
    * @default false
    */
@@ -148,6 +168,10 @@ export interface EtcdMemberStatus {
   ready?: boolean;
   /** etcd server version the member reports. */
   version?: string;
+  /** Size of the member backend file in bytes (what the quota counts). */
+  dbSize?: number;
+  /** Bytes of the backend in use; dbSize minus this is what defragmentation gives back. */
+  dbSizeInUse?: number;
 }
 
 /** Set while an EtcdRestore holds this cluster (docs/design/restore.md); the lock is its name. */

@@ -7,6 +7,7 @@ import type {
   V1Toleration,
   V1TopologySpreadConstraint,
 } from '@kubernetes/client-node';
+import { backendFlags, extraFlags } from '../../constructs/conventions/etcd-backend.js';
 import {
   ANNOTATION_CLUSTER_TOKEN,
   ANNOTATION_CLUSTER_UID,
@@ -81,6 +82,8 @@ export function etcdFlags(cluster: EtcdCluster, moment: MemberMoment): string[] 
     `--initial-advertise-peer-urls=${peerURL(name, namespace, moment.member)}`,
   ];
   if (moment.token !== undefined) flags.push(`--initial-cluster-token=${moment.token}`);
+  // Compaction, quota, then the user's other flags (docs/design/compaction-quota-defrag.md).
+  flags.push(...backendFlags(cluster.spec, DEFAULT_STORAGE_SIZE), ...extraFlags(cluster.spec.extraFlags));
   return flags;
 }
 

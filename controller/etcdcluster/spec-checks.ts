@@ -1,6 +1,7 @@
 // Spec changes the controller must not carry out, even if they slipped past admission.
 // Each returns a refusal naming the field, the value and what is allowed (docs/design/membership.md, step 3).
-import { MAX_SIZE, MIN_SIZE } from '../../constructs/conventions/limits.js';
+import { backendProblem } from '../../constructs/conventions/etcd-backend.js';
+import { DEFAULT_STORAGE_SIZE, MAX_SIZE, MIN_SIZE } from '../../constructs/conventions/limits.js';
 import { sameQuantity } from '../../constructs/conventions/quantity.js';
 import {
   compareSemver,
@@ -93,11 +94,22 @@ export function checkStorage(
   return undefined;
 }
 
+/** Compaction, quota and extra flags (docs/design/compaction-quota-defrag.md): the rules admission also holds. */
+export function checkBackend(cluster: ClusterView): Refusal | undefined {
+  const problem = backendProblem(cluster.backend, DEFAULT_STORAGE_SIZE);
+  return problem ? refuse(problem.field, problem.value, problem.allowed) : undefined;
+}
+
 /** The first refusal of the spec, or `undefined` when the controller can carry it out. */
 export function checkSpec(
   cluster: ClusterView,
   pods: readonly PodView[],
   pvcs: readonly PvcView[],
 ): Refusal | undefined {
-  return checkSize(cluster) ?? checkVersion(cluster, pods) ?? checkStorage(cluster, pods, pvcs);
+  return (
+    checkSize(cluster) ??
+    checkVersion(cluster, pods) ??
+    checkStorage(cluster, pods, pvcs) ??
+    checkBackend(cluster)
+  );
 }

@@ -1,4 +1,5 @@
 // What the membership planner sees (one snapshot of observed state) and what it decides (one action).
+import type { BackendSpec } from '../../constructs/conventions/etcd-backend.js';
 
 /** The cluster resource, reduced to what the planner needs. */
 export interface ClusterView {
@@ -18,6 +19,8 @@ export interface ClusterView {
     readonly ephemeral: boolean;
   };
   readonly whenScaled: 'Retain' | 'Delete';
+  /** Compaction, quota and extra flags as the spec says them (checked by spec-checks before any Pod uses them). */
+  readonly backend: BackendSpec & { readonly extraFlags?: Readonly<Record<string, string>> };
   /** `status.currentVersion`: the version the members run, when known. */
   readonly runningVersion?: string;
   /** Member names in `status.members`: the membership last seen, used when no member answers. */

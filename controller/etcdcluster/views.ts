@@ -41,6 +41,12 @@ export function toClusterView(cluster: EtcdCluster): ClusterView {
       ephemeral: spec.storage?.ephemeral === true,
     },
     whenScaled: spec.persistentVolumeClaimRetentionPolicy?.whenScaled ?? 'Retain',
+    backend: {
+      storage: spec.storage ?? {},
+      ...(spec.quotaBackendBytes !== undefined ? { quotaBackendBytes: spec.quotaBackendBytes } : {}),
+      ...(spec.autoCompaction ? { autoCompaction: spec.autoCompaction } : {}),
+      ...(spec.extraFlags ? { extraFlags: spec.extraFlags } : {}),
+    },
     ...(status?.currentVersion ? { runningVersion: status.currentVersion } : {}),
     knownMembers: (status?.members ?? []).map((member) => member.name),
   };

@@ -22,6 +22,7 @@ export function cluster(overrides: Partial<ClusterView> = {}): ClusterView {
     version: '3.6.16',
     storage: { size: '1Gi', ephemeral: false },
     whenScaled: 'Retain',
+    backend: { storage: { size: '1Gi' } },
     knownMembers: [],
     ...overrides,
   };

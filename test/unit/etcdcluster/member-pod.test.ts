@@ -51,12 +51,45 @@ describe('buildMemberPod', () => {
       `--advertise-client-urls=${url('demo-0', 2379)}`,
       `--initial-advertise-peer-urls=${url('demo-0', 2380)}`,
       '--initial-cluster-token=t-1',
+      // Defaults for the default 1Gi volume: 1h of history, (1Gi - 256Mi) / 2 = 384Mi quota.
+      '--auto-compaction-mode=periodic',
+      '--auto-compaction-retention=1h0m0s',
+      `--quota-backend-bytes=${384 * 2 ** 20}`,
     ]);
     assert.deepEqual(initialEnv(pod), {
       ETCD_INITIAL_CLUSTER: `demo-0=${url('demo-0', 2380)}`,
       ETCD_INITIAL_CLUSTER_STATE: 'new',
     });
     assert.equal(pod.metadata?.annotations?.['etcd.gitops.dev/cluster-token'], 't-1');
+  });
+
+  it('GIVEN compaction, a quota and extra flags in the spec THEN members get them, extra flags last and by name', () => {
+    const cluster = etcdCluster();
+    cluster.spec.autoCompaction = { mode: 'periodic', retention: '1d12h' };
+    cluster.spec.storage = { size: '10Gi' };
+    cluster.spec.quotaBackendBytes = '2Gi';
+    cluster.spec.extraFlags = { 'snapshot-count': '50000', 'heartbeat-interval': '200' };
+    const args = buildMemberPod(cluster, { member: 'demo-0', state: 'new', initialCluster: ['demo-0'] }).spec
+      ?.containers[0]?.args;
+    assert.deepEqual(args?.slice(-5), [
+      '--auto-compaction-mode=periodic',
+      '--auto-compaction-retention=36h0m0s',
+      `--quota-backend-bytes=${2 * 2 ** 30}`,
+      '--heartbeat-interval=200',
+      '--snapshot-count=50000',
+    ]);
+  });
+
+  it("GIVEN revision compaction and ephemeral storage THEN the retention is a count and the quota is etcd's own", () => {
+    const cluster = etcdCluster();
+    cluster.spec.autoCompaction = { mode: 'revision', retention: '10000' };
+    cluster.spec.storage = { ephemeral: true };
+    const args = buildMemberPod(cluster, { member: 'demo-0', state: 'new', initialCluster: ['demo-0'] }).spec
+      ?.containers[0]?.args;
+    assert.deepEqual(args?.slice(-2), [
+      '--auto-compaction-mode=revision',
+      '--auto-compaction-retention=10000',
+    ]);
   });
 
   it('GIVEN a joiner THEN it lists the members of that moment, says existing and carries no token', () => {
