@@ -12,6 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { nodeTestArgs } from './node-test-args.mjs';
 
 // `timeoutMin` bounds a whole layer (about three times its measured time), so a hung file fails the run with a
 // message instead of running into CI's limit.
@@ -50,27 +51,13 @@ for (const layer of layers) {
     continue;
   }
   console.log(`== ${layer.name}: ${files.length} files`);
-  // --test-force-exit: a file's process exits once its tests and hooks are done, even if Node would hang in its
-  // own exit (Node 20 spun at 100% CPU after the tests of a file had finished, waiting for a TCP handle whose reset
-  // had failed; see test/e2e/runtime-tcp-proxy.ts). Every test still has to clean up after itself: the temp dir
-  // check below and the environment's reapers do not depend on how the process exits.
-  const run = spawnSync(
-    process.execPath,
-    [
-      '--test',
-      '--test-force-exit',
-      `--test-concurrency=${layer.concurrency}`,
-      '--test-reporter=spec',
-      ...files,
-    ],
-    {
-      env: childEnv,
-      stdio: ['ignore', 'pipe', 'inherit'],
-      encoding: 'utf8',
-      maxBuffer: 512 * 1024 * 1024,
-      timeout: layer.timeoutMin * 60_000,
-    },
-  );
+  const run = spawnSync(process.execPath, [...nodeTestArgs(layer.concurrency), ...files], {
+    env: childEnv,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    encoding: 'utf8',
+    maxBuffer: 512 * 1024 * 1024,
+    timeout: layer.timeoutMin * 60_000,
+  });
   process.stdout.write(run.stdout ?? '');
   if (run.error?.code === 'ETIMEDOUT') {
     console.log(
