@@ -21,6 +21,16 @@ export interface EtcdStatus {
   readonly raftIndex: string;
   /** The member's current raft term (at most one leader per term). */
   readonly raftTerm: string;
+  /** Size of the backend file in bytes: what the quota counts. */
+  readonly dbSize: number;
+  /** Bytes of the backend in use; the rest is what defragmentation gives back. */
+  readonly dbSizeInUse: number;
+}
+
+/** An active etcd alarm: `NOSPACE` (backend quota reached, writes refused) or `CORRUPT`. */
+export interface EtcdAlarm {
+  readonly memberId: string;
+  readonly alarm: 'NOSPACE' | 'CORRUPT';
 }
 
 const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
@@ -70,7 +80,20 @@ export function memberStatus(endpoint: string): Promise<EtcdStatus> {
       isLearner: status.isLearner === true,
       raftIndex: String(status.raftIndex),
       raftTerm: String(status.raftTerm ?? status.header.raft_term),
+      dbSize: Number(status.dbSize),
+      dbSizeInUse: Number(status.dbSizeInUse ?? status.dbSize),
     };
+  });
+}
+
+/** The cluster's active alarms, as any member knows them (alarms are replicated through raft). */
+export function listAlarms(endpoint: string): Promise<EtcdAlarm[]> {
+  return withClient(endpoint, async (client) => {
+    const response = await client.maintenance.alarm({ action: 'Get', memberID: 0, alarm: 'None' });
+    return (response.alarms ?? []).flatMap((member): EtcdAlarm[] => {
+      const alarm = String(member.alarm).toUpperCase();
+      return alarm === 'NOSPACE' || alarm === 'CORRUPT' ? [{ memberId: String(member.memberID), alarm }] : [];
+    });
   });
 }
 

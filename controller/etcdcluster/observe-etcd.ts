@@ -1,6 +1,13 @@
 // The etcd half of the observed state: every member Pod's Status, the member list from the leader, and from
 // those the planner's EtcdView (health, identity, quorum). See docs/design/membership.md, "The etcd view".
-import { type EtcdMember, type EtcdStatus, listMembers, memberStatus } from '../etcd/members.js';
+import {
+  type EtcdAlarm,
+  type EtcdMember,
+  type EtcdStatus,
+  listAlarms,
+  listMembers,
+  memberStatus,
+} from '../etcd/members.js';
 import { quorumOf } from './plan-facts.js';
 import type { EtcdMemberView, EtcdView } from './types.js';
 
@@ -20,6 +27,29 @@ export interface EtcdObservation {
   readonly leaderEndpoint?: string;
   /** Client URLs of healthy members, the leader first. */
   readonly healthyEndpoints: readonly string[];
+  /** Active alarms with the member name each is raised for; undefined when no member answered the question. */
+  readonly alarms?: readonly (EtcdAlarm & { readonly member?: string })[];
+}
+
+/** The alarms as the first healthy endpoint that answers knows them. */
+async function readAlarms(
+  endpoints: readonly string[],
+  members: readonly EtcdMember[],
+  memberOf: (peerURL: string) => string | undefined,
+): Promise<EtcdObservation['alarms']> {
+  for (const endpoint of endpoints) {
+    try {
+      const alarms = await listAlarms(endpoint);
+      return alarms.map((alarm) => {
+        const peerURLs = members.find((member) => member.id === alarm.memberId)?.peerURLs ?? [];
+        const member = peerURLs.map(memberOf).find((name) => name !== undefined);
+        return member ? { ...alarm, member } : alarm;
+      });
+    } catch {
+      // next one
+    }
+  }
+  return undefined;
 }
 
 function mostCommon(values: readonly string[]): string | undefined {
@@ -168,7 +198,9 @@ export async function observeEtcd(
     .filter((answer) => healthyNames.has(answer.endpoint.member))
     .sort((a, b) => Number(b === leaderAnswer) - Number(a === leaderAnswer))
     .map((answer) => answer.endpoint.clientURL);
+  const alarms = await readAlarms(healthyEndpoints, list.members, memberOf);
   return {
+    ...(alarms ? { alarms } : {}),
     view: { members: views, leaderId, quorum },
     clusterId,
     members: list.members,

@@ -12,12 +12,13 @@ import {
 import { abandonedData } from '../etcdrestore/abandoned.js';
 import { operatorImage } from '../restore/seed-init-container.js';
 import { patchStatus } from '../runtime/kube.js';
+import { ALARM_KINDS } from '../runtime/metrics.js';
 import type { ObjectKey, ReconcileResult, Reconciler, ReconcilerDeps } from '../runtime/types.js';
 import { type CrashSwitch, crashSwitchFromEnv } from './crash-switch.js';
 import { execute, type Outcome } from './execute.js';
 import { getCluster, type Observed, observe, planInput } from './observe.js';
 import { planMembership } from './plan.js';
-import { buildStatus, describeAction } from './status.js';
+import { alarmReason, buildStatus, describeAction } from './status.js';
 import type { Action } from './types.js';
 
 const RESOURCE = { group: API_GROUP, version: API_VERSION, plural: ETCD_CLUSTER_PLURAL };
@@ -57,24 +58,46 @@ export class EtcdClusterReconciler implements Reconciler {
 
   private async report(key: ObjectKey, observed: Observed, action: Action, outcome: Outcome): Promise<void> {
     const { cluster, etcd } = observed;
+    const status = buildStatus(cluster, action, etcd, new Date(), abandonedData(observed.pvcs));
     if (!cluster.metadata.deletionTimestamp) {
-      await patchStatus(this.deps.kubeConfig, RESOURCE, key, {
-        ...buildStatus(cluster, action, etcd, new Date(), abandonedData(observed.pvcs)),
-      });
+      await patchStatus(this.deps.kubeConfig, RESOURCE, key, { ...status });
     }
     const subject = { apiVersion: API_GROUP_VERSION, kind: ETCD_CLUSTER_KIND, metadata: cluster.metadata };
-    if (outcome.event)
-      await this.deps.events.event(subject, 'Normal', outcome.event.reason, outcome.event.message);
-    if (action.kind === 'Refuse')
-      await this.deps.events.event(subject, 'Warning', 'InvalidSpec', describeAction(action));
-    if (action.kind === 'Wait' && action.degraded)
-      await this.deps.events.event(subject, 'Warning', action.reason, action.message);
-    if (action.kind === 'ReportQuorumLost') {
-      await this.deps.events.event(subject, 'Warning', 'QuorumLost', describeAction(action));
+    const event = (type: 'Normal' | 'Warning', reason: string, message: string) =>
+      this.deps.events.event(subject, type, reason, message);
+    if (outcome.event) await event('Normal', outcome.event.reason, outcome.event.message);
+    if (action.kind === 'Refuse') await event('Warning', 'InvalidSpec', describeAction(action));
+    if (action.kind === 'Wait' && action.degraded) await event('Warning', action.reason, action.message);
+    if (action.kind === 'ReportQuorumLost') await event('Warning', 'QuorumLost', describeAction(action));
+    // An etcd alarm the Degraded condition tells (docs/design/compaction-quota-defrag.md, "Alarms in the status").
+    const alarms = etcd?.alarms ?? [];
+    const degraded = status.conditions?.find((condition) => condition.type === 'Degraded');
+    if (degraded && alarms.some((alarm) => alarmReason(alarm.alarm) === degraded.reason)) {
+      await event('Warning', degraded.reason, degraded.message);
     }
-    if (outcome.change) this.deps.metrics.membershipChange(key, outcome.change);
-    this.deps.metrics.quorumLost(key, action.kind === 'ReportQuorumLost');
-    this.deps.metrics.membersReady(key, etcd?.view.members.filter((member) => member.healthy).length ?? 0);
+    this.recordMetrics(key, action, outcome, etcd);
+  }
+
+  private recordMetrics(key: ObjectKey, action: Action, outcome: Outcome, etcd: Observed['etcd']): void {
+    const { metrics } = this.deps;
+    if (outcome.change) metrics.membershipChange(key, outcome.change);
+    metrics.quorumLost(key, action.kind === 'ReportQuorumLost');
+    metrics.membersReady(key, etcd?.view.members.filter((member) => member.healthy).length ?? 0);
+    if (etcd?.alarms) {
+      const alarms = etcd.alarms;
+      metrics.alarms(
+        key,
+        Object.fromEntries(ALARM_KINDS.map((kind) => [kind, alarms.filter((a) => a.alarm === kind).length])),
+      );
+    }
+    metrics.memberDbSizes(
+      key,
+      [...(etcd?.statuses ?? new Map()).entries()].map(([member, status]) => ({
+        member,
+        dbSize: status.dbSize,
+        dbSizeInUse: status.dbSizeInUse,
+      })),
+    );
   }
 }
 

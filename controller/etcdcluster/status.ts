@@ -53,7 +53,40 @@ export function describeAction(action: Action): string {
   }
 }
 
+/** `NOSPACE` → `NoSpace`, `CORRUPT` → `Corrupt`: the Degraded reason and Event reason of an etcd alarm. */
+export function alarmReason(alarm: string): string {
+  return alarm === 'NOSPACE' ? 'NoSpace' : alarm.charAt(0) + alarm.slice(1).toLowerCase();
+}
+
+const ALARM_ADVICE: Record<string, string> = {
+  NOSPACE:
+    'the backend reached its quota (spec.quotaBackendBytes) and etcd refuses writes; free space with compaction and defragmentation (the defrag CronJob of addDefragSchedule disarms the alarm once every member is below the quota) or raise spec.quotaBackendBytes',
+  CORRUPT:
+    'a member data corruption check failed; etcd refuses writes: restore the cluster from a backup (EtcdRestore) after finding the corrupt member',
+};
+
+/** Degraded for the first kind of active alarm (NOSPACE before CORRUPT), naming the members it is raised for. */
+function alarmCondition(
+  cluster: EtcdCluster,
+  observation: EtcdObservation | undefined,
+): ConditionInput | undefined {
+  const alarms = observation?.alarms ?? [];
+  const first = alarms.find((a) => a.alarm === 'NOSPACE') ?? alarms[0];
+  if (!first) return undefined;
+  const members = alarms
+    .filter((a) => a.alarm === first.alarm)
+    .map((a) => a.member ?? `member ${a.memberId}`)
+    .sort();
+  return {
+    type: 'Degraded',
+    status: 'True',
+    reason: alarmReason(first.alarm),
+    message: `etcd alarm ${first.alarm} on ${members.join(', ')} of ${cluster.metadata.name}: ${ALARM_ADVICE[first.alarm]}`,
+  };
+}
+
 function degraded(
+  cluster: EtcdCluster,
   action: Action,
   observation: EtcdObservation | undefined,
   abandoned: readonly AbandonedData[],
@@ -73,6 +106,8 @@ function degraded(
   if (action.kind === 'Wait' && action.degraded) {
     return { type: 'Degraded', status: 'True', reason: action.reason, message: action.message };
   }
+  const alarm = alarmCondition(cluster, observation);
+  if (alarm) return alarm;
   const dead = action.kind === 'RemoveMember' && action.reason === 'dead';
   const unhealthy = observation?.view.members.filter((member) => !member.healthy).length ?? 0;
   if (dead || unhealthy > 0) {
@@ -108,7 +143,7 @@ function conditionsFor(
         reason: action.kind === 'Paused' ? 'Paused' : 'Idle',
         message: describeAction(action),
       };
-  const degradedCondition = degraded(action, observation, abandoned);
+  const degradedCondition = degraded(cluster, action, observation, abandoned);
   const stalled = action.kind === 'Refuse' || action.kind === 'ReportQuorumLost';
   return [
     allReady
@@ -155,7 +190,8 @@ function memberStatuses(cluster: EtcdCluster, observation: EtcdObservation): Mem
   const { name, namespace } = cluster.metadata as { name: string; namespace: string };
   return observation.view.members.map((member) => {
     const label = member.member ?? member.id;
-    const version = member.member ? observation.statuses.get(member.member)?.version : undefined;
+    const status = member.member ? observation.statuses.get(member.member) : undefined;
+    const version = status?.version;
     return {
       name: label,
       id: member.id,
@@ -168,6 +204,7 @@ function memberStatuses(cluster: EtcdCluster, observation: EtcdObservation): Mem
       learner: member.learner,
       ready: member.healthy,
       ...(version ? { version } : {}),
+      ...(status ? { dbSize: status.dbSize, dbSizeInUse: status.dbSizeInUse } : {}),
     };
   });
 }

@@ -5,6 +5,9 @@ import { keyString } from './keys.js';
 import type { ReconcileObserver, ReconcileOutcome } from './queue.js';
 import type { ControllerMetrics, ObjectKey } from './types.js';
 
+/** The etcd alarm kinds `etcd_gitops_alarms` has a series for. */
+export const ALARM_KINDS = ['NOSPACE', 'CORRUPT'] as const;
+
 export interface MetricsOptions {
   /** Register Node.js process metrics (`process_resident_memory_bytes`, ...). @default true */
   readonly processMetrics?: boolean;
@@ -17,6 +20,11 @@ export class Metrics implements ControllerMetrics {
   private readonly membershipChanges: Counter<'namespace' | 'cluster' | 'action'>;
   private readonly membersReadyGauge: Gauge<'namespace' | 'cluster'>;
   private readonly quorumLostGauge: Gauge<'namespace' | 'cluster'>;
+  private readonly alarmsGauge: Gauge<'namespace' | 'cluster' | 'alarm'>;
+  private readonly dbSizeGauge: Gauge<'namespace' | 'cluster' | 'member'>;
+  private readonly dbSizeInUseGauge: Gauge<'namespace' | 'cluster' | 'member'>;
+  /** Members with DB size series per cluster, so that removed members and `forget` drop theirs. */
+  private readonly membersSeen = new Map<string, Set<string>>();
   private readonly leaderGauge: Gauge;
   /** Actions seen per cluster, so `forget` can remove every series of the membership counter. */
   private readonly actionsSeen = new Map<string, Set<string>>();
@@ -55,6 +63,24 @@ export class Metrics implements ControllerMetrics {
       labelNames: ['namespace', 'cluster'],
       registers,
     });
+    this.alarmsGauge = new Gauge({
+      name: 'etcd_gitops_alarms',
+      help: 'Active etcd alarms per cluster and kind (NOSPACE: backend quota reached, writes refused; CORRUPT).',
+      labelNames: ['namespace', 'cluster', 'alarm'],
+      registers,
+    });
+    this.dbSizeGauge = new Gauge({
+      name: 'etcd_gitops_member_db_size_bytes',
+      help: 'Size of each member backend file in bytes (what the quota counts).',
+      labelNames: ['namespace', 'cluster', 'member'],
+      registers,
+    });
+    this.dbSizeInUseGauge = new Gauge({
+      name: 'etcd_gitops_member_db_size_in_use_bytes',
+      help: 'Bytes of each member backend in use (the rest is what defragmentation gives back).',
+      labelNames: ['namespace', 'cluster', 'member'],
+      registers,
+    });
     this.leaderGauge = new Gauge({
       name: 'etcd_gitops_leader',
       help: '1 while this process holds the leader lease (or runs without leader election), else 0.',
@@ -79,8 +105,41 @@ export class Metrics implements ControllerMetrics {
     this.quorumLostGauge.set({ namespace: cluster.namespace, cluster: cluster.name }, lost ? 1 : 0);
   }
 
+  alarms(cluster: ObjectKey, active: Readonly<Record<string, number>>): void {
+    for (const [alarm, count] of Object.entries(active)) {
+      this.alarmsGauge.set({ namespace: cluster.namespace, cluster: cluster.name, alarm }, count);
+    }
+  }
+
+  memberDbSizes(
+    cluster: ObjectKey,
+    members: readonly { member: string; dbSize: number; dbSizeInUse: number }[],
+  ): void {
+    const id = keyString(cluster);
+    const labels = { namespace: cluster.namespace, cluster: cluster.name };
+    const now = new Set(members.map((m) => m.member));
+    for (const gone of this.membersSeen.get(id) ?? []) {
+      if (!now.has(gone)) this.removeMemberSeries(cluster, gone);
+    }
+    for (const m of members) {
+      this.dbSizeGauge.set({ ...labels, member: m.member }, m.dbSize);
+      this.dbSizeInUseGauge.set({ ...labels, member: m.member }, m.dbSizeInUse);
+    }
+    this.membersSeen.set(id, now);
+  }
+
+  private removeMemberSeries(cluster: ObjectKey, member: string): void {
+    const labels = { namespace: cluster.namespace, cluster: cluster.name, member };
+    this.dbSizeGauge.remove(labels);
+    this.dbSizeInUseGauge.remove(labels);
+  }
+
   forget(cluster: ObjectKey): void {
     const labels = { namespace: cluster.namespace, cluster: cluster.name };
+    for (const alarm of ALARM_KINDS) this.alarmsGauge.remove({ ...labels, alarm });
+    for (const member of this.membersSeen.get(keyString(cluster)) ?? [])
+      this.removeMemberSeries(cluster, member);
+    this.membersSeen.delete(keyString(cluster));
     this.membersReadyGauge.remove(labels);
     this.quorumLostGauge.remove(labels);
     const id = keyString(cluster);

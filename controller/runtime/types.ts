@@ -40,6 +40,13 @@ export interface ControllerMetrics {
   membersReady(cluster: ObjectKey, ready: number): void;
   /** 1 while the cluster has lost quorum, else 0. */
   quorumLost(cluster: ObjectKey, lost: boolean): void;
+  /** Active etcd alarms per kind (`NOSPACE`, `CORRUPT`; 0 when none), per cluster. */
+  alarms(cluster: ObjectKey, active: Readonly<Record<string, number>>): void;
+  /** Backend size and size in use of each member that answered; other members' series are removed. */
+  memberDbSizes(
+    cluster: ObjectKey,
+    members: readonly { member: string; dbSize: number; dbSizeInUse: number }[],
+  ): void;
   /** Forget every series of a deleted cluster. */
   forget(cluster: ObjectKey): void;
 }

@@ -24,6 +24,8 @@ import { repoRoot } from '../env/binaries.js';
 
 const work = mkdtempSync(join(tmpdir(), 'egt-package-'));
 after(() => rmSync(work, { recursive: true, force: true }));
+const appTmp = join(work, 'tmp');
+mkdirSync(appTmp);
 
 /** What the controller needs and a user's app must never get. */
 const CONTROLLER_ONLY = [
@@ -54,7 +56,8 @@ function sh(command: string, args: string[], cwd: string, options: SpawnSyncOpti
     cwd,
     encoding: 'utf8',
     maxBuffer: 1 << 26,
-    env: { ...env, npm_config_update_notifier: 'false', ...options.env },
+    // The apps' own temp files (jest's cache, cdk8s Testing out dirs) go under the test's dir, removed with it.
+    env: { ...env, TMPDIR: appTmp, npm_config_update_notifier: 'false', ...options.env },
     ...options,
   });
   assert.equal(
@@ -267,7 +270,11 @@ describe('the etcd-gitops package', () => {
     const jest = join(app, 'node_modules', 'jest', 'bin', 'jest.js');
     for (const node of [process.execPath, node22.node]) {
       rmSync(join(app, 'dist'), { recursive: true, force: true });
-      const tests = spawnSync(node, [jest, '--ci'], { cwd: app, encoding: 'utf8' });
+      const tests = spawnSync(node, [jest, '--ci'], {
+        cwd: app,
+        encoding: 'utf8',
+        env: { ...process.env, TMPDIR: appTmp },
+      });
       assert.equal(tests.status, 0, `jest on ${node}:\n${tests.stdout}\n${tests.stderr}`);
       assert.match(tests.stderr, /Tests: +2 passed, 2 total/);
       sh(node, ['main.js'], app);

@@ -10,6 +10,8 @@ const status = (memberId: string, leaderId: string, raftTerm: number, clusterId 
   clusterId,
   leaderId,
   raftTerm: String(raftTerm),
+  dbSize: 0,
+  dbSizeInUse: 0,
   raftIndex: '100',
   version: '3.6.16',
   isLearner: false,

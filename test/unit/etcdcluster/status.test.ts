@@ -30,6 +30,54 @@ const condition = (status: ReturnType<typeof buildStatus>, type: string) =>
   status.conditions?.find((candidate) => candidate.type === type);
 
 describe('buildStatus', () => {
+  it('GIVEN a NOSPACE alarm on two members THEN Degraded NoSpace names them and says what to do; members carry DB sizes', () => {
+    const observed: EtcdObservation = {
+      ...observation([true, true, true]),
+      statuses: new Map([['demo-0', { version: '3.6.16', dbSize: 400, dbSizeInUse: 100 } as never]]),
+      alarms: [
+        { memberId: '2', alarm: 'NOSPACE', member: 'demo-1' },
+        { memberId: '1', alarm: 'NOSPACE', member: 'demo-0' },
+      ],
+    };
+    const status = buildStatus(cluster(), { kind: 'Steady' }, observed, new Date(0));
+    const degraded = condition(status, 'Degraded');
+    assert.equal(degraded?.status, 'True');
+    assert.equal(degraded?.reason, 'NoSpace');
+    assert.match(
+      degraded?.message ?? '',
+      /^etcd alarm NOSPACE on demo-0, demo-1 of demo: the backend reached its quota/,
+    );
+    assert.match(degraded?.message ?? '', /defrag CronJob .* or raise spec\.quotaBackendBytes$/);
+    // Reads still work: a full backend is not lost quorum.
+    assert.equal(condition(status, 'Available')?.status, 'True');
+    assert.deepEqual(
+      status.members?.map((m) => [m.name, m.dbSize, m.dbSizeInUse]),
+      [
+        ['demo-0', 400, 100],
+        ['demo-1', undefined, undefined],
+        ['demo-2', undefined, undefined],
+      ],
+    );
+  });
+
+  it('GIVEN a CORRUPT alarm only THEN Degraded Corrupt; an empty alarm list leaves Degraded False', () => {
+    const corrupt = buildStatus(
+      cluster(),
+      { kind: 'Steady' },
+      { ...observation([true, true, true]), alarms: [{ memberId: '3', alarm: 'CORRUPT' }] },
+      new Date(0),
+    );
+    assert.equal(condition(corrupt, 'Degraded')?.reason, 'Corrupt');
+    assert.match(condition(corrupt, 'Degraded')?.message ?? '', /on member 3 of demo/);
+    const none = buildStatus(
+      cluster(),
+      { kind: 'Steady' },
+      { ...observation([true, true, true]), alarms: [] },
+      new Date(0),
+    );
+    assert.equal(condition(none, 'Degraded')?.status, 'False');
+  });
+
   it('GIVEN three healthy members and a steady plan THEN Ready, Available, counts and selector for the scale subresource', () => {
     const status = buildStatus(cluster(), { kind: 'Steady' }, observation([true, true, true]), new Date(0));
     assert.equal(condition(status, 'Ready')?.status, 'True');

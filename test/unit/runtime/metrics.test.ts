@@ -43,6 +43,8 @@ describe('Metrics', () => {
       metrics.membershipChange(c, 'remove');
       metrics.membersReady(c, 3);
       metrics.quorumLost(c, false);
+      metrics.alarms(c, { NOSPACE: 1, CORRUPT: 0 });
+      metrics.memberDbSizes(c, [{ member: `${c.name}-0`, dbSize: 10, dbSizeInUse: 5 }]);
     }
     // WHEN one is forgotten
     metrics.forget(cluster);
@@ -54,5 +56,28 @@ describe('Metrics', () => {
       /etcd_gitops_membership_changes_total\{namespace="db",cluster="other",action="remove"\} 1/,
     );
     assert.match(body, /etcd_gitops_members_ready\{namespace="db",cluster="other"\} 3/);
+    assert.match(body, /etcd_gitops_alarms\{namespace="db",cluster="other",alarm="NOSPACE"\} 1/);
+  });
+
+  it('GIVEN alarms and member DB sizes THEN they are series; a member gone from the next report loses its own', async () => {
+    const metrics = new Metrics({ processMetrics: false });
+    metrics.alarms(cluster, { NOSPACE: 1, CORRUPT: 0 });
+    metrics.memberDbSizes(cluster, [
+      { member: 'main-0', dbSize: 400, dbSizeInUse: 100 },
+      { member: 'main-1', dbSize: 300, dbSizeInUse: 100 },
+    ]);
+    metrics.memberDbSizes(cluster, [{ member: 'main-0', dbSize: 120, dbSizeInUse: 100 }]);
+    const { body } = await metrics.expose();
+    assert.match(body, /^etcd_gitops_alarms\{namespace="db",cluster="main",alarm="NOSPACE"\} 1$/m);
+    assert.match(body, /^etcd_gitops_alarms\{namespace="db",cluster="main",alarm="CORRUPT"\} 0$/m);
+    assert.match(
+      body,
+      /^etcd_gitops_member_db_size_bytes\{namespace="db",cluster="main",member="main-0"\} 120$/m,
+    );
+    assert.match(
+      body,
+      /^etcd_gitops_member_db_size_in_use_bytes\{namespace="db",cluster="main",member="main-0"\} 100$/m,
+    );
+    assert.doesNotMatch(body, /member="main-1"/);
   });
 });
