@@ -1,6 +1,12 @@
 // A backup CronJob for one etcd cluster: streams a snapshot to S3-compatible storage and applies retention.
-import { k8s } from 'cdk8s-plus-27';
+import type { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
+import {
+  type CronScheduleOptions,
+  NAMESPACE_ENV,
+  namespaceEnv,
+  operatorCronJob,
+} from './cluster/operator-cronjob.js';
 import {
   type Compression,
   DEFAULT_COMPRESSION,
@@ -9,8 +15,6 @@ import {
   keyTemplateProblem,
 } from './conventions/backup.js';
 import { backupSave } from './conventions/cli/backup-save.js';
-import { DEFAULT_OPERATOR_IMAGE, OPERATOR_ENTRYPOINT } from './conventions/images.js';
-import { clusterLabels } from './conventions/labels.js';
 import { backupCronJobName, clientServiceURL } from './conventions/names.js';
 import {
   type ChecksumMode,
@@ -18,27 +22,18 @@ import {
   DEFAULT_S3_REGION,
   type SseAlgorithm,
 } from './conventions/s3.js';
-import { SYNC_WAVE, SyncWave } from './gitops.js';
-import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from './security.js';
 import { validateBucketName } from './validate/bucket.js';
 import { validateCron } from './validate/cron.js';
 import { type DurationInput, durationOf } from './validate/duration.js';
 import { validateDnsLabel, validateInteger, validateObjectName } from './validate/names.js';
 import { validateHttpUrl } from './validate/url.js';
 
-export interface EtcdBackupScheduleOptions {
+export interface EtcdBackupScheduleOptions extends CronScheduleOptions {
   /**
    * Suffix of the CronJob name: `<cluster>-backup-<name>`.
    * @default - none: the CronJob is `<cluster>-backup`
    */
   readonly name?: string;
-  /** Cron schedule (5 fields or a macro such as `@daily`), e.g. `'0 *\/6 * * *'`. */
-  readonly schedule: string;
-  /**
-   * Time zone of the schedule (IANA name).
-   * @default - the kube-controller-manager's time zone (UTC in most clusters)
-   */
-  readonly timeZone?: string;
   /** S3 bucket. */
   readonly bucket: string;
   /**
@@ -118,16 +113,6 @@ export interface EtcdBackupScheduleOptions {
    * @default - 3 successful, 3 failed
    */
   readonly historyLimit?: { readonly successful?: number; readonly failed?: number };
-  /**
-   * Create the CronJob suspended.
-   * @default false
-   */
-  readonly suspend?: boolean;
-  /**
-   * Image with the `etcd-gitops backup save` command.
-   * @default 'ghcr.io/etcd-gitops/etcd-gitops:<package version>'
-   */
-  readonly image?: string;
 }
 
 /** What a schedule needs to know about its cluster. */
@@ -137,8 +122,6 @@ export interface EtcdBackupTarget {
   readonly namespace?: string;
   readonly serviceAccountName: string;
 }
-
-const NAMESPACE_ENV = 'POD_NAMESPACE';
 
 function validateOptions(o: EtcdBackupScheduleOptions): void {
   validateCron(o.schedule);
@@ -206,62 +189,26 @@ export class EtcdBackupSchedule extends Construct {
     validateOptions(options);
     this.cronJobName = backupCronJobName(target.clusterName, options.name);
     validateDnsLabel(options.name === undefined ? 'cluster name' : 'name', this.cronJobName, 52);
-    const labels = clusterLabels(target.clusterName, 'backup');
-    this.cronJob = new k8s.KubeCronJob(this, 'Resource', {
-      metadata: {
-        name: this.cronJobName,
-        namespace: target.namespace,
-        labels,
-        annotations: { [SYNC_WAVE]: SyncWave.CLUSTERS },
+    this.cronJob = operatorCronJob(this, 'Resource', {
+      ...options,
+      name: this.cronJobName,
+      namespace: target.namespace,
+      clusterName: target.clusterName,
+      component: 'backup',
+      serviceAccountName: target.serviceAccountName,
+      startingDeadlineSeconds: options.startingDeadlineSeconds ?? 300,
+      activeDeadlineSeconds: options.activeDeadlineSeconds ?? 3600,
+      backoffLimit: options.backoffLimit ?? 2,
+      historyLimit: {
+        successful: options.historyLimit?.successful ?? 3,
+        failed: options.historyLimit?.failed ?? 3,
       },
-      spec: {
-        schedule: options.schedule,
-        timeZone: options.timeZone,
-        suspend: options.suspend ?? false,
-        concurrencyPolicy: 'Forbid',
-        startingDeadlineSeconds: options.startingDeadlineSeconds ?? 300,
-        successfulJobsHistoryLimit: options.historyLimit?.successful ?? 3,
-        failedJobsHistoryLimit: options.historyLimit?.failed ?? 3,
-        jobTemplate: {
-          metadata: { labels },
-          spec: {
-            backoffLimit: options.backoffLimit ?? 2,
-            activeDeadlineSeconds: options.activeDeadlineSeconds ?? 3600,
-            template: { metadata: { labels }, spec: this.podSpec(target, options) },
-          },
-        },
+      container: {
+        name: 'backup',
+        args: backupArgs(target, options),
+        env: namespaceEnv(target),
+        envFrom: [{ secretRef: { name: options.credentialsSecretName } }],
       },
     });
-  }
-
-  private podSpec(target: EtcdBackupTarget, options: EtcdBackupScheduleOptions): k8s.PodSpec {
-    const env: k8s.EnvVar[] =
-      target.namespace === undefined
-        ? [{ name: NAMESPACE_ENV, valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } }]
-        : [];
-    return {
-      serviceAccountName: target.serviceAccountName,
-      automountServiceAccountToken: false,
-      restartPolicy: 'Never',
-      securityContext: restrictedPodSecurityContext(),
-      containers: [
-        {
-          name: 'backup',
-          image: options.image ?? DEFAULT_OPERATOR_IMAGE,
-          imagePullPolicy: 'IfNotPresent',
-          command: [OPERATOR_ENTRYPOINT],
-          args: backupArgs(target, options),
-          env: env.length > 0 ? env : undefined,
-          envFrom: [{ secretRef: { name: options.credentialsSecretName } }],
-          resources: {
-            requests: { cpu: k8s.Quantity.fromString('50m'), memory: k8s.Quantity.fromString('64Mi') },
-            limits: { memory: k8s.Quantity.fromString('256Mi') },
-          },
-          securityContext: restrictedContainerSecurityContext(),
-          volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
-        },
-      ],
-      volumes: [{ name: 'tmp', emptyDir: { sizeLimit: k8s.Quantity.fromString('64Mi') } }],
-    };
   }
 }

@@ -8,19 +8,23 @@ import type { EtcdConnection } from './cluster/connection.js';
 import { createClusterNamespace } from './cluster/namespace.js';
 import { type EtcdClient, type EtcdClientPeer, networkPolicySpec } from './cluster/network-policy.js';
 import { resolveOperator } from './cluster/operator-identity.js';
-import { clusterLabels, memberSelector } from './conventions/labels.js';
-import { MAX_CLUSTER_NAME_LENGTH } from './conventions/limits.js';
+import { effectiveQuotaBytes } from './conventions/etcd-backend.js';
+import { type Component, clusterLabels, memberSelector } from './conventions/labels.js';
+import { DEFAULT_STORAGE_SIZE, MAX_CLUSTER_NAME_LENGTH } from './conventions/limits.js';
 import {
   backupServiceAccountName,
   clientServiceName,
   clientServiceURL,
   controllerSecretsRoleName,
+  defragCronJobName,
   peerServiceName,
 } from './conventions/names.js';
 import { CLIENT_PORT, CLIENT_PORT_NAME, PEER_PORT, PEER_PORT_NAME } from './conventions/ports.js';
+import { EtcdDefragSchedule, type EtcdDefragScheduleOptions } from './defrag-schedule.js';
 import { type EtcdClusterSpecProps, renderEtcdClusterSpec } from './etcd-cluster-spec.js';
 import type { EtcdOperator } from './etcd-operator.js';
 import { customResourceAnnotations, SYNC_WAVE, SyncWave } from './gitops.js';
+import type { EtcdClusterSpec } from './imports/etcd.gitops.dev.js';
 import { KubeEtcdCluster } from './kube-etcd-cluster.js';
 import { CONTROLLER_SECRET_RULES } from './operator-rbac.js';
 import { validateDnsLabel, validateObjectName } from './validate/names.js';
@@ -104,6 +108,7 @@ export class EtcdCluster extends Construct {
   public readonly namespaceObject?: k8s.KubeNamespace;
   private readonly props: EtcdClusterProps;
   private readonly clients: EtcdClient[];
+  private readonly spec: EtcdClusterSpec;
   private backupServiceAccount?: k8s.KubeServiceAccount;
 
   public constructor(scope: Construct, id: string, props: EtcdClusterProps) {
@@ -130,9 +135,10 @@ export class EtcdCluster extends Construct {
     this.clients = [...(props.clients ?? [])];
     const protect = props.deletionProtection ?? true;
     if (props.createNamespace) this.namespaceObject = this.createNamespace(protect);
+    this.spec = renderEtcdClusterSpec(props);
     this.resource = new KubeEtcdCluster(this, 'Resource', {
       metadata: { ...this.metadata(this.name), annotations: customResourceAnnotations(protect) },
-      spec: renderEtcdClusterSpec(props),
+      spec: this.spec,
     });
     this.peerService = this.createPeerService();
     this.clientService = this.createClientService();
@@ -181,6 +187,31 @@ export class EtcdCluster extends Construct {
     );
   }
 
+  /**
+   * A CronJob `<name>-defrag` that defragments the members one at a time (followers first, the leader last,
+   * unhealthy members skipped) and disarms a NOSPACE alarm once every member is below the quota. At most one per
+   * cluster.
+   */
+  public addDefragSchedule(options: EtcdDefragScheduleOptions = {}): EtcdDefragSchedule {
+    if (this.node.tryFindChild('Defrag')) {
+      throw new Error(
+        `EtcdCluster '${this.name}' already has a defrag schedule: addDefragSchedule() once per cluster`,
+      );
+    }
+    const serviceAccountName = defragCronJobName(this.name);
+    new k8s.KubeServiceAccount(this, 'DefragServiceAccount', {
+      metadata: { ...this.metadata(serviceAccountName, 'defrag') },
+      automountServiceAccountToken: false,
+    });
+    const quotaBackendBytes = effectiveQuotaBytes(this.spec, DEFAULT_STORAGE_SIZE);
+    return new EtcdDefragSchedule(
+      this,
+      'Defrag',
+      { clusterName: this.name, namespace: this.namespace, serviceAccountName, quotaBackendBytes },
+      options,
+    );
+  }
+
   private createNamespace(protect: boolean): k8s.KubeNamespace {
     if (!this.namespace) {
       throw new Error(
@@ -216,7 +247,7 @@ export class EtcdCluster extends Construct {
     );
   }
 
-  private metadata(name: string, component: 'member' | 'backup' = 'member'): k8s.ObjectMeta {
+  private metadata(name: string, component: Component = 'member'): k8s.ObjectMeta {
     return {
       name,
       namespace: this.namespace,

@@ -1,8 +1,8 @@
 // The NetworkPolicy of one etcd cluster: the peer port from members only, the client port from the controller,
-// this cluster's backup Jobs and the clients the user allows (label selectors or cdk8s-plus workloads).
+// this cluster's backup and defrag Jobs and the clients the user allows (label selectors or cdk8s-plus workloads).
 import { type IPodSelector, k8s, type NamespaceSelectorConfig } from 'cdk8s-plus-27';
 import type { OperatorIdentity } from '../app-registry.js';
-import { backupSelector, controllerSelector, memberSelector } from '../conventions/labels.js';
+import { backupSelector, controllerSelector, defragSelector, memberSelector } from '../conventions/labels.js';
 import { CLIENT_PORT, PEER_PORT } from '../conventions/ports.js';
 
 /** Pods allowed to reach the client port, by labels: a pod selector, a namespace selector, or both. */
@@ -70,7 +70,7 @@ export function clientPeers(client: EtcdClient): k8s.NetworkPolicyPeer[] {
   return isPodSelector(client) ? workloadPeers(client) : [labelPeer(client)];
 }
 
-/** The spec: ingress only, peer port from members, client port from controller, backups and `clients`. */
+/** The spec: ingress only, peer port from members, client port from controller, backup and defrag Jobs and `clients`. */
 export function networkPolicySpec(
   cluster: string,
   operator: OperatorIdentity,
@@ -82,12 +82,13 @@ export function networkPolicySpec(
     podSelector: { matchLabels: controllerSelector() },
   };
   const backups: k8s.NetworkPolicyPeer = { podSelector: { matchLabels: backupSelector(cluster) } };
+  const defrag: k8s.NetworkPolicyPeer = { podSelector: { matchLabels: defragSelector(cluster) } };
   return {
     podSelector: { matchLabels: memberSelector(cluster) },
     policyTypes: ['Ingress'],
     ingress: [
       { from: [members], ports: [tcp(PEER_PORT)] },
-      { from: [controller, backups, ...clients.flatMap(clientPeers)], ports: [tcp(CLIENT_PORT)] },
+      { from: [controller, backups, defrag, ...clients.flatMap(clientPeers)], ports: [tcp(CLIENT_PORT)] },
     ],
   };
 }

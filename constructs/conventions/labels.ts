@@ -16,7 +16,7 @@ export const MEMBER_LABEL = `${API_GROUP}/member`;
 /** On old member PVCs kept by an in-place restore, instead of the member label: the restore's name. */
 export const RETAINED_BY_RESTORE_LABEL = `${API_GROUP}/retained-by-restore`;
 
-export type Component = 'member' | 'backup' | 'controller';
+export type Component = 'member' | 'backup' | 'defrag' | 'controller';
 
 /** The labels that select one component of one instance (immutable selectors use exactly these). */
 export function selectorLabels(name: string, instance: string, component: Component): Record<string, string> {
@@ -45,6 +45,11 @@ export function memberSelector(cluster: string): Record<string, string> {
 /** Selector of the backup Job Pods of etcd cluster `cluster`. */
 export function backupSelector(cluster: string): Record<string, string> {
   return selectorLabels(ETCD_APP_NAME, cluster, 'backup');
+}
+
+/** Selector of the defrag Job Pods of etcd cluster `cluster` (let in on the client port). */
+export function defragSelector(cluster: string): Record<string, string> {
+  return selectorLabels(ETCD_APP_NAME, cluster, 'defrag');
 }
 
 /** Labels of the operator's objects (CRDs, RBAC, Deployment, Services). */

@@ -31,6 +31,11 @@ export function backupCronJobName(cluster: string, schedule?: string): string {
   return schedule === undefined ? base : `${base}-${schedule}`;
 }
 
+/** `<cluster>-defrag`: the defrag CronJob and its ServiceAccount (no API rights). */
+export function defragCronJobName(cluster: string): string {
+  return `${cluster}-defrag`;
+}
+
 /** `<cluster>-etcd-gitops-controller`: the Role and RoleBinding that let the controller read Secrets there. */
 export function controllerSecretsRoleName(cluster: string): string {
   return `${cluster}-${CONTROLLER_NAME}`;

@@ -7,9 +7,9 @@ import { Deployment, Namespaces, Pods } from 'cdk8s-plus-27';
 import { EtcdCluster } from '../../../constructs/index.js';
 import { clusterChart, type Manifest, only, synth } from './helpers.js';
 
-/** The `from` peers of the client-port rule, after the controller's and the backups'. */
+/** The `from` peers of the client-port rule, after the controller's, the backups' and the defrag Jobs'. */
 function clientPeers(objects: Manifest[]): Manifest[] {
-  return only(objects, 'NetworkPolicy', 'main').spec.ingress[1].from.slice(2);
+  return only(objects, 'NetworkPolicy', 'main').spec.ingress[1].from.slice(3);
 }
 
 const container = { image: 'registry.local/api:1', securityContext: { ensureNonRoot: false } };

@@ -61,7 +61,7 @@ describe('EtcdCluster construct', () => {
     }
   });
 
-  it('GIVEN client selectors THEN the NetworkPolicy opens the peer port to members only and the client port to the controller, backups and those clients', () => {
+  it('GIVEN client selectors THEN the NetworkPolicy opens the peer port to members only and the client port to the controller, backup and defrag Jobs and those clients', () => {
     const policy = only(
       cluster({ clients: [{ podSelector: { app: 'api' } }, { namespaceSelector: { team: 'a' } }] }).objects,
       'NetworkPolicy',
@@ -73,7 +73,7 @@ describe('EtcdCluster construct', () => {
     assert.deepEqual(peer.ports, [{ port: 2380, protocol: 'TCP' }]);
     assert.deepEqual(peer.from, [{ podSelector: { matchLabels: members } }]);
     assert.deepEqual(client.ports, [{ port: 2379, protocol: 'TCP' }]);
-    assert.deepEqual(client.from.slice(2), [
+    assert.deepEqual(client.from.slice(3), [
       { podSelector: { matchLabels: { app: 'api' } } },
       { namespaceSelector: { matchLabels: { team: 'a' } }, podSelector: {} },
     ]);
@@ -82,6 +82,7 @@ describe('EtcdCluster construct', () => {
       'etcd-gitops-system',
     );
     assert.equal(client.from[1].podSelector.matchLabels['app.kubernetes.io/component'], 'backup');
+    assert.equal(client.from[2].podSelector.matchLabels['app.kubernetes.io/component'], 'defrag');
   });
 
   it('GIVEN a cluster THEN the controller may get Secrets in this namespace only, through a Role and RoleBinding', () => {

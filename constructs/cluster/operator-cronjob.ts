@@ -1,0 +1,115 @@
+// A CronJob that runs one command of our image against one etcd cluster (backup, defrag): one Pod at a time,
+// Pod Security `restricted`, no API token, a writable /tmp only.
+import { k8s } from 'cdk8s-plus-27';
+import type { Construct } from 'constructs';
+import { DEFAULT_OPERATOR_IMAGE, OPERATOR_ENTRYPOINT } from '../conventions/images.js';
+import { type Component, clusterLabels } from '../conventions/labels.js';
+import { SYNC_WAVE, SyncWave } from '../gitops.js';
+import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from '../security.js';
+
+/** Set from the Pod's namespace when the cluster's is not known at synth time. */
+export const NAMESPACE_ENV = 'POD_NAMESPACE';
+
+/** `POD_NAMESPACE` from the Pod when the namespace is not known at synth time. */
+export function namespaceEnv(target: { readonly namespace?: string }): k8s.EnvVar[] {
+  return target.namespace === undefined
+    ? [{ name: NAMESPACE_ENV, valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } }]
+    : [];
+}
+
+/** Schedule options every maintenance CronJob takes. */
+export interface CronScheduleOptions {
+  /** Cron schedule (5 fields or a macro such as `@daily`), e.g. `'0 *\/6 * * *'`. */
+  readonly schedule: string;
+  /**
+   * Time zone of the schedule (IANA name).
+   * @default - the kube-controller-manager's time zone (UTC in most clusters)
+   */
+  readonly timeZone?: string;
+  /**
+   * Create the CronJob suspended.
+   * @default false
+   */
+  readonly suspend?: boolean;
+  /**
+   * Image with our commands.
+   * @default 'ghcr.io/etcd-gitops/etcd-gitops:<package version>'
+   */
+  readonly image?: string;
+}
+
+export interface OperatorCronJobProps extends CronScheduleOptions {
+  readonly name: string;
+  readonly namespace?: string;
+  readonly clusterName: string;
+  /** Labels the cluster's NetworkPolicy selects the Pods by. */
+  readonly component: Component;
+  readonly serviceAccountName: string;
+  readonly startingDeadlineSeconds: number;
+  readonly activeDeadlineSeconds: number;
+  readonly backoffLimit: number;
+  readonly historyLimit: { readonly successful: number; readonly failed: number };
+  readonly container: {
+    readonly name: string;
+    readonly args: string[];
+    readonly env?: k8s.EnvVar[];
+    readonly envFrom?: k8s.EnvFromSource[];
+  };
+}
+
+export function operatorCronJob(scope: Construct, id: string, props: OperatorCronJobProps): k8s.KubeCronJob {
+  const labels = clusterLabels(props.clusterName, props.component);
+  return new k8s.KubeCronJob(scope, id, {
+    metadata: {
+      name: props.name,
+      namespace: props.namespace,
+      labels,
+      annotations: { [SYNC_WAVE]: SyncWave.CLUSTERS },
+    },
+    spec: {
+      schedule: props.schedule,
+      timeZone: props.timeZone,
+      suspend: props.suspend ?? false,
+      concurrencyPolicy: 'Forbid',
+      startingDeadlineSeconds: props.startingDeadlineSeconds,
+      successfulJobsHistoryLimit: props.historyLimit.successful,
+      failedJobsHistoryLimit: props.historyLimit.failed,
+      jobTemplate: {
+        metadata: { labels },
+        spec: {
+          backoffLimit: props.backoffLimit,
+          activeDeadlineSeconds: props.activeDeadlineSeconds,
+          template: { metadata: { labels }, spec: podSpec(props) },
+        },
+      },
+    },
+  });
+}
+
+function podSpec(props: OperatorCronJobProps): k8s.PodSpec {
+  const { container } = props;
+  return {
+    serviceAccountName: props.serviceAccountName,
+    automountServiceAccountToken: false,
+    restartPolicy: 'Never',
+    securityContext: restrictedPodSecurityContext(),
+    containers: [
+      {
+        name: container.name,
+        image: props.image ?? DEFAULT_OPERATOR_IMAGE,
+        imagePullPolicy: 'IfNotPresent',
+        command: [OPERATOR_ENTRYPOINT],
+        args: container.args,
+        env: container.env && container.env.length > 0 ? container.env : undefined,
+        envFrom: container.envFrom,
+        resources: {
+          requests: { cpu: k8s.Quantity.fromString('50m'), memory: k8s.Quantity.fromString('64Mi') },
+          limits: { memory: k8s.Quantity.fromString('256Mi') },
+        },
+        securityContext: restrictedContainerSecurityContext(),
+        volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
+      },
+    ],
+    volumes: [{ name: 'tmp', emptyDir: { sizeLimit: k8s.Quantity.fromString('64Mi') } }],
+  };
+}
