@@ -181,7 +181,7 @@ export const autoCompactionSchema: JsonSchema = {
   },
   'x-kubernetes-validations': [
     {
-      rule: `!has(self.mode) || self.mode != 'revision' || self.retention.matches('^[1-9][0-9]*$')`,
+      rule: `!has(self.retention) || !has(self.mode) || self.mode != 'revision' || self.retention.matches('^[1-9][0-9]*$')`,
       message:
         'autoCompaction.retention must be a whole number of revisions (such as 10000) in revision mode',
       messageExpression:
@@ -189,7 +189,7 @@ export const autoCompactionSchema: JsonSchema = {
       fieldPath: '.retention',
     },
     {
-      rule: `(has(self.mode) && self.mode == 'revision') || self.retention.matches('${DURATION_PATTERN}')`,
+      rule: `!has(self.retention) || (has(self.mode) && self.mode == 'revision') || self.retention.matches('${DURATION_PATTERN}')`,
       message: 'autoCompaction.retention must be a duration such as 30m, 1h or 1d in periodic mode',
       messageExpression:
         "'autoCompaction.retention: ' + self.retention + ' is not allowed in periodic mode; allowed: a duration such as 30m, 1h or 1d'",

@@ -62,6 +62,41 @@ describe('EtcdCluster and EtcdRestore admission on a real API server', () => {
       whenScaled: 'Retain',
     });
     assert.deepEqual(spec.resources, { requests: { cpu: '100m', memory: '256Mi' } });
+    assert.deepEqual(spec.autoCompaction, { mode: 'periodic', retention: '1h' });
+  });
+
+  test('fails when extraFlags names a flag the product sets or not a flag, or a retention does not fit its mode; each message names it', async () => {
+    assert.match(
+      await refused(cluster('owned', { version: '3.6.16', extraFlags: { 'data-dir': '/x' } })),
+      /extraFlags: data-dir is set by the controller \(the member volume\) and cannot be passed as an extra flag/,
+    );
+    assert.match(
+      await refused(cluster('quota-flag', { version: '3.6.16', extraFlags: { 'quota-backend-bytes': '1' } })),
+      /extraFlags: quota-backend-bytes is set by spec\.quotaBackendBytes/,
+    );
+    assert.match(
+      await refused(cluster('dashes', { version: '3.6.16', extraFlags: { '--snapshot-count': '1' } })),
+      /extraFlags: --snapshot-count is not an etcd flag name/,
+    );
+    assert.match(
+      await refused(
+        cluster('rev', { version: '3.6.16', autoCompaction: { mode: 'revision', retention: '1h' } }),
+      ),
+      /autoCompaction.retention: 1h is not allowed in revision mode/,
+    );
+    assert.match(
+      await refused(cluster('per', { version: '3.6.16', autoCompaction: { retention: 'hourly' } })),
+      /autoCompaction.retention: hourly is not allowed in periodic mode/,
+    );
+    const accepted = await apply(
+      cluster('backend', {
+        version: '3.6.16',
+        extraFlags: { 'snapshot-count': '50000' },
+        autoCompaction: { mode: 'revision', retention: '10000' },
+        quotaBackendBytes: '512Mi',
+      }),
+    );
+    assert.equal(accepted.code, 0, accepted.stderr);
   });
 
   test('fails when size is even without allowEvenSize, and accepts it with the opt-in', async () => {
