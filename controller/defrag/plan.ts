@@ -109,24 +109,32 @@ export interface SizeAfter {
 export const NOSPACE = 'Nospace';
 
 /**
+ * etcd admits a write when its DB size plus the write's size is below the quota; a disarmed `NOSPACE` that the
+ * next write raises again frees nothing. So the DB must be below the quota by etcd's default largest request
+ * (`--max-request-bytes`, 1.5 MiB).
+ */
+export const DISARM_HEADROOM_BYTES = 1.5 * 2 ** 20;
+
+/**
  * Which alarms to disarm after defragmentation. A `Nospace` alarm goes only when every member in `after` (those
- * that answered before defragmentation) answered again with a DB size below `quotaBytes`; any other alarm
- * (`Corrupt`) is never disarmed.
+ * that answered before defragmentation) answered again with a DB size below `quotaBytes` less
+ * {@link DISARM_HEADROOM_BYTES}; any other alarm (`Corrupt`) is never disarmed.
  */
 export function alarmDecision(
   alarms: readonly Alarm[],
   after: readonly SizeAfter[],
   quotaBytes: number,
 ): AlarmDecision {
+  const limit = quotaBytes - DISARM_HEADROOM_BYTES;
   const problems = after.flatMap((member) => {
     const label = member.name || member.id;
     if (member.dbSize === undefined) return [`${label} did not answer Status after defragmentation`];
-    return member.dbSize >= quotaBytes ? [`${label} is at ${member.dbSize} bytes`] : [];
+    return member.dbSize >= limit ? [`${label} is at ${member.dbSize} bytes`] : [];
   });
   const nospaceReason =
     problems.length === 0
       ? undefined
-      : `compaction freed too little: ${problems.join(', ')}, not below the quota of ${quotaBytes} bytes; raise spec.quotaBackendBytes or delete data`;
+      : `compaction freed too little: ${problems.join(', ')}; allowed: below ${limit} bytes (the quota of ${quotaBytes} bytes less ${DISARM_HEADROOM_BYTES} bytes for one largest write); raise spec.quotaBackendBytes or delete data`;
   const disarm: Alarm[] = [];
   const keep: (Alarm & { reason: string })[] = [];
   for (const alarm of alarms) {

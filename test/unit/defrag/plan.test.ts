@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import {
   type Alarm,
   alarmDecision,
+  DISARM_HEADROOM_BYTES,
   defragOrder,
   type MemberStatus,
   type PlanMember,
@@ -244,29 +245,37 @@ describe('defragOrder', () => {
 });
 
 describe('alarmDecision', () => {
-  const quota = 1000;
+  // The headroom is etcd's default largest request, 1.5 MiB: the limit is 1000 bytes above it.
+  const quota = DISARM_HEADROOM_BYTES + 1000;
   const nospace = (memberId: string): Alarm => ({ memberId, alarm: 'Nospace' });
   const corrupt = (memberId: string): Alarm => ({ memberId, alarm: 'Corrupt' });
   const size = (name: string, dbSize?: number): SizeAfter => ({ id: name, name, dbSize });
 
   const rows: [string, Alarm[], SizeAfter[], string[], string[]][] = [
+    [
+      'NOSPACE kept when a member is below the quota but within one largest write of it',
+      [nospace('1')],
+      [size('a', 10), size('b', quota - 1)],
+      [],
+      ['1'],
+    ],
     ['no alarms: nothing to do', [], [size('a', 5000)], [], []],
     [
-      'NOSPACE disarmed when every member is below the quota',
+      'NOSPACE disarmed when every member is below the quota less the headroom',
       [nospace('1')],
       [size('a', 10), size('b', 999)],
       ['1'],
       [],
     ],
     [
-      'NOSPACE kept when one member is at the quota',
+      'NOSPACE kept when one member is at the limit',
       [nospace('1')],
       [size('a', 10), size('b', 1000)],
       [],
       ['1'],
     ],
     [
-      'NOSPACE kept when one member is above the quota',
+      'NOSPACE kept when one member is above the limit',
       [nospace('1')],
       [size('a', 1001), size('b', 10)],
       [],
@@ -313,7 +322,7 @@ describe('alarmDecision', () => {
     const [kept] = alarmDecision([nospace('1')], [size('main-a', 10), size('main-b', 1500)], quota).keep;
     assert.equal(
       kept?.reason,
-      'compaction freed too little: main-b is at 1500 bytes, not below the quota of 1000 bytes; raise spec.quotaBackendBytes or delete data',
+      'compaction freed too little: main-b is at 1500 bytes; allowed: below 1000 bytes (the quota of 1573864 bytes less 1572864 bytes for one largest write); raise spec.quotaBackendBytes or delete data',
     );
   });
 
