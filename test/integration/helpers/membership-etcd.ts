@@ -33,7 +33,11 @@ export interface TestCluster {
   stop(): Promise<void>;
 }
 
-export async function createTestCluster(version: '3.4' | '3.5' | '3.6'): Promise<TestCluster> {
+/** `extraArgs` go on every member's command line (e.g. `--quota-backend-bytes=...`). */
+export async function createTestCluster(
+  version: '3.4' | '3.5' | '3.6',
+  extraArgs: readonly string[] = [],
+): Promise<TestCluster> {
   const exact = etcdVersions[version];
   const dir = await mkdtemp(join(tmpdir(), 'etcd-gitops-membership-'));
   const reaper = startReaper(dir);
@@ -83,6 +87,7 @@ export async function createTestCluster(version: '3.4' | '3.5' | '3.6'): Promise
           `--initial-advertise-peer-urls=${member.peerURL}`,
           ...(token ? [`--initial-cluster-token=${token}`] : []),
           '--log-level=warn',
+          ...extraArgs,
         ],
         env: { ETCD_INITIAL_CLUSTER: initialCluster, ETCD_INITIAL_CLUSTER_STATE: state },
         logPath: join(dir, `${name}.log`),

@@ -1,11 +1,14 @@
 // What the constructs and the controller emit, the commands parse back to the same options: every option of a
-// backup schedule, every field of a restore's S3 location and seed, and the operator's controller flags.
+// backup schedule, every field of a restore's S3 location and seed, the operator's controller flags, and every
+// flag of `defrag`.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   backupSave,
   controllerCommand,
   DEFAULT_KEY_TEMPLATE,
+  type DefragArgs,
+  defrag,
   type EtcdBackupScheduleOptions,
   EtcdCluster,
   EtcdOperator,
@@ -14,6 +17,8 @@ import {
 } from '../../../constructs/index.js';
 import { parseSaveArgs } from '../../../controller/backup/cli-args.js';
 import type { SaveOptions } from '../../../controller/backup/save.js';
+import { parseDefragArgs } from '../../../controller/defrag/cli-args.js';
+import type { DefragOptions } from '../../../controller/defrag/execute.js';
 import { parseFetchArgs } from '../../../controller/restore/cli-args.js';
 import type { FetchOptions } from '../../../controller/restore/fetch.js';
 import { restoreFetchArgs, type SeedRestore } from '../../../controller/restore/seed-init-container.js';
@@ -177,4 +182,44 @@ describe('construct-emitted flags parse back to the same options', () => {
     assert.deepEqual(flags.metricsBindAddress, { host: undefined, port: 8080 });
     assert.deepEqual(flags.healthProbeBindAddress, { host: undefined, port: 8081 });
   });
+
+  const defragValues: DefragArgs = {
+    endpoints: ['http://main-client.db.svc:2379'],
+    namespace: 'db',
+    cluster: 'main',
+    quotaBackendBytes: 402_653_184,
+  };
+  const defragDefaults: DefragOptions = {
+    endpoints: ['http://main-client.db.svc:2379'],
+    namespace: 'db',
+    cluster: 'main',
+    quotaBackendBytes: 402_653_184,
+    tls: { caFile: undefined, certFile: undefined, keyFile: undefined },
+  };
+  // Every flag of `defrag`. Record<keyof ...>: a new flag without a row here does not compile.
+  const defragCases: Record<keyof DefragArgs, readonly [Partial<DefragArgs>, Partial<DefragOptions>]> = {
+    endpoints: [
+      { endpoints: ['https://a:2379', 'https://b:2379'] },
+      { endpoints: ['https://a:2379', 'https://b:2379'] },
+    ],
+    namespace: [{ namespace: 'team-a' }, { namespace: 'team-a' }],
+    cluster: [{ cluster: 'other' }, { cluster: 'other' }],
+    quotaBackendBytes: [{ quotaBackendBytes: 8 * 2 ** 30 }, { quotaBackendBytes: 8 * 2 ** 30 }],
+    cacert: [{ cacert: '/tls/ca.crt' }, { tls: { ...defragDefaults.tls, caFile: '/tls/ca.crt' } }],
+    cert: [
+      { cert: '/tls/tls.crt', key: '/tls/tls.key' },
+      { tls: { caFile: undefined, certFile: '/tls/tls.crt', keyFile: '/tls/tls.key' } },
+    ],
+    key: [
+      { cert: '/tls/tls.crt', key: '/tls/tls.key' },
+      { tls: { caFile: undefined, certFile: '/tls/tls.crt', keyFile: '/tls/tls.key' } },
+    ],
+  };
+  for (const [flag, [change, expected]] of Object.entries(defragCases)) {
+    it(`GIVEN defrag args with ${flag} WHEN parsed by defrag THEN ${flag} comes back`, () => {
+      const args = defrag.args({ ...defragValues, ...change });
+      assert.deepEqual(args.slice(0, 1), defrag.command);
+      assert.deepEqual(parseDefragArgs(args.slice(1)), { ...defragDefaults, ...expected });
+    });
+  }
 });
