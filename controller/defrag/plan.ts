@@ -1,5 +1,6 @@
 // The decisions of `etcd-gitops defrag`, pure (docs/design/compaction-quota-defrag.md, "The defrag job"):
 // which members to defragment and in what order, and which alarms to disarm afterwards.
+import { quorumOf } from '../etcdcluster/plan-facts.js';
 
 export interface PlanMember {
   /** 64-bit decimal string, as etcd3 returns it. */
@@ -42,9 +43,6 @@ export type DefragOrder =
       readonly skipped: SkippedMember[];
     }
   | { readonly action: 'stop'; readonly message: string; readonly skipped: SkippedMember[] };
-
-/** Votes needed for quorum among `voters` voting members. */
-export const quorumOf = (voters: number): number => Math.floor(voters / 2) + 1;
 
 const byName = (a: PlanMember, b: PlanMember): number =>
   a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;

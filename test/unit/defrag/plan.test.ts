@@ -7,7 +7,6 @@ import {
   defragOrder,
   type MemberStatus,
   type PlanMember,
-  quorumOf,
   type SizeAfter,
 } from '../../../controller/defrag/plan.js';
 
@@ -237,10 +236,6 @@ describe('defragOrder', () => {
         ['main-d', 'a learner (etcd refuses Defragment on learners)'],
       ],
     );
-  });
-
-  it('quorum is floor(n/2)+1', () => {
-    assert.deepEqual([1, 2, 3, 4, 5, 6, 7].map(quorumOf), [1, 2, 2, 3, 3, 4, 4]);
   });
 });
 
