@@ -1,5 +1,5 @@
 // One etcd cluster: the custom resource plus everything static around it.
-import { Chart, Lazy } from 'cdk8s';
+import { type ApiObject, Chart, Lazy } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { groupOf, type OperatorIdentity, registerUnique, registryOf } from './app-registry.js';
@@ -19,14 +19,25 @@ import {
   defragCronJobName,
   peerServiceName,
 } from './conventions/names.js';
-import { CLIENT_PORT, CLIENT_PORT_NAME, PEER_PORT, PEER_PORT_NAME } from './conventions/ports.js';
+import {
+  CLIENT_PORT,
+  CLIENT_PORT_NAME,
+  MEMBER_METRICS_PORT,
+  METRICS_PORT_NAME,
+  PEER_PORT,
+  PEER_PORT_NAME,
+} from './conventions/ports.js';
 import { EtcdDefragSchedule, type EtcdDefragScheduleOptions } from './defrag-schedule.js';
 import { type EtcdClusterSpecProps, renderEtcdClusterSpec } from './etcd-cluster-spec.js';
 import type { EtcdOperator } from './etcd-operator.js';
 import { customResourceAnnotations, SYNC_WAVE, SyncWave } from './gitops.js';
 import type { EtcdClusterSpec } from './imports/etcd.gitops.dev.js';
 import { KubeEtcdCluster } from './kube-etcd-cluster.js';
+import { clusterAlerts } from './monitoring/alerts.js';
+import { DEFAULT_SCRAPE_INTERVAL, type MonitoringOptions, validateInterval } from './monitoring/options.js';
+import { podMonitor, prometheusRule } from './monitoring/prometheus-operator.js';
 import { CONTROLLER_SECRET_RULES } from './operator-rbac.js';
+import { longestCronGapSeconds } from './validate/cron.js';
 import { validateDnsLabel, validateObjectName } from './validate/names.js';
 
 export type { EtcdClient, EtcdClientPeer, EtcdConnection };
@@ -61,6 +72,12 @@ export interface EtcdClusterProps extends EtcdClusterSpecProps {
    * @default - none
    */
   readonly clients?: readonly EtcdClient[];
+  /**
+   * Pods allowed to the members' metrics port (2381, `/metrics`): your Prometheus, e.g.
+   * `{ namespaceSelector: { 'kubernetes.io/metadata.name': 'monitoring' } }`. `allowMetricsFrom()` adds more later.
+   * @default - none: the metrics port is closed by the NetworkPolicy
+   */
+  readonly metricsFrom?: readonly EtcdClient[];
   /**
    * The operator that manages this cluster: its namespace and ServiceAccount go into the NetworkPolicy (client
    * port) and the RoleBinding that lets its controller read Secrets here.
@@ -108,6 +125,8 @@ export class EtcdCluster extends Construct {
   public readonly namespaceObject?: k8s.KubeNamespace;
   private readonly props: EtcdClusterProps;
   private readonly clients: EtcdClient[];
+  private readonly metricsScrapers: EtcdClient[];
+  private readonly backupSchedules: { cronJob: string; longestGapSeconds: number }[] = [];
   private readonly spec: EtcdClusterSpec;
   private backupServiceAccount?: k8s.KubeServiceAccount;
 
@@ -133,6 +152,7 @@ export class EtcdCluster extends Construct {
       scheme: 'http',
     };
     this.clients = [...(props.clients ?? [])];
+    this.metricsScrapers = [...(props.metricsFrom ?? [])];
     const protect = props.deletionProtection ?? true;
     if (props.createNamespace) this.namespaceObject = this.createNamespace(protect);
     this.spec = renderEtcdClusterSpec(props);
@@ -168,6 +188,11 @@ export class EtcdCluster extends Construct {
     this.clients.push(...clients);
   }
 
+  /** Lets `scrapers` (label selectors or cdk8s-plus workloads, as `allowFrom`) reach the members' metrics port. */
+  public allowMetricsFrom(...scrapers: EtcdClient[]): void {
+    this.metricsScrapers.push(...scrapers);
+  }
+
   /**
    * A backup CronJob `<name>-backup` (or `<name>-backup-<options.name>`), with its own ServiceAccount that has no
    * API rights. `kubectl create job --from=cronjob/<cronjob> <job>` takes a backup now.
@@ -179,12 +204,19 @@ export class EtcdCluster extends Construct {
       automountServiceAccountToken: false,
     });
     const id = options.name === undefined ? 'Backup' : `Backup-${options.name}`;
-    return new EtcdBackupSchedule(
+    const schedule = new EtcdBackupSchedule(
       this,
       id,
       { clusterName: this.name, namespace: this.namespace, serviceAccountName },
       options,
     );
+    if (!options.suspend) {
+      this.backupSchedules.push({
+        cronJob: schedule.cronJobName,
+        longestGapSeconds: longestCronGapSeconds(options.schedule),
+      });
+    }
+    return schedule;
   }
 
   /**
@@ -210,6 +242,55 @@ export class EtcdCluster extends Construct {
       { clusterName: this.name, namespace: this.namespace, serviceAccountName, quotaBackendBytes },
       options,
     );
+  }
+
+  /**
+   * A Prometheus Operator PodMonitor `<name>-members` that scrapes every member's metrics port. Your Prometheus
+   * must also be let through the NetworkPolicy: `metricsFrom` or `allowMetricsFrom()`.
+   */
+  public addPodMonitor(options: MonitoringOptions = {}): ApiObject {
+    const namespace = this.monitoredNamespace('addPodMonitor');
+    return podMonitor(
+      this,
+      'PodMonitor',
+      { name: `${this.name}-members`, namespace, labels: { ...clusterLabels(this.name), ...options.labels } },
+      {
+        selector: { matchLabels: memberSelector(this.name) },
+        namespaceSelector: { matchNames: [namespace] },
+        podMetricsEndpoints: [
+          {
+            port: METRICS_PORT_NAME,
+            path: '/metrics',
+            interval: validateInterval(options.interval ?? DEFAULT_SCRAPE_INTERVAL),
+          },
+        ],
+      },
+    );
+  }
+
+  /**
+   * A PrometheusRule `<name>-alerts`: no leader, members down, quorum at risk or lost, database near its quota,
+   * NOSPACE, and for each backup schedule (not suspended) no success for twice its longest gap. Needs the
+   * members scraped (`addPodMonitor()`), the controller scraped (`EtcdOperator.addServiceMonitor()`) and, for the
+   * backup alert, kube-state-metrics.
+   */
+  public addPrometheusRule(options: MonitoringOptions = {}): ApiObject {
+    const namespace = this.monitoredNamespace('addPrometheusRule');
+    return prometheusRule(
+      this,
+      'PrometheusRule',
+      { name: `${this.name}-alerts`, namespace, labels: { ...clusterLabels(this.name), ...options.labels } },
+      () => ({ groups: [clusterAlerts({ cluster: this.name, namespace, backups: this.backupSchedules })] }),
+    );
+  }
+
+  private monitoredNamespace(method: string): string {
+    if (!this.namespace) {
+      throw new Error(
+        `EtcdCluster '${this.name}': ${method}() needs the cluster's namespace at synth time (its alerts and selectors name it): set 'namespace' or use a chart with one`,
+      );
+    }
+    return this.namespace;
   }
 
   private createNamespace(protect: boolean): k8s.KubeNamespace {
@@ -263,7 +344,11 @@ export class EtcdCluster extends Construct {
         clusterIp: 'None',
         publishNotReadyAddresses: true,
         selector: memberSelector(this.name),
-        ports: [servicePort(PEER_PORT_NAME, PEER_PORT), servicePort(CLIENT_PORT_NAME, CLIENT_PORT)],
+        ports: [
+          servicePort(PEER_PORT_NAME, PEER_PORT),
+          servicePort(CLIENT_PORT_NAME, CLIENT_PORT),
+          servicePort(METRICS_PORT_NAME, MEMBER_METRICS_PORT),
+        ],
       },
     });
   }
@@ -299,7 +384,10 @@ export class EtcdCluster extends Construct {
   private createNetworkPolicy(): void {
     new k8s.KubeNetworkPolicy(this, 'NetworkPolicy', {
       metadata: this.metadata(this.name),
-      spec: Lazy.any({ produce: () => networkPolicySpec(this.name, this.operatorIdentity, this.clients) }),
+      spec: Lazy.any({
+        produce: () =>
+          networkPolicySpec(this.name, this.operatorIdentity, this.clients, this.metricsScrapers),
+      }),
     });
   }
 

@@ -1,5 +1,5 @@
 // The etcd-gitops operator: CRDs, namespace, ServiceAccount, least-privilege RBAC, controller, metrics Service.
-import { Chart } from 'cdk8s';
+import { type ApiObject, Chart } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import {
@@ -20,6 +20,9 @@ import {
 import { HEALTH_PORT, HEALTH_PORT_NAME, METRICS_PORT, METRICS_PORT_NAME } from './conventions/ports.js';
 import { EtcdCrds } from './etcd-crds.js';
 import { SYNC_WAVE, SyncWave } from './gitops.js';
+import { operatorAlerts } from './monitoring/alerts.js';
+import { DEFAULT_SCRAPE_INTERVAL, type MonitoringOptions, validateInterval } from './monitoring/options.js';
+import { prometheusRule, serviceMonitor } from './monitoring/prometheus-operator.js';
 import { CONTROLLER_CLUSTER_RULES, CONTROLLER_LEADER_ELECTION_RULES } from './operator-rbac.js';
 import {
   restrictedContainerSecurityContext,
@@ -237,6 +240,48 @@ export class EtcdOperator extends Construct {
         },
       },
     });
+  }
+
+  /**
+   * A Prometheus Operator ServiceMonitor `etcd-gitops-controller` that scrapes the controller's metrics Service,
+   * keeping the `namespace` and `cluster` labels of the per-cluster series (honorLabels).
+   */
+  public addServiceMonitor(options: MonitoringOptions = {}): ApiObject {
+    return serviceMonitor(
+      this,
+      'ServiceMonitor',
+      {
+        name: CONTROLLER_NAME,
+        namespace: this.namespace,
+        labels: { ...operatorLabels(), ...options.labels },
+      },
+      {
+        selector: { matchLabels: controllerSelector() },
+        namespaceSelector: { matchNames: [this.namespace] },
+        endpoints: [
+          {
+            port: METRICS_PORT_NAME,
+            path: '/metrics',
+            interval: validateInterval(options.interval ?? DEFAULT_SCRAPE_INTERVAL),
+            honorLabels: true,
+          },
+        ],
+      },
+    );
+  }
+
+  /** A PrometheusRule `etcd-gitops-controller-alerts`: reconcile errors, no replica holding the leader lease. */
+  public addPrometheusRule(options: MonitoringOptions = {}): ApiObject {
+    return prometheusRule(
+      this,
+      'PrometheusRule',
+      {
+        name: `${CONTROLLER_NAME}-alerts`,
+        namespace: this.namespace,
+        labels: { ...operatorLabels(), ...options.labels },
+      },
+      () => ({ groups: [operatorAlerts(this.namespace)] }),
+    );
   }
 
   private createMetricsService(): void {

@@ -3,7 +3,7 @@
 import { type IPodSelector, k8s, type NamespaceSelectorConfig } from 'cdk8s-plus-27';
 import type { OperatorIdentity } from '../app-registry.js';
 import { backupSelector, controllerSelector, defragSelector, memberSelector } from '../conventions/labels.js';
-import { CLIENT_PORT, PEER_PORT } from '../conventions/ports.js';
+import { CLIENT_PORT, MEMBER_METRICS_PORT, PEER_PORT } from '../conventions/ports.js';
 
 /** Pods allowed to reach the client port, by labels: a pod selector, a namespace selector, or both. */
 export interface EtcdClientPeer {
@@ -70,11 +70,15 @@ export function clientPeers(client: EtcdClient): k8s.NetworkPolicyPeer[] {
   return isPodSelector(client) ? workloadPeers(client) : [labelPeer(client)];
 }
 
-/** The spec: ingress only, peer port from members, client port from controller, backup and defrag Jobs and `clients`. */
+/**
+ * The spec: ingress only, peer port from members, client port from controller, backup and defrag Jobs and
+ * `clients`, metrics port from `metricsScrapers`.
+ */
 export function networkPolicySpec(
   cluster: string,
   operator: OperatorIdentity,
   clients: readonly EtcdClient[],
+  metricsScrapers: readonly EtcdClient[] = [],
 ): k8s.NetworkPolicySpec {
   const members: k8s.NetworkPolicyPeer = { podSelector: { matchLabels: memberSelector(cluster) } };
   const controller: k8s.NetworkPolicyPeer = {
@@ -89,6 +93,10 @@ export function networkPolicySpec(
     ingress: [
       { from: [members], ports: [tcp(PEER_PORT)] },
       { from: [controller, backups, defrag, ...clients.flatMap(clientPeers)], ports: [tcp(CLIENT_PORT)] },
+      // The metrics port only from the scrapers the user names (none: closed).
+      ...(metricsScrapers.length > 0
+        ? [{ from: metricsScrapers.flatMap(clientPeers), ports: [tcp(MEMBER_METRICS_PORT)] }]
+        : []),
     ],
   };
 }

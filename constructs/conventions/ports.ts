@@ -4,6 +4,8 @@
 export const CLIENT_PORT = 2379;
 /** etcd peer port (Service `<cluster>-peer`, port name `peer`). */
 export const PEER_PORT = 2380;
+/** etcd member `/metrics` and `/health` (`--listen-metrics-urls`; Service `<cluster>-peer`, port name `metrics`). */
+export const MEMBER_METRICS_PORT = 2381;
 /** Controller `/metrics` (port name `metrics`). */
 export const METRICS_PORT = 8080;
 /** Controller `/healthz` and `/readyz` (port name `health`). */

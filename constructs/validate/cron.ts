@@ -75,3 +75,70 @@ export function validateCron(schedule: string, prop = 'schedule'): string {
   }
   return schedule;
 }
+
+const MACRO_SCHEDULES: Readonly<Record<string, string>> = {
+  '@yearly': '0 0 1 1 *',
+  '@annually': '0 0 1 1 *',
+  '@monthly': '0 0 1 * *',
+  '@weekly': '0 0 * * 0',
+  '@daily': '0 0 * * *',
+  '@midnight': '0 0 * * *',
+  '@hourly': '0 * * * *',
+};
+
+/** The values a field's text selects (the text is valid: {@link cronProblem} first). */
+function fieldValues(text: string, field: Field): Set<number> {
+  const values = new Set<number>();
+  for (const part of text.split(',')) {
+    const [range = '*', step = '1'] = part.split('/');
+    const [low, high] = range === '*' || range === '?' ? [undefined, undefined] : range.split('-');
+    const from = low === undefined ? field.min : (value(low, field) as number);
+    const to =
+      high !== undefined
+        ? (value(high, field) as number)
+        : low === undefined || part.includes('/')
+          ? field.max
+          : from;
+    for (let v = from; v <= to; v += Number(step)) values.add(field.name === 'day of week' ? v % 7 : v);
+  }
+  return values;
+}
+
+/**
+ * The longest time in seconds between two runs of a valid schedule, over two years of minutes (UTC; day of month
+ * and day of week both restricted match either, as robfig/cron does). For alerts on a job that has not
+ * succeeded for too long.
+ */
+export function longestCronGapSeconds(schedule: string): number {
+  const trimmed = schedule.trim();
+  const parts = (MACRO_SCHEDULES[trimmed] ?? trimmed).split(/\s+/);
+  const sets = FIELDS.map((field, i) => fieldValues(parts[i] as string, field));
+  const [minutes, hours, days, months, weekdays] = sets as [
+    Set<number>,
+    Set<number>,
+    Set<number>,
+    Set<number>,
+    Set<number>,
+  ];
+  const domRestricted = !['*', '?'].includes(parts[2] as string);
+  const dowRestricted = !['*', '?'].includes(parts[4] as string);
+  const start = Date.UTC(2025, 0, 1);
+  let previous: number | undefined;
+  let first: number | undefined;
+  let longest = 0;
+  for (let t = start; t < start + 2 * 366 * 86_400_000; t += 60_000) {
+    const date = new Date(t);
+    if (!minutes.has(date.getUTCMinutes()) || !hours.has(date.getUTCHours())) continue;
+    if (!months.has(date.getUTCMonth() + 1)) continue;
+    const dom = days.has(date.getUTCDate());
+    const dow = weekdays.has(date.getUTCDay());
+    const dayMatches = domRestricted && dowRestricted ? dom || dow : dom && dow;
+    if (!dayMatches) continue;
+    if (previous !== undefined) longest = Math.max(longest, t - previous);
+    first ??= t;
+    previous = t;
+  }
+  // Runs once in two years or never (such as 31 February): the window itself is the gap.
+  if (first === undefined || first === previous) return 2 * 366 * 86_400;
+  return longest / 1000;
+}

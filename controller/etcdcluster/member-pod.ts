@@ -24,6 +24,8 @@ import {
   defaultEtcdImage,
   ETCD_BINARY,
   initialCluster,
+  MEMBER_METRICS_PORT,
+  METRICS_PORT_NAME,
   memberAffinity,
   memberLabels as memberLabelsOf,
   PEER_PORT,
@@ -78,6 +80,7 @@ export function etcdFlags(cluster: EtcdCluster, moment: MemberMoment): string[] 
     `--data-dir=${DATA_DIR}`,
     `--listen-peer-urls=http://$(POD_IP):${PEER_PORT}`,
     `--listen-client-urls=http://$(POD_IP):${CLIENT_PORT}`,
+    `--listen-metrics-urls=http://$(POD_IP):${MEMBER_METRICS_PORT}`,
     `--advertise-client-urls=${clientURL(name, namespace, moment.member)}`,
     `--initial-advertise-peer-urls=${peerURL(name, namespace, moment.member)}`,
   ];
@@ -206,6 +209,7 @@ export function buildMemberPod(cluster: EtcdCluster, moment: MemberMoment): V1Po
           ports: [
             { name: CLIENT_PORT_NAME, containerPort: CLIENT_PORT, protocol: 'TCP' },
             { name: PEER_PORT_NAME, containerPort: PEER_PORT, protocol: 'TCP' },
+            { name: METRICS_PORT_NAME, containerPort: MEMBER_METRICS_PORT, protocol: 'TCP' },
           ],
           volumeMounts: [{ name: 'data', mountPath: DATA_MOUNT_PATH }],
           readinessProbe: probes.readiness,

@@ -6,6 +6,7 @@ import {
   API_GROUP,
   API_GROUP_VERSION,
   API_VERSION,
+  DEFAULT_SIZE,
   ETCD_CLUSTER_KIND,
   ETCD_CLUSTER_PLURAL,
 } from '../../constructs/conventions/index.js';
@@ -76,6 +77,7 @@ export class EtcdClusterReconciler implements Reconciler {
       await event('Warning', degraded.reason, degraded.message);
     }
     this.recordMetrics(key, action, outcome, etcd);
+    this.deps.metrics.membersDesired(key, cluster.spec.size ?? DEFAULT_SIZE);
   }
 
   private recordMetrics(key: ObjectKey, action: Action, outcome: Outcome, etcd: Observed['etcd']): void {

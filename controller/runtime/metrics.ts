@@ -19,6 +19,7 @@ export class Metrics implements ControllerMetrics {
   private readonly reconcileErrors: Counter<'controller'>;
   private readonly membershipChanges: Counter<'namespace' | 'cluster' | 'action'>;
   private readonly membersReadyGauge: Gauge<'namespace' | 'cluster'>;
+  private readonly membersDesiredGauge: Gauge<'namespace' | 'cluster'>;
   private readonly quorumLostGauge: Gauge<'namespace' | 'cluster'>;
   private readonly alarmsGauge: Gauge<'namespace' | 'cluster' | 'alarm'>;
   private readonly dbSizeGauge: Gauge<'namespace' | 'cluster' | 'member'>;
@@ -54,6 +55,12 @@ export class Metrics implements ControllerMetrics {
     this.membersReadyGauge = new Gauge({
       name: 'etcd_gitops_members_ready',
       help: 'Ready etcd members per cluster.',
+      labelNames: ['namespace', 'cluster'],
+      registers,
+    });
+    this.membersDesiredGauge = new Gauge({
+      name: 'etcd_gitops_members_desired',
+      help: 'Members the EtcdCluster spec asks for (spec.size).',
       labelNames: ['namespace', 'cluster'],
       registers,
     });
@@ -101,6 +108,10 @@ export class Metrics implements ControllerMetrics {
     this.membersReadyGauge.set({ namespace: cluster.namespace, cluster: cluster.name }, ready);
   }
 
+  membersDesired(cluster: ObjectKey, desired: number): void {
+    this.membersDesiredGauge.set({ namespace: cluster.namespace, cluster: cluster.name }, desired);
+  }
+
   quorumLost(cluster: ObjectKey, lost: boolean): void {
     this.quorumLostGauge.set({ namespace: cluster.namespace, cluster: cluster.name }, lost ? 1 : 0);
   }
@@ -141,6 +152,7 @@ export class Metrics implements ControllerMetrics {
       this.removeMemberSeries(cluster, member);
     this.membersSeen.delete(keyString(cluster));
     this.membersReadyGauge.remove(labels);
+    this.membersDesiredGauge.remove(labels);
     this.quorumLostGauge.remove(labels);
     const id = keyString(cluster);
     for (const action of this.actionsSeen.get(id) ?? []) this.membershipChanges.remove({ ...labels, action });

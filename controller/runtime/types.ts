@@ -38,6 +38,8 @@ export interface ControllerMetrics {
   membershipChange(cluster: ObjectKey, action: string): void;
   /** Members that are ready, per cluster. */
   membersReady(cluster: ObjectKey, ready: number): void;
+  /** Members the spec asks for (`spec.size`), per cluster: what alerts compare the ready count with. */
+  membersDesired(cluster: ObjectKey, desired: number): void;
   /** 1 while the cluster has lost quorum, else 0. */
   quorumLost(cluster: ObjectKey, lost: boolean): void;
   /** Active etcd alarms per kind (`NOSPACE`, `CORRUPT`; 0 when none), per cluster. */

@@ -36,6 +36,7 @@ describe('EtcdCluster construct', () => {
       [
         ['peer', 2380],
         ['client', 2379],
+        ['metrics', 2381],
       ],
     );
   });

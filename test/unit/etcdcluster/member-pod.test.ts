@@ -48,6 +48,7 @@ describe('buildMemberPod', () => {
       '--data-dir=/var/lib/etcd/data',
       '--listen-peer-urls=http://$(POD_IP):2380',
       '--listen-client-urls=http://$(POD_IP):2379',
+      '--listen-metrics-urls=http://$(POD_IP):2381',
       `--advertise-client-urls=${url('demo-0', 2379)}`,
       `--initial-advertise-peer-urls=${url('demo-0', 2380)}`,
       '--initial-cluster-token=t-1',

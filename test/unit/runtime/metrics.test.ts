@@ -13,6 +13,7 @@ describe('Metrics', () => {
     observer.reconciled(cluster, 'error', 0.5);
     metrics.membershipChange(cluster, 'add-learner');
     metrics.membersReady(cluster, 2);
+    metrics.membersDesired(cluster, 3);
     metrics.quorumLost(cluster, true);
     metrics.setLeader(true);
     // WHEN exposed
@@ -30,6 +31,7 @@ describe('Metrics', () => {
       /^etcd_gitops_membership_changes_total\{namespace="db",cluster="main",action="add-learner"\} 1$/m,
     );
     assert.match(body, /^etcd_gitops_members_ready\{namespace="db",cluster="main"\} 2$/m);
+    assert.match(body, /^etcd_gitops_members_desired\{namespace="db",cluster="main"\} 3$/m);
     assert.match(body, /^etcd_gitops_quorum_lost\{namespace="db",cluster="main"\} 1$/m);
     assert.match(body, /^etcd_gitops_leader 1$/m);
   });
@@ -42,6 +44,7 @@ describe('Metrics', () => {
       metrics.membershipChange(c, 'seed');
       metrics.membershipChange(c, 'remove');
       metrics.membersReady(c, 3);
+      metrics.membersDesired(c, 3);
       metrics.quorumLost(c, false);
       metrics.alarms(c, { NOSPACE: 1, CORRUPT: 0 });
       metrics.memberDbSizes(c, [{ member: `${c.name}-0`, dbSize: 10, dbSizeInUse: 5 }]);

@@ -1,0 +1,140 @@
+// The alerts users expect of an etcd cluster and of the operator, as Prometheus rules. The controller's metrics
+// (etcd_gitops_*) carry `namespace` and `cluster` labels of their own (the ServiceMonitor keeps them with
+// honorLabels); etcd's own metrics carry the `namespace` and `pod` labels a PodMonitor scrape adds.
+import type { AlertRule, RuleGroup } from './prometheus-operator.js';
+
+export interface ClusterAlertTarget {
+  readonly cluster: string;
+  readonly namespace: string;
+  /** Backup CronJobs and the longest gap between their runs, in seconds. */
+  readonly backups: readonly { readonly cronJob: string; readonly longestGapSeconds: number }[];
+}
+
+/** Share of the quota at which `EtcdDatabaseNearQuota` fires. */
+export const NEAR_QUOTA_RATIO = 0.8;
+
+/** A Prometheus duration for whole seconds, in the largest unit that divides them. */
+export function promDuration(seconds: number): string {
+  for (const [unit, size] of [
+    ['d', 86_400],
+    ['h', 3_600],
+    ['m', 60],
+  ] as const) {
+    if (seconds % size === 0) return `${seconds / size}${unit}`;
+  }
+  return `${seconds}s`;
+}
+
+export function clusterAlerts(target: ClusterAlertTarget): RuleGroup {
+  const { cluster, namespace } = target;
+  const ours = `namespace="${namespace}",cluster="${cluster}"`;
+  const members = `namespace="${namespace}",pod=~"${cluster}-[0-9]+"`;
+  const where = `etcd cluster ${namespace}/${cluster}`;
+  const rules: AlertRule[] = [
+    {
+      alert: 'EtcdNoLeader',
+      expr: `max by (namespace, pod) (etcd_server_has_leader{${members}}) == 0`,
+      for: '1m',
+      labels: { severity: 'critical' },
+      annotations: {
+        summary: `A member of ${where} has no leader.`,
+        description: `{{ $labels.pod }} has seen no leader for 1 minute: it serves no writes and no linearizable reads.`,
+      },
+    },
+    {
+      alert: 'EtcdMembersDown',
+      expr: `etcd_gitops_members_ready{${ours}} < etcd_gitops_members_desired{${ours}}`,
+      for: '5m',
+      labels: { severity: 'warning' },
+      annotations: {
+        summary: `Members of ${where} are not ready.`,
+        description: `{{ $value }} members are ready, fewer than spec.size, for 5 minutes; see the EtcdCluster's Degraded condition and Events.`,
+      },
+    },
+    {
+      alert: 'EtcdQuorumAtRisk',
+      expr: `etcd_gitops_members_desired{${ours}} > 1 and etcd_gitops_members_ready{${ours}} <= floor(etcd_gitops_members_desired{${ours}} / 2) + 1 and etcd_gitops_quorum_lost{${ours}} == 0`,
+      for: '5m',
+      labels: { severity: 'critical' },
+      annotations: {
+        summary: `${where} loses quorum at the next member failure.`,
+        description: `Only a bare majority ({{ $value }}) of the members is ready for 5 minutes: one more failure stops all writes.`,
+      },
+    },
+    {
+      alert: 'EtcdQuorumLost',
+      expr: `etcd_gitops_quorum_lost{${ours}} == 1`,
+      for: '1m',
+      labels: { severity: 'critical' },
+      annotations: {
+        summary: `${where} has lost quorum.`,
+        description:
+          'Fewer than a majority of the voting members are healthy: the cluster accepts no writes.',
+      },
+    },
+    {
+      alert: 'EtcdDatabaseNearQuota',
+      expr: `etcd_mvcc_db_total_size_in_bytes{${members}} / etcd_server_quota_backend_bytes{${members}} > ${NEAR_QUOTA_RATIO}`,
+      for: '10m',
+      labels: { severity: 'warning' },
+      annotations: {
+        summary: `A member database of ${where} is near its quota.`,
+        description: `{{ $labels.pod }} uses {{ $value | humanizePercentage }} of its backend quota: at 100% etcd raises NOSPACE and refuses writes. Defragment (the defrag CronJob), shorten spec.autoCompaction or raise spec.quotaBackendBytes.`,
+      },
+    },
+    {
+      alert: 'EtcdNoSpace',
+      expr: `etcd_gitops_alarms{${ours},alarm="NOSPACE"} > 0`,
+      for: '1m',
+      labels: { severity: 'critical' },
+      annotations: {
+        summary: `${where} refuses writes: NOSPACE.`,
+        description:
+          'The backend reached its quota. Compaction plus the defrag CronJob disarm the alarm; or raise spec.quotaBackendBytes.',
+      },
+    },
+    ...target.backups.map(
+      (backup): AlertRule => ({
+        alert: 'EtcdBackupTooOld',
+        expr: `time() - kube_cronjob_status_last_successful_time{namespace="${namespace}",cronjob="${backup.cronJob}"} > ${2 * backup.longestGapSeconds}`,
+        for: '10m',
+        labels: { severity: 'warning', cronjob: backup.cronJob },
+        annotations: {
+          summary: `The last backup of ${where} by ${backup.cronJob} is older than twice its schedule.`,
+          description: `No Job of CronJob ${backup.cronJob} succeeded for more than ${promDuration(2 * backup.longestGapSeconds)} (needs kube-state-metrics); see its failed Jobs' logs.`,
+        },
+      }),
+    ),
+  ];
+  return { name: `etcd-${namespace}-${cluster}`, rules };
+}
+
+export function operatorAlerts(namespace: string): RuleGroup {
+  return {
+    name: `etcd-gitops-controller-${namespace}`,
+    rules: [
+      {
+        alert: 'EtcdGitopsReconcileErrors',
+        expr: `sum by (namespace, controller) (rate(etcd_gitops_reconcile_errors_total{namespace="${namespace}"}[10m])) > 0`,
+        for: '15m',
+        labels: { severity: 'warning' },
+        annotations: {
+          summary: 'The etcd-gitops controller keeps failing to reconcile.',
+          description:
+            'Reconcile passes of {{ $labels.controller }} have ended in errors for 15 minutes; see the controller logs.',
+        },
+      },
+      {
+        alert: 'EtcdGitopsNoActiveController',
+        expr: `max by (namespace) (etcd_gitops_leader{namespace="${namespace}"}) == 0`,
+        for: '5m',
+        labels: { severity: 'critical' },
+        annotations: {
+          summary: 'No etcd-gitops controller holds the leader lease.',
+          description:
+            'No replica in {{ $labels.namespace }} has held the lease for 5 minutes: no membership change, restore or status update happens.',
+        },
+      },
+    ],
+  };
+}
