@@ -53,7 +53,8 @@ export function clusterAlerts(target: ClusterAlertTarget): RuleGroup {
     },
     {
       alert: 'EtcdQuorumAtRisk',
-      expr: `etcd_gitops_members_desired{${ours}} > 1 and etcd_gitops_members_ready{${ours}} <= floor(etcd_gitops_members_desired{${ours}} / 2) + 1 and etcd_gitops_quorum_lost{${ours}} == 0`,
+      // The ready count on the left: it is the alert's $value.
+      expr: `etcd_gitops_members_ready{${ours}} <= floor(etcd_gitops_members_desired{${ours}} / 2) + 1 and etcd_gitops_members_desired{${ours}} > 1 and etcd_gitops_quorum_lost{${ours}} == 0`,
       for: '5m',
       labels: { severity: 'critical' },
       annotations: {

@@ -128,14 +128,21 @@ describe('in-place restore after quorum loss (local Kubernetes, MinIO)', () => {
     });
   }
 
+  /** What the controller could change of each Pod and PVC: create or delete it (uid), mark it (labels,
+   *  annotations) or delete it gracefully. Not its status: the kubelet and the scheduler keep writing that (a
+   *  recreated member Pod waiting for its deleted PVC gets scheduling conditions at any time). */
   async function podsAndPvcs(): Promise<string[]> {
     const selector = { namespace: ns, labelSelector: `app.kubernetes.io/instance=${name}` };
     const pods = (await core().listNamespacedPod(selector)).items;
     const pvcs = (await core().listNamespacedPersistentVolumeClaim(selector)).items;
     return [...pods, ...pvcs]
-      .map(
-        (o) =>
-          `${o.kind ?? ''}${o.metadata?.name}@${o.metadata?.resourceVersion}:${JSON.stringify(o.metadata?.labels)}`,
+      .map(({ metadata }) =>
+        [
+          `${metadata?.name}@${metadata?.uid}`,
+          JSON.stringify(metadata?.labels),
+          JSON.stringify(metadata?.annotations),
+          metadata?.deletionTimestamp ? 'deleting' : '',
+        ].join(':'),
       )
       .sort();
   }

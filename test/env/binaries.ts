@@ -81,6 +81,11 @@ export function containerdBinary(name: 'containerd' | 'containerd-shim-runc-v2' 
   return binary(`containerd-${pinned('CONTAINERD_VERSION')}`, name);
 }
 
+/** promtool, for the alert rule tests. */
+export function promtoolBinary(): string {
+  return binary(`promtool-${pinned('PROMETHEUS_VERSION')}`, 'promtool');
+}
+
 export function corednsBinary(): string {
   return binary(`coredns-${pinned('COREDNS_VERSION')}`, 'coredns');
 }

@@ -139,6 +139,19 @@ build_coredns() {
   rm -rf "$out" && mv "$out.tmp" "$out"
 }
 
+# promtool (Prometheus's rule checker and rule unit tester), for the tests of the alert rules our constructs write.
+# remove_all_sd: no service discovery plugins, which promtool's rule commands do not use (one of them, nomad's API
+# client, is not on the module proxy).
+build_promtool() {
+  local out="$cache/promtool-$PROMETHEUS_VERSION"
+  [ -x "$out/promtool" ] && return 0
+  log "building promtool $PROMETHEUS_VERSION"
+  mkdir -p "$out.tmp"
+  GOBIN="$out.tmp" GOFLAGS= go install -trimpath -tags remove_all_sd -ldflags "-s -w" \
+    "github.com/prometheus/prometheus/cmd/promtool@$PROMETHEUS_VERSION"
+  rm -rf "$out" && mv "$out.tmp" "$out"
+}
+
 # What real nodes need from Debian: runc, the CNI plugins, iptables/ipset/conntrack for kube-proxy, socat for the
 # loopback forwards, gcc's static libc for the pause program, busybox for the test image.
 node_packages() {
@@ -195,6 +208,8 @@ case "${1:-all}" in
     build_containerd
     build_coredns
     build_minio
+    build_promtool
     ;;
-  *) echo "usage: $0 [all|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|coredns|node-packages|lua]" >&2; exit 2 ;;
+  promtool) build_promtool ;;
+  *) echo "usage: $0 [all|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|coredns|promtool|node-packages|lua]" >&2; exit 2 ;;
 esac

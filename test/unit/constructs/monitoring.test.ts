@@ -35,7 +35,10 @@ describe('member metrics', () => {
     construct.allowMetricsFrom({ podSelector: { app: 'vmagent' } });
     const rule = metricsRule(synth(chart));
     assert.deepEqual(rule.from, [
-      { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } }, podSelector: {} },
+      {
+        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } },
+        podSelector: {},
+      },
       { podSelector: { matchLabels: { app: 'vmagent' } } },
     ]);
   });
