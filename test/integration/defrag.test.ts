@@ -3,7 +3,6 @@
 // version run in order on one cluster: defrag without compaction (alarm kept), after compaction (disarmed),
 // then with 2 of 3 members down (nothing touched).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { noop } from 'cockatiel';
@@ -11,9 +10,8 @@ import { Etcd3 } from 'etcd3';
 import type { DefragResult } from '../../controller/defrag/execute.js';
 import { ExitCode } from '../../controller/defrag/exit-codes.js';
 import { DISARM_HEADROOM_BYTES } from '../../controller/defrag/plan.js';
-import { childEnv } from '../env/process-group.js';
 import { waitFor } from '../env/wait.js';
-import { cliPath } from './helpers/backup-cli.js';
+import { type CliResult, runCli } from './helpers/backup-cli.js';
 import { createTestCluster, type TestCluster } from './helpers/membership-etcd.js';
 
 const QUOTA = 16 * 2 ** 20;
@@ -34,36 +32,13 @@ async function withClient<T>(url: string, call: (client: Etcd3) => Promise<T>): 
   }
 }
 
-interface CliRun {
-  code: number | null;
-  result?: DefragResult;
-  logs: Record<string, unknown>[];
-  stderr: string;
+interface CliRun extends CliResult {
+  result: DefragResult | undefined;
 }
 
-function runDefragCli(args: string[]): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, 'defrag', ...args], {
-      env: childEnv(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.once('error', reject);
-    child.once('close', (code) => {
-      const logs = stderr
-        .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as Record<string, unknown>);
-      resolve({ code, result: stdout ? (JSON.parse(stdout) as DefragResult) : undefined, logs, stderr });
-    });
-  });
+async function runDefragCli(args: string[]): Promise<CliRun> {
+  const run = await runCli('defrag', args);
+  return { ...run, result: run.stdout ? (JSON.parse(run.stdout) as DefragResult) : undefined };
 }
 
 for (const version of ['3.4', '3.5', '3.6'] as const) {

@@ -1,5 +1,5 @@
-// Runs the compiled `etcd-gitops backup ...` as a child process, the way the CronJob's container runs it,
-// with S3 credentials in the standard AWS environment variables.
+// Runs the compiled `etcd-gitops backup|restore|defrag ...` as a child process, the way the CronJob's container runs
+// it, with S3 credentials in the standard AWS environment variables.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
@@ -31,13 +31,18 @@ export function s3Args(minio: Pick<Minio, 'endpoint'>, bucket: string): string[]
   return [`--bucket=${bucket}`, `--s3-endpoint=${minio.endpoint}`, '--force-path-style'];
 }
 
-export function runBackupCli(
+/**
+ * Runs `etcd-gitops <command> <args>` from build/ as a child process and collects its exit code, stdout and the
+ * JSON log lines of stderr. `onSpawn` gets the child's pid (to signal it mid-run).
+ */
+export function runCli(
+  command: 'backup' | 'restore' | 'defrag',
   args: string[],
-  env: Record<string, string>,
+  env: Record<string, string> = {},
   onSpawn?: (pid: number) => void,
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, 'backup', ...args], {
+    const child = spawn(process.execPath, [cliPath, command, ...args], {
       env: childEnv({ ...env, LOG_LEVEL: 'debug' }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -59,6 +64,15 @@ export function runBackupCli(
       resolve({ code, stdout, stderr, logs });
     });
   });
+}
+
+/** `etcd-gitops backup <args>` (see {@link runCli}). */
+export function runBackupCli(
+  args: string[],
+  env: Record<string, string>,
+  onSpawn?: (pid: number) => void,
+): Promise<CliResult> {
+  return runCli('backup', args, env, onSpawn);
 }
 
 /** An S3 client for MinIO with explicit credentials. */

@@ -1,39 +1,18 @@
 // For restore tests: runs the compiled `etcd-gitops restore ...` as the seed's init container runs it, and starts
 // etcd on a data dir that `restore fetch` produced (the member Pod's etcd container, as a local process).
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { Etcd3 } from 'etcd3';
 import { etcdBinary } from '../../env/binaries.js';
 import { onProcessExit, startReaper } from '../../env/cleanup.js';
 import { httpGet } from '../../env/http-get.js';
 import { freePorts } from '../../env/ports.js';
-import { childEnv, type ManagedProcess, startProcess } from '../../env/process-group.js';
+import { type ManagedProcess, startProcess } from '../../env/process-group.js';
 import { waitFor } from '../../env/wait.js';
-import { type CliResult, cliPath } from './backup-cli.js';
+import { type CliResult, runCli } from './backup-cli.js';
 
+/** `etcd-gitops restore <args>` (see {@link runCli}). */
 export function runRestoreCli(args: string[], env: Record<string, string>): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, 'restore', ...args], {
-      env: childEnv({ ...env, LOG_LEVEL: 'debug' }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.once('error', reject);
-    child.once('close', (code) => {
-      const logs = stderr
-        .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as Record<string, unknown>);
-      resolve({ code, stdout, stderr, logs });
-    });
-  });
+  return runCli('restore', args, env);
 }
 
 export interface RestoredEtcd {
