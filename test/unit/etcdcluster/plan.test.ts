@@ -98,6 +98,28 @@ const cases: Case[] = [
     expect: { kind: 'Refuse', field: 'spec.storage.size', value: '2Gi' },
   },
   {
+    given: 'an extra flag the controller owns (written past admission)',
+    input: withCluster(s3, { backend: { storage: { size: '1Gi' }, extraFlags: { 'data-dir': '/tmp' } } }),
+    expect: {
+      kind: 'Refuse',
+      field: 'spec.extraFlags',
+      value: 'data-dir',
+      allowed: 'a flag the product does not set (the controller (the member volume) sets it)',
+    },
+  },
+  {
+    given: 'a quota larger than the member volume',
+    input: withCluster(s3, { backend: { storage: { size: '1Gi' }, quotaBackendBytes: '2Gi' } }),
+    expect: { kind: 'Refuse', field: 'spec.quotaBackendBytes', value: '2Gi' },
+  },
+  {
+    given: 'a revision-mode retention that is a duration',
+    input: withCluster(s3, {
+      backend: { storage: { size: '1Gi' }, autoCompaction: { mode: 'revision', retention: '1h' } },
+    }),
+    expect: { kind: 'Refuse', field: 'spec.autoCompaction.retention', value: '1h' },
+  },
+  {
     given: 'the same storage size written in bytes',
     input: withCluster(s3, { storage: { size: 1073741824, ephemeral: false } }),
     expect: { kind: 'Steady' },
