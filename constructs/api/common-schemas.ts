@@ -1,10 +1,7 @@
 // Schema pieces shared by both kinds: quantities, S3 locations, metav1.Condition.
+import { QUANTITY_PATTERN } from '../conventions/quantity.js';
 import { DEFAULT_S3_REGION } from '../conventions/s3.js';
 import type { JsonSchema } from './json-schema.js';
-
-/** Kubernetes resource quantity grammar (as in the Kubernetes OpenAPI). */
-export const QUANTITY_PATTERN =
-  '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$';
 
 /** A quantity written as an integer or a string such as `500m` or `1Gi` (like `resources.requests.cpu`). */
 export const quantitySchema: JsonSchema = {

@@ -17,10 +17,10 @@ import {
   MAX_SIZE,
   MIN_SIZE,
 } from '../conventions/limits.js';
+import { QUANTITY_PATTERN } from '../conventions/quantity.js';
 import { ETCD_VERSION_PATTERN, formatSemver, MIN_ETCD_VERSION } from '../conventions/version.js';
 import {
   conditionsSchema,
-  QUANTITY_PATTERN,
   quantitySchema,
   resourceSchema,
   s3LocationSchema,

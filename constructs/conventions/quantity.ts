@@ -1,6 +1,17 @@
-// Kubernetes resource quantities parsed to bytes: enough to compare storage sizes and derive the backend quota.
+// Kubernetes resource quantities: the grammar the CRD accepts, parsed to numbers (storage sizes compared, the
+// backend quota derived). One grammar for the schema, the constructs and the controller.
+
+/** Kubernetes resource quantity grammar (as in the Kubernetes OpenAPI): `1Gi`, `500m`, `1e9`, `+.5Gi`. */
+export const QUANTITY_PATTERN =
+  '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$';
+
+const QUANTITY = new RegExp(QUANTITY_PATTERN);
+const NUMBER = /^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)/;
 
 const SUFFIX: Record<string, number> = {
+  n: 1e-9,
+  u: 1e-6,
+  m: 1e-3,
   '': 1,
   k: 1e3,
   M: 1e6,
@@ -16,12 +27,17 @@ const SUFFIX: Record<string, number> = {
   Ei: 2 ** 60,
 };
 
-/** Bytes of a quantity such as `1Gi`, `500M` or `1073741824`; `undefined` when it is not one. */
+/** The amount of a quantity such as `1Gi`, `500M`, `1e9`, `.5Gi` or `1073741824`; `undefined` when it is not one. */
 export function quantityBytes(quantity: string | number): number | undefined {
-  if (typeof quantity === 'number') return quantity;
-  const match = /^([0-9]+(?:\.[0-9]+)?)([kMGTPE]i?|)$/.exec(quantity.trim());
-  const factor = match ? SUFFIX[match[2] ?? ''] : undefined;
-  return match && factor !== undefined ? Number(match[1]) * factor : undefined;
+  if (typeof quantity === 'number') return Number.isFinite(quantity) ? quantity : undefined;
+  const text = quantity.trim();
+  if (!QUANTITY.test(text)) return undefined;
+  const number = NUMBER.exec(text)?.[0] ?? '';
+  const suffix = text.slice(number.length);
+  const amount = Number(number);
+  if (/^[eE]/.test(suffix)) return amount * 10 ** Number(suffix.slice(1));
+  const factor = SUFFIX[suffix];
+  return factor === undefined ? undefined : amount * factor;
 }
 
 /** Two quantities are the same amount (`1Gi` equals `1073741824`). */

@@ -1,6 +1,6 @@
 // Kubernetes resource quantities (`1Gi`, `500m`, `1e3`), written as strings, numbers or cdk8s Sizes.
 import { Size, SizeRoundingBehavior } from 'cdk8s';
-import { QUANTITY_PATTERN } from '../api/common-schemas.js';
+import { QUANTITY_PATTERN } from '../conventions/quantity.js';
 
 const QUANTITY = new RegExp(QUANTITY_PATTERN);
 
