@@ -86,6 +86,14 @@ export function promtoolBinary(): string {
   return binary(`promtool-${pinned('PROMETHEUS_VERSION')}`, 'promtool');
 }
 
+/** The Prometheus Operator's PodMonitor, ServiceMonitor and PrometheusRule CRDs (YAML files). */
+export function prometheusOperatorCrds(): string[] {
+  const dir = `prometheus-operator-crds-${pinned('PROMETHEUS_OPERATOR_VERSION')}`;
+  return ['podmonitors', 'servicemonitors', 'prometheusrules'].map((name) =>
+    binary(dir, `monitoring.coreos.com_${name}.yaml`),
+  );
+}
+
 export function corednsBinary(): string {
   return binary(`coredns-${pinned('COREDNS_VERSION')}`, 'coredns');
 }

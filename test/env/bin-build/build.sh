@@ -152,6 +152,24 @@ build_promtool() {
   rm -rf "$out" && mv "$out.tmp" "$out"
 }
 
+# The Prometheus Operator's CRDs (PodMonitor, ServiceMonitor, PrometheusRule) from its module on the proxy, so the
+# monitoring objects our constructs synthesize are validated by a real API server against the real schemas.
+PROMETHEUS_OPERATOR_CRDS="podmonitors servicemonitors prometheusrules"
+fetch_prometheus_operator_crds() {
+  local out="$cache/prometheus-operator-crds-$PROMETHEUS_OPERATOR_VERSION" name
+  [ -f "$out/monitoring.coreos.com_prometheusrules.yaml" ] && return 0
+  log "fetching the Prometheus Operator $PROMETHEUS_OPERATOR_VERSION CRDs"
+  local dir
+  dir=$(GOFLAGS= go mod download -json "github.com/prometheus-operator/prometheus-operator@$PROMETHEUS_OPERATOR_VERSION" |
+    sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+  [ -n "$dir" ] || { echo "go mod download gave no directory for prometheus-operator" >&2; exit 1; }
+  mkdir -p "$out.tmp"
+  for name in $PROMETHEUS_OPERATOR_CRDS; do
+    cp "$dir/example/prometheus-operator-crd/monitoring.coreos.com_$name.yaml" "$out.tmp/"
+  done
+  rm -rf "$out" && mv "$out.tmp" "$out"
+}
+
 # What real nodes need from Debian: runc, the CNI plugins, iptables/ipset/conntrack for kube-proxy, socat for the
 # loopback forwards, gcc's static libc for the pause program, busybox for the test image.
 node_packages() {
@@ -209,7 +227,9 @@ case "${1:-all}" in
     build_coredns
     build_minio
     build_promtool
+    fetch_prometheus_operator_crds
     ;;
   promtool) build_promtool ;;
-  *) echo "usage: $0 [all|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|coredns|promtool|node-packages|lua]" >&2; exit 2 ;;
+  prometheus-operator-crds) fetch_prometheus_operator_crds ;;
+  *) echo "usage: $0 [all|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|coredns|promtool|prometheus-operator-crds|node-packages|lua]" >&2; exit 2 ;;
 esac
