@@ -7,22 +7,18 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { BatchV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { App, Chart } from 'cdk8s';
 import type { Etcd3 } from 'etcd3';
-import { pino } from 'pino';
 import { etcdClusterCrd } from '../../constructs/api/crds.js';
 import { DEFAULT_OPERATOR_NAMESPACE } from '../../constructs/conventions/names.js';
 import { EtcdCluster } from '../../constructs/etcd-cluster.js';
 import { connect } from '../../controller/etcd/client.js';
 import type { EtcdCluster as EtcdClusterResource } from '../../controller/etcdcluster/api.js';
-import { createEtcdClusterReconciler } from '../../controller/etcdcluster/index.js';
-import { KubeEventRecorder } from '../../controller/runtime/events.js';
-import { Metrics } from '../../controller/runtime/metrics.js';
 import { etcdVersions } from '../env/binaries.js';
 import { type Environment, startEnvironment } from '../env/environment.js';
 import { waitFor } from '../env/wait.js';
+import { driveReconciler, type ReconcileDriver } from './reconcile-driver.js';
 
 const ns = 'quota-e2e';
 const name = 'main';
@@ -32,9 +28,7 @@ const VALUE_BYTES = 512 * 1024;
 describe('backend quota, NOSPACE and defrag on the local Kubernetes', () => {
   let env: Environment;
   let client: Etcd3;
-  const metrics = new Metrics({ processMetrics: false });
-  const stopDriver = new AbortController();
-  let driver: Promise<void> | undefined;
+  let driver: ReconcileDriver | undefined;
   /** The last value etcd acknowledged before NOSPACE, and its revision. */
   let acknowledged: { value: string; revision: string } | undefined;
   /** The value of the write etcd refused: a refusal that followed a lost reply may still have been applied. */
@@ -96,24 +90,7 @@ describe('backend quota, NOSPACE and defrag on the local Kubernetes', () => {
     cluster.addDefragSchedule({ suspend: true });
     await env.kubectl(['apply', '--server-side', '-f', '-'], { input: app.synthYaml() });
 
-    const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'warn' });
-    const reconciler = createEtcdClusterReconciler({
-      kubeConfig: env.kubeConfig,
-      log,
-      events: new KubeEventRecorder({ kubeConfig: env.kubeConfig, log }),
-      metrics,
-    });
-    driver = (async () => {
-      while (!stopDriver.signal.aborted) {
-        try {
-          const result = await reconciler.reconcile({ namespace: ns, name }, stopDriver.signal);
-          await sleep(Math.min(result.requeueAfterMs ?? 1_000, 1_000));
-        } catch (error) {
-          log.warn({ err: error }, 'reconcile failed');
-          await sleep(1_000);
-        }
-      }
-    })();
+    driver = driveReconciler(env, { namespace: ns, name });
     await waitFor(
       async () =>
         (await clusterResource()).status?.conditions?.find((c) => c.type === 'Ready' && c.status === 'True'),
@@ -125,8 +102,7 @@ describe('backend quota, NOSPACE and defrag on the local Kubernetes', () => {
 
   after(async () => {
     client?.close();
-    stopDriver.abort();
-    await driver;
+    await driver?.stop();
     await env?.stop();
   });
 
@@ -190,7 +166,7 @@ describe('backend quota, NOSPACE and defrag on the local Kubernetes', () => {
     });
     assert.equal(events.items[0]?.type, 'Warning');
     assert.match(
-      (await metrics.expose()).body,
+      (await driver!.metrics.expose()).body,
       /^etcd_gitops_alarms\{namespace="quota-e2e",cluster="main",alarm="NOSPACE"\} [1-3]$/m,
     );
     const sizes = (await clusterResource()).status?.members?.map((member) => member.dbSize ?? 0) ?? [];
@@ -253,7 +229,7 @@ describe('backend quota, NOSPACE and defrag on the local Kubernetes', () => {
     await client.put('after/defrag').value('ok').exec();
     assert.equal(await client.get('after/defrag').string(), 'ok');
     assert.match(
-      (await metrics.expose()).body,
+      (await driver!.metrics.expose()).body,
       /^etcd_gitops_alarms\{namespace="quota-e2e",cluster="main",alarm="NOSPACE"\} 0$/m,
     );
   });

@@ -3,21 +3,17 @@
 // whose log says why.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { App, Chart } from 'cdk8s';
-import { pino } from 'pino';
 import { etcdClusterCrd } from '../../constructs/api/crds.js';
 import { DEFAULT_OPERATOR_NAMESPACE } from '../../constructs/conventions/names.js';
 import { EtcdCluster } from '../../constructs/etcd-cluster.js';
-import { createEtcdClusterReconciler } from '../../controller/etcdcluster/index.js';
-import { KubeEventRecorder } from '../../controller/runtime/events.js';
-import { Metrics } from '../../controller/runtime/metrics.js';
 import { etcdVersions } from '../env/binaries.js';
 import { type Environment, startEnvironment } from '../env/environment.js';
 import { waitFor } from '../env/wait.js';
 import { createBucket, minioClient } from '../integration/helpers/backup-cli.js';
 import { keys, metadataOf } from '../integration/helpers/s3-objects.js';
+import { driveReconciler, type ReconcileDriver } from './reconcile-driver.js';
 
 const ns = 'backup-e2e';
 const name = 'main';
@@ -25,8 +21,7 @@ const name = 'main';
 describe('backup CronJob on the local Kubernetes', () => {
   let env: Environment;
   let bucket: string;
-  const stopDriver = new AbortController();
-  let driver: Promise<void> | undefined;
+  let driver: ReconcileDriver | undefined;
 
   const batch = () => env.kubeConfig.makeApiClient(BatchV1Api);
   const jobDone = (job: string) =>
@@ -101,29 +96,11 @@ describe('backup CronJob on the local Kubernetes', () => {
     });
     await env.kubectl(['apply', '--server-side', '-f', '-'], { input: app.synthYaml() });
 
-    const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'warn' });
-    const reconciler = createEtcdClusterReconciler({
-      kubeConfig: env.kubeConfig,
-      log,
-      events: new KubeEventRecorder({ kubeConfig: env.kubeConfig, log }),
-      metrics: new Metrics({ processMetrics: false }),
-    });
-    driver = (async () => {
-      while (!stopDriver.signal.aborted) {
-        try {
-          const result = await reconciler.reconcile({ namespace: ns, name }, stopDriver.signal);
-          await sleep(Math.min(result.requeueAfterMs ?? 1_000, 1_000));
-        } catch (error) {
-          log.warn({ err: error }, 'reconcile failed');
-          await sleep(1_000);
-        }
-      }
-    })();
+    driver = driveReconciler(env, { namespace: ns, name });
   });
 
   after(async () => {
-    stopDriver.abort();
-    await driver;
+    await driver?.stop();
     await env?.stop();
   });
 

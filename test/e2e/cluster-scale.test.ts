@@ -6,16 +6,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import { pino } from 'pino';
 import { etcdClusterCrd } from '../../constructs/api/crds.js';
 import type { EtcdCluster } from '../../controller/etcdcluster/api.js';
-import { createEtcdClusterReconciler } from '../../controller/etcdcluster/index.js';
-import { KubeEventRecorder } from '../../controller/runtime/events.js';
-import { Metrics } from '../../controller/runtime/metrics.js';
 import { etcdVersions } from '../env/binaries.js';
 import { type Environment, startEnvironment } from '../env/environment.js';
 import { waitFor } from '../env/wait.js';
 import { startWriter, type Writer } from '../integration/helpers/membership-writer.js';
+import { driveReconciler, type ReconcileDriver } from './reconcile-driver.js';
 
 const ns = 'cluster-scale';
 const name = 'demo';
@@ -29,8 +26,7 @@ const labels = {
 describe('EtcdCluster membership on the local Kubernetes', () => {
   let env: Environment;
   let writer: Writer | undefined;
-  const stopDriver = new AbortController();
-  let driver: Promise<void> | undefined;
+  let driver: ReconcileDriver | undefined;
 
   const read = async () =>
     (await env.kubeConfig.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({
@@ -80,30 +76,10 @@ describe('EtcdCluster membership on the local Kubernetes', () => {
         spec: { selector: labels, ports: [{ name: 'client', port: 2379 }] },
       },
     });
-    const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'warn' });
-    const reconciler = createEtcdClusterReconciler({
-      kubeConfig: env.kubeConfig,
-      log,
-      events: new KubeEventRecorder({ kubeConfig: env.kubeConfig, log }),
-      metrics: new Metrics({ processMetrics: false }),
-    });
-    // Level-triggered: reconcile again after the requested delay, at most 1 s (the runtime's watches would
-    // enqueue spec changes at once).
-    driver = (async () => {
-      while (!stopDriver.signal.aborted) {
-        try {
-          const result = await reconciler.reconcile(key, stopDriver.signal);
-          await sleep(Math.min(result.requeueAfterMs ?? 1_000, 1_000));
-        } catch (error) {
-          log.warn({ err: error }, 'reconcile failed');
-          await sleep(1_000);
-        }
-      }
-    })();
+    driver = driveReconciler(env, key);
   });
   after(async () => {
-    stopDriver.abort();
-    await driver;
+    await driver?.stop();
     await writer?.stop();
     await env?.stop();
   });
