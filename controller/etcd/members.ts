@@ -152,3 +152,26 @@ export function moveLeader(leaderEndpoint: string, targetId: string): Promise<vo
     await client.maintenance.moveLeader({ targetID: targetId });
   });
 }
+
+/** Deadline of the caught-up read. @default 5000 */
+export const CAUGHT_UP_TIMEOUT_MS = 5_000;
+
+/**
+ * The member has applied everything the cluster had committed when this read arrived: a linearizable Range
+ * (`keys_only`, `limit 1`) sent to that member's own client URL answers only after the member asked the leader for
+ * its commit index (ReadIndex) and applied up to it (docs/design/rolling-update.md, "The decision"). `false` when
+ * it does not answer within `timeoutMs`, or refuses (a learner, no leader).
+ */
+export async function isCaughtUp(endpoint: string, timeoutMs = CAUGHT_UP_TIMEOUT_MS): Promise<boolean> {
+  try {
+    await withClient(
+      endpoint,
+      (client) =>
+        client.kv.range({ key: Buffer.from([0]), range_end: Buffer.from([0]), limit: 1, keys_only: true }),
+      timeoutMs,
+    );
+    return true;
+  } catch {
+    return false;
+  }
+}
