@@ -14,6 +14,8 @@ export const CONTROLLER_CLUSTER_RULES: readonly k8s.PolicyRule[] = [
   },
   { apiGroups: [API_GROUP], resources: [`${ETCD_CLUSTER_PLURAL}/finalizers`], verbs: ['update'] },
   { apiGroups: [''], resources: ['pods'], verbs: [...READ, 'create', 'delete', 'patch'] },
+  // A rolling change stops a healthy member by eviction, so the PodDisruptionBudget is honoured.
+  { apiGroups: [''], resources: ['pods/eviction'], verbs: ['create'] },
   { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: [...READ, 'create', 'delete', 'patch'] },
   { apiGroups: [''], resources: ['services'], verbs: READ },
   { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },

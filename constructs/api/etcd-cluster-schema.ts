@@ -291,6 +291,15 @@ export const memberSchema: JsonSchema = {
     learner: { type: 'boolean' },
     ready: { type: 'boolean' },
     version: { type: 'string', description: 'etcd server version the member reports.' },
+    podRevision: {
+      type: 'string',
+      description:
+        'Pod revision its Pod was built from (annotation etcd.gitops.dev/pod-revision); absent without a Pod or on a Pod made before rolling updates.',
+    },
+    caughtUp: {
+      type: 'boolean',
+      description: 'It answered a linearizable read: it has applied everything the cluster had committed.',
+    },
     dbSize: {
       type: 'integer',
       format: 'int64',
@@ -335,7 +344,20 @@ export const clusterStatusSchema: JsonSchema = {
     replicas: { type: 'integer', description: 'Members in etcd (scale subresource statusReplicasPath).' },
     readyMembers: { type: 'integer', description: 'Members that are started and healthy.' },
     selector: { type: 'string', description: 'Label selector of member Pods (scale subresource).' },
-    currentVersion: { type: 'string', description: 'Lowest etcd version among members.' },
+    currentVersion: {
+      type: 'string',
+      description:
+        'Lowest etcd version among members, computed only when every member answers (it reaches a new version when the last member runs it).',
+    },
+    updateRevision: {
+      type: 'string',
+      description:
+        'Pod revision of the current spec: member Pods at another revision are rolled, one at a time (docs/design/rolling-update.md).',
+    },
+    updatedMembers: {
+      type: 'integer',
+      description: 'Members whose Pod is at updateRevision, Ready, healthy and caught up.',
+    },
     clusterID: { type: 'string', description: 'etcd cluster id in hex.' },
     phase: { type: 'string', description: 'One word for printer columns, e.g. Creating, Running, Scaling.' },
     restore: restoreLockSchema,

@@ -11,3 +11,5 @@ export const ANNOTATION_CLUSTER_TOKEN = `${API_GROUP}/cluster-token`;
 export const ANNOTATION_CLUSTER_UID = `${API_GROUP}/cluster-uid`;
 /** Member Pod: the etcd version of its image. */
 export const ANNOTATION_VERSION = `${API_GROUP}/version`;
+/** Member Pod: the pod revision of the spec it was built from (docs/design/rolling-update.md). */
+export const ANNOTATION_POD_REVISION = `${API_GROUP}/pod-revision`;

@@ -147,8 +147,12 @@ export interface EtcdClusterStatus {
   readyMembers?: number;
   /** Label selector of member Pods (scale subresource). */
   selector?: string;
-  /** Lowest etcd version among members. */
+  /** Lowest etcd version among members, computed only when every member answers (it reaches a new version when the last member runs it). */
   currentVersion?: string;
+  /** Pod revision of the current spec: member Pods at another revision are rolled, one at a time (docs/design/rolling-update.md). */
+  updateRevision?: string;
+  /** Members whose Pod is at updateRevision, Ready, healthy and caught up. */
+  updatedMembers?: number;
   /** etcd cluster id in hex. */
   clusterID?: string;
   /** One word for printer columns, e.g. Creating, Running, Scaling. */
@@ -168,6 +172,10 @@ export interface EtcdMemberStatus {
   ready?: boolean;
   /** etcd server version the member reports. */
   version?: string;
+  /** Pod revision its Pod was built from (annotation etcd.gitops.dev/pod-revision); absent without a Pod or on a Pod made before rolling updates. */
+  podRevision?: string;
+  /** It answered a linearizable read: it has applied everything the cluster had committed. */
+  caughtUp?: boolean;
   /** Size of the member backend file in bytes (what the quota counts). */
   dbSize?: number;
   /** Bytes of the backend in use; dbSize minus this is what defragmentation gives back. */

@@ -3,7 +3,7 @@ import { type CoreV1Api, PatchStrategy } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { ANNOTATION_INITIAL_CLUSTER_STATE, peerURL, pvcName } from '../../constructs/conventions/index.js';
 import { addLearner, isEtcdBusy, moveLeader, promoteMember, removeMember } from '../etcd/members.js';
-import { deleteIgnoringNotFound, isAlreadyExists, patchOptions } from '../runtime/kube.js';
+import { apiStatus, deleteIgnoringNotFound, isAlreadyExists, patchOptions } from '../runtime/kube.js';
 import type { EtcdCluster } from './api.js';
 import type { CrashSwitch } from './crash-switch.js';
 import { buildMemberPvc } from './member-pod.js';
@@ -97,20 +97,54 @@ async function etcdChange(action: Action, context: ExecuteContext): Promise<Outc
       const leader = context.etcd?.leaderEndpoint;
       if (!leader) throw new Error('the leader does not answer: cannot move leadership');
       await moveLeader(leader, action.toId);
+      const why = action.purpose === 'roll' ? ', so the leader is rolled last' : '';
       return done(
         'LeaderMoved',
-        `moved leadership from ${action.fromId} to ${action.toMember}`,
+        `moved leadership from ${action.fromId} to ${action.toMember}${why}`,
         'move-leader',
       );
     }
     case 'RemoveMember': {
       const result = await removeMember(endpoint(context), action.id);
-      const change = action.reason === 'dead' ? 'replace' : 'remove';
+      const change = { dead: 'replace', roll: 'roll', 'scale-in': 'remove', undo: 'remove' }[action.reason];
       return done('MemberRemoved', `removed member ${action.member} (${action.reason}, ${result})`, change);
     }
     default:
       throw new Error(`not an etcd change: ${action.kind}`);
   }
+}
+
+/**
+ * Stops a member for its restart at the new revision (docs/design/rolling-update.md, step 15.4): a healthy member by
+ * eviction, so the PodDisruptionBudget decides together with node drains (429: not now); a member that is down
+ * already by a plain delete. Its PVC is never touched; step 6 recreates the Pod.
+ */
+async function rollMember(
+  context: ExecuteContext,
+  action: Extract<Action, { kind: 'RollMember' }>,
+): Promise<Outcome> {
+  const namespace = context.cluster.metadata.namespace as string;
+  if (action.evict) {
+    try {
+      await context.core.createNamespacedPodEviction({
+        name: action.pod,
+        namespace,
+        body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: action.pod, namespace } },
+      });
+    } catch (error) {
+      if (apiStatus(error) === 429)
+        return { requeueAfterMs: REQUEUE.quorum, notYet: 'the PodDisruptionBudget allows no disruption now' };
+      if (apiStatus(error) !== 404) throw error;
+    }
+  } else {
+    await deleteIgnoringNotFound(() => context.core.deleteNamespacedPod({ namespace, name: action.pod }));
+  }
+  const how = action.evict ? 'evicted' : 'deleted';
+  return done(
+    'MemberRolling',
+    `${how} Pod ${action.pod} to restart member ${action.member} on its volume at revision ${action.toRevision} (was ${action.fromRevision ?? 'none'})`,
+    'roll',
+  );
 }
 
 async function kubeChange(action: Action, context: ExecuteContext): Promise<Outcome> {
@@ -120,6 +154,8 @@ async function kubeChange(action: Action, context: ExecuteContext): Promise<Outc
       return createPvc(context, action.member, action.token);
     case 'CreatePod':
       return createPod(context, action);
+    case 'RollMember':
+      return rollMember(context, action);
     case 'MarkExisting':
       await context.core.patchNamespacedPod(
         {
@@ -156,6 +192,7 @@ const ETCD_ACTIONS = new Set<Action['kind']>(['AddLearner', 'PromoteLearner', 'M
 const KUBE_ACTIONS = new Set<Action['kind']>([
   'CreatePVC',
   'CreatePod',
+  'RollMember',
   'MarkExisting',
   'DeletePod',
   'DeletePVC',

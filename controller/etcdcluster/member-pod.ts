@@ -216,6 +216,8 @@ export function buildMemberPod(cluster: EtcdCluster, moment: MemberMoment): V1Po
           livenessProbe: probes.liveness,
           resources: memberResources(cluster),
           securityContext: restrictedContainerSecurityContext(),
+          // etcd's last log lines become the termination message: why a rolled member failed to start.
+          terminationMessagePolicy: 'FallbackToLogsOnError',
         },
       ],
       volumes: [

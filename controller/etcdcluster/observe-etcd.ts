@@ -4,6 +4,7 @@ import {
   type EtcdAlarm,
   type EtcdMember,
   type EtcdStatus,
+  isCaughtUp,
   listAlarms,
   listMembers,
   memberStatus,
@@ -155,7 +156,22 @@ function memberView(
     learner: member.isLearner,
     healthy,
     wrongIdentity: impostor,
+    caughtUp: false,
   };
+}
+
+/** Each healthy voter gets one linearizable read through its own client URL (docs/design/rolling-update.md). */
+async function withCaughtUp(
+  views: readonly EtcdMemberView[],
+  byMember: ReadonlyMap<string, Answer>,
+): Promise<EtcdMemberView[]> {
+  return Promise.all(
+    views.map(async (view) => {
+      const answer = view.member ? byMember.get(view.member) : undefined;
+      if (!view.healthy || view.learner || !answer) return view;
+      return { ...view, caughtUp: await isCaughtUp(answer.endpoint.clientURL) };
+    }),
+  );
 }
 
 /**
@@ -183,12 +199,13 @@ export async function observeEtcd(
   const list = await readMembers(sameCluster, leaderId);
   if (!list) return undefined;
   const byMember = new Map(answers.map((answer) => [answer.endpoint.member, answer]));
-  const views = list.members
+  const judged = list.members
     .map((member) => {
       const name = member.peerURLs.map(memberOf).find((found) => found !== undefined);
       return memberView(member, name, name ? byMember.get(name) : undefined, { clusterId, leader });
     })
     .sort((a, b) => (a.member ?? '~').localeCompare(b.member ?? '~', 'en', { numeric: true }));
+  const views = await withCaughtUp(judged, byMember);
   const voters = views.filter((view) => !view.learner);
   const healthyVoters = voters.filter((view) => view.healthy).length;
   const quorum = list.fromLeader && leaderId !== undefined && healthyVoters >= quorumOf(voters.length);

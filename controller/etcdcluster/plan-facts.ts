@@ -56,6 +56,23 @@ export function canRemove(etcd: EtcdView, victim: EtcdMemberView): boolean {
   return votersAfter.length > 0 && healthyAfter.length >= quorumOf(votersAfter.length);
 }
 
+/**
+ * Stopping `member` for a restart keeps quorum: the healthy, caught-up voters other than it are at least a quorum
+ * of the voters, it included (it stays in the membership, unlike {@link canRemove}).
+ */
+export function canStop(etcd: EtcdView, member: EtcdMemberView): boolean {
+  const voters = etcd.members.filter((candidate) => !candidate.learner);
+  const others = voters.filter(
+    (candidate) => candidate.id !== member.id && candidate.healthy && candidate.caughtUp,
+  );
+  return others.length >= quorumOf(voters.length);
+}
+
+/** The Pod of `member` is not built from the current spec (no revision: made before rolling updates existed). */
+export function isOutOfDate(input: PlanInput, pod: PodView): boolean {
+  return pod.revision !== input.cluster.revision;
+}
+
 /** The cluster token of a new incarnation: `<cluster>-<uid prefix>-<random>`. */
 export function newClusterToken(input: PlanInput): string {
   return `${input.cluster.name}-${input.cluster.uid.slice(0, 8)}-${input.nonce}`;

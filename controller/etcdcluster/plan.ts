@@ -1,7 +1,9 @@
 // The membership decision: one observed snapshot in, exactly one action out. Pure; see docs/design/membership.md.
 import {
   canRemove,
+  canStop,
   indexOf,
+  isOutOfDate,
   isStarting,
   newClusterToken,
   nextMemberName,
@@ -16,7 +18,11 @@ import type { Action, EtcdMemberView, EtcdView, PlanInput, PodView } from './typ
 /** Requeue delays of the waits, in milliseconds. */
 export const REQUEUE = { soon: 1_000, starting: 2_000, quorum: 5_000, steady: 30_000 } as const;
 
-const wait = (reason: string, message: string, requeueAfterMs: number): Action => ({
+const wait = (
+  reason: string,
+  message: string,
+  requeueAfterMs: number,
+): Extract<Action, { kind: 'Wait' }> => ({
   kind: 'Wait',
   reason,
   message,
@@ -33,10 +39,18 @@ const wait = (reason: string, message: string, requeueAfterMs: number): Action =
  *  7. quorum lost → ReportQuorumLost;
  *  8. a healthy started voter whose Pod still says `new` (a seed that has served) → MarkExisting;
  *  9. Pod without member → DeletePod; PVC without member or Pod and whenScaled Delete → DeletePVC;
- * 10. dead member → RemoveMember if quorum survives it;
+ * 10. dead member → RemoveMember if quorum survives it.
+ *     A crash-looping member on a revision no healthy member runs is not dead (its spec is the likely cause):
+ *     on the current revision → Wait `RollingUpdateFailed` (Degraded); on an older one → RollMember (delete);
  * 11. learner: too many members → RemoveMember (undo); Pod running → PromoteLearner; else Wait;
  * 12. a member not healthy → Wait;  13. too few → AddLearner;  14. too many → MoveLeader off / RemoveMember
- *     the highest index;  15. Steady.
+ *     the highest index;
+ * 15. roll (docs/design/rolling-update.md): members whose Pod is not at the spec's revision, once every Pod is
+ *     Ready and every member caught up: followers by index, then the leader after MoveLeader; each only if
+ *     stopping it keeps quorum → RollMember (evict); ephemeral members by RemoveMember (roll) and a new member;
+ * 16. Steady.
+ * Steps 5 and 7 also delete an out-of-date, crash-looping, PVC-backed Pod (RollMember without evict): its spec,
+ * not its data, may be why no quorum is left.
  */
 export function planMembership(input: PlanInput): Action {
   const { cluster } = input;
@@ -59,7 +73,8 @@ export function planMembership(input: PlanInput): Action {
     replaceDead(input, etcd) ??
     handleLearner(input, etcd) ??
     waitForHealth(input, etcd) ??
-    scale(input, etcd) ?? { kind: 'Steady' }
+    scale(input, etcd) ??
+    roll(input, etcd) ?? { kind: 'Steady' }
   );
 }
 
@@ -87,7 +102,9 @@ function planWithoutEtcd(input: PlanInput): Action {
   if (input.pods.some(isStarting)) {
     return wait('MembersStarting', 'waiting for member Pods to start', REQUEUE.starting);
   }
-  return { kind: 'ReportQuorumLost', message: `no member of ${known.length} answers` };
+  return (
+    rollBrokenPod(input) ?? { kind: 'ReportQuorumLost', message: `no member of ${known.length} answers` }
+  );
 }
 
 /** Step 5.4: the seed's `restore fetch` failed; the kubelet retries it, nothing else is done (Degraded). */
@@ -155,7 +172,33 @@ function reportQuorumLoss(input: PlanInput, etcd: EtcdView): Action | undefined 
     return wait('MembersStarting', 'waiting for member Pods to start', REQUEUE.starting);
   const voters = etcd.members.filter((member) => !member.learner);
   const healthy = voters.filter((member) => member.healthy).length;
-  return { kind: 'ReportQuorumLost', message: `${healthy} of ${voters.length} voting members are healthy` };
+  return (
+    rollBrokenPod(input) ?? {
+      kind: 'ReportQuorumLost',
+      message: `${healthy} of ${voters.length} voting members are healthy`,
+    }
+  );
+}
+
+/** Steps 5 and 7: an out-of-date Pod crash-looping on its PVC is deleted (data untouched) and recreated from the
+ *  current spec; a bad flag in an older spec must not keep a cluster down once the spec is fixed. */
+function rollBrokenPod(input: PlanInput): Action | undefined {
+  if (input.cluster.storage.ephemeral) return undefined;
+  const pod = input.pods.find(
+    (candidate) => candidate.crashLooping && isOutOfDate(input, candidate) && pvcOf(input, candidate.member),
+  );
+  return pod ? rollAction(input, pod, false) : undefined;
+}
+
+function rollAction(input: PlanInput, pod: PodView, evict: boolean): Action {
+  return {
+    kind: 'RollMember',
+    member: pod.member,
+    pod: pod.name,
+    ...(pod.revision ? { fromRevision: pod.revision } : {}),
+    toRevision: input.cluster.revision,
+    evict,
+  };
 }
 
 /** Step 8: once the seed has served, a restart on lost data must fail rather than bootstrap an empty cluster
@@ -190,10 +233,32 @@ function isDead(input: PlanInput, member: EtcdMemberView): boolean {
   return member.started && (input.cluster.storage.ephemeral || !pvc || pvc.terminating);
 }
 
+/** A crash-looping Pod on a revision that no healthy member runs: the spec, not the data, is the likely cause. */
+function failsOnItsRevision(input: PlanInput, etcd: EtcdView, member: EtcdMemberView): PodView | undefined {
+  const pod = podOf(input, member.member as string);
+  if (!pod?.crashLooping || member.wrongIdentity) return undefined;
+  const runsIt = ourMembers(input, etcd).some(
+    (other) => other.healthy && podOf(input, other.member as string)?.revision === pod.revision,
+  );
+  return runsIt ? undefined : pod;
+}
+
 /** Step 10: remove a dead member from etcd first; its Pod and PVC follow in step 9, its replacement in 13. */
 function replaceDead(input: PlanInput, etcd: EtcdView): Action | undefined {
   const dead = ourMembers(input, etcd).find((member) => isDead(input, member));
   if (!dead) return undefined;
+  const failed = failsOnItsRevision(input, etcd, dead);
+  if (failed && !isOutOfDate(input, failed)) {
+    return {
+      ...wait(
+        'RollingUpdateFailed',
+        `member ${failed.member} does not start on revision ${input.cluster.revision} (version ${input.cluster.version}): ${failed.lastFailure ?? 'etcd exits with an error'}; nothing else is rolled until the spec is fixed`,
+        REQUEUE.quorum,
+      ),
+      degraded: true,
+    };
+  }
+  if (failed) return rollAction(input, failed, false);
   if (!canRemove(etcd, dead)) {
     return wait(
       'ReplacementWouldLoseQuorum',
@@ -235,7 +300,13 @@ function scale(input: PlanInput, etcd: EtcdView): Action | undefined {
       (member) => member.id !== victim.id && !member.learner && member.healthy,
     );
     if (!target) return wait('NoLeaderTarget', 'no healthy voter to move leadership to', REQUEUE.quorum);
-    return { kind: 'MoveLeader', fromId: victim.id, toId: target.id, toMember: target.member as string };
+    return {
+      kind: 'MoveLeader',
+      fromId: victim.id,
+      toId: target.id,
+      toMember: target.member as string,
+      purpose: 'scale-in',
+    };
   }
   if (!canRemove(etcd, victim)) {
     return wait(
@@ -245,4 +316,61 @@ function scale(input: PlanInput, etcd: EtcdView): Action | undefined {
     );
   }
   return { kind: 'RemoveMember', member: victim.member ?? victim.id, id: victim.id, reason: 'scale-in' };
+}
+
+/** Step 15: one member of a rolling change, only at rest (docs/design/rolling-update.md, "The decision"). */
+function roll(input: PlanInput, etcd: EtcdView): Action | undefined {
+  const members = ourMembers(input, etcd);
+  const outdated = members.filter((member) => {
+    const pod = podOf(input, member.member as string);
+    return pod !== undefined && isOutOfDate(input, pod);
+  });
+  if (outdated.length === 0) return undefined;
+  const notReady = members.find((member) => !podOf(input, member.member as string)?.ready);
+  if (notReady)
+    return wait('MemberPodNotReady', `waiting for Pod ${notReady.member} to be Ready`, REQUEUE.starting);
+  const behind = members.find((member) => !member.caughtUp);
+  if (behind)
+    return wait('MemberCatchingUp', `waiting for member ${behind.member} to catch up`, REQUEUE.soon);
+  const followers = outdated.filter((member) => member.id !== etcd.leaderId);
+  const chosen = followers[0] ?? (outdated[0] as EtcdMemberView);
+  const name = chosen.member as string;
+  if (input.cluster.storage.ephemeral) return rollEphemeral(etcd, chosen);
+  if (chosen.id === etcd.leaderId && members.length > 1) {
+    const target = members.find(
+      (member) =>
+        member.id !== chosen.id &&
+        !member.learner &&
+        !isOutOfDate(input, podOf(input, member.member as string) as PodView),
+    );
+    if (!target) return wait('NoLeaderTarget', 'no updated voter to move leadership to', REQUEUE.quorum);
+    return {
+      kind: 'MoveLeader',
+      fromId: chosen.id,
+      toId: target.id,
+      toMember: target.member as string,
+      purpose: 'roll',
+    };
+  }
+  if (members.length > 1 && !canStop(etcd, chosen)) {
+    const advice = members.length === 2 ? ' (a size-2 cluster cannot roll: scale to 3 first)' : '';
+    return wait(
+      'RollWouldLoseQuorum',
+      `restarting member ${name} would lose quorum${advice}`,
+      REQUEUE.quorum,
+    );
+  }
+  return rollAction(input, podOf(input, name) as PodView, true);
+}
+
+/** An ephemeral member loses its data with its Pod: it is rolled by replacement, as a dead member is. */
+function rollEphemeral(etcd: EtcdView, chosen: EtcdMemberView): Action {
+  if (!canRemove(etcd, chosen)) {
+    return wait(
+      'RollWouldLoseQuorum',
+      `replacing ephemeral member ${chosen.member} would lose quorum`,
+      REQUEUE.quorum,
+    );
+  }
+  return { kind: 'RemoveMember', member: chosen.member as string, id: chosen.id, reason: 'roll' };
 }

@@ -1,11 +1,13 @@
 // The Pod a `CreatePod` action makes (pure): the member Pod of its moment, and for the seed of a cluster with
 // `spec.bootstrap.backup` that never had a cluster id, the `restore fetch` init container first
 // (docs/design/restore.md, "A new cluster from a backup"; the container itself belongs to controller/restore).
+// Every Pod carries the revision of the spec it was built from (docs/design/rolling-update.md).
 import type { V1Pod } from '@kubernetes/client-node';
 import { peerURL } from '../../constructs/conventions/index.js';
 import { withBootstrapRestore } from '../restore/seed-init-container.js';
 import type { EtcdCluster } from './api.js';
 import { buildMemberPod } from './member-pod.js';
+import { withPodRevision } from './revision.js';
 import type { Action } from './types.js';
 
 export function podForAction(
@@ -14,7 +16,8 @@ export function podForAction(
   image: string,
 ): V1Pod {
   const { name, namespace } = cluster.metadata as { name: string; namespace: string };
-  return withBootstrapRestore(cluster, buildMemberPod(cluster, action), action, {
+  const pod = withPodRevision(cluster, buildMemberPod(cluster, action));
+  return withBootstrapRestore(cluster, pod, action, {
     peerURL: peerURL(name, namespace, action.member),
     image,
   });

@@ -19,8 +19,9 @@ import { type CrashSwitch, crashSwitchFromEnv } from './crash-switch.js';
 import { execute, type Outcome } from './execute.js';
 import { getCluster, type Observed, observe, planInput } from './observe.js';
 import { planMembership } from './plan.js';
-import { alarmReason, buildStatus, describeAction } from './status.js';
+import { alarmReason, buildStatus, describeAction, rollEvents } from './status.js';
 import type { Action } from './types.js';
+import { toPodView } from './views.js';
 
 const RESOURCE = { group: API_GROUP, version: API_VERSION, plural: ETCD_CLUSTER_PLURAL };
 
@@ -59,7 +60,8 @@ export class EtcdClusterReconciler implements Reconciler {
 
   private async report(key: ObjectKey, observed: Observed, action: Action, outcome: Outcome): Promise<void> {
     const { cluster, etcd } = observed;
-    const status = buildStatus(cluster, action, etcd, new Date(), abandonedData(observed.pvcs));
+    const pods = observed.pods.flatMap((pod) => toPodView(pod) ?? []);
+    const status = buildStatus(cluster, action, etcd, new Date(), abandonedData(observed.pvcs), pods);
     if (!cluster.metadata.deletionTimestamp) {
       await patchStatus(this.deps.kubeConfig, RESOURCE, key, { ...status });
     }
@@ -67,6 +69,8 @@ export class EtcdClusterReconciler implements Reconciler {
     const event = (type: 'Normal' | 'Warning', reason: string, message: string) =>
       this.deps.events.event(subject, type, reason, message);
     if (outcome.event) await event('Normal', outcome.event.reason, outcome.event.message);
+    for (const told of rollEvents(cluster.status ?? {}, status))
+      await event('Normal', told.reason, told.message);
     if (action.kind === 'Refuse') await event('Warning', 'InvalidSpec', describeAction(action));
     if (action.kind === 'Wait' && action.degraded) await event('Warning', action.reason, action.message);
     if (action.kind === 'ReportQuorumLost') await event('Warning', 'QuorumLost', describeAction(action));
@@ -78,6 +82,7 @@ export class EtcdClusterReconciler implements Reconciler {
     }
     this.recordMetrics(key, action, outcome, etcd);
     this.deps.metrics.membersDesired(key, cluster.spec.size ?? DEFAULT_SIZE);
+    this.deps.metrics.membersUpdated(key, status.updatedMembers ?? 0);
   }
 
   private recordMetrics(key: ObjectKey, action: Action, outcome: Outcome, etcd: Observed['etcd']): void {

@@ -10,8 +10,49 @@ import { type AbandonedData, abandonedMessage, RESTORE_ABANDONED_REASON } from '
 import { type ConditionInput, withTransitions } from '../status/conditions.js';
 import type { EtcdCluster, EtcdClusterStatus, MemberStatus } from './api.js';
 import type { EtcdObservation } from './observe-etcd.js';
-import type { Action } from './types.js';
+import { podRevision } from './revision.js';
+import type { Action, PodView } from './types.js';
 
+/** Where a rolling change stands: the spec's revision, each member Pod's, and whether the previous status
+ *  said a roll was in progress (docs/design/rolling-update.md). */
+export interface RollView {
+  readonly updateRevision: string;
+  readonly pods: readonly PodView[];
+  readonly wasRolling: boolean;
+}
+
+/** Waits that are steps of a roll while it is in progress. */
+const ROLL_WAITS = new Set([
+  'PodTerminating',
+  'MembersNotReady',
+  'MemberPodNotReady',
+  'MemberCatchingUp',
+  'RollWouldLoseQuorum',
+  'RollingUpdateFailed',
+]);
+
+/**
+ * The action is a step of a rolling change (`Progressing` reason `RollingUpdate`): a member Pod is out of date, or
+ * the previous status said rolling and a member is not updated yet (the last rolled member catching up).
+ */
+export function isRollStep(action: Action, roll: RollView, updated: number, members: number): boolean {
+  const outdated = roll.pods.some((pod) => pod.revision !== roll.updateRevision);
+  if (!outdated && !(roll.wasRolling && updated < members)) return false;
+  switch (action.kind) {
+    case 'RollMember':
+      return true;
+    case 'MoveLeader':
+      return action.purpose === 'roll';
+    case 'CreatePod':
+      return action.reason === 'recreate';
+    case 'RemoveMember':
+      return action.reason === 'roll';
+    case 'Wait':
+      return ROLL_WAITS.has(action.reason);
+    default:
+      return false;
+  }
+}
 /** The reason `Progressing` gives for each in-flight action. */
 function progressReason(action: Action): string | undefined {
   switch (action.kind) {
@@ -48,6 +89,12 @@ export function describeAction(action: Action): string {
       return 'all members are ready';
     case 'Paused':
       return 'spec.paused is true: the controller changes nothing';
+    case 'RollMember':
+      return `restarting member ${action.member} at revision ${action.toRevision}`;
+    case 'MoveLeader':
+      return action.purpose === 'roll'
+        ? `moving leadership to ${action.toMember}, so the leader is rolled last`
+        : `moving leadership to ${action.toMember} before removing the leader`;
     default:
       return `${action.kind} ${'member' in action ? action.member : ''}`.trim();
   }
@@ -90,6 +137,7 @@ function degraded(
   action: Action,
   observation: EtcdObservation | undefined,
   abandoned: readonly AbandonedData[],
+  rolling: boolean,
 ): ConditionInput {
   if (action.kind === 'Refuse') {
     return { type: 'Degraded', status: 'True', reason: 'InvalidSpec', message: describeAction(action) };
@@ -110,7 +158,8 @@ function degraded(
   if (alarm) return alarm;
   const dead = action.kind === 'RemoveMember' && action.reason === 'dead';
   const unhealthy = observation?.view.members.filter((member) => !member.healthy).length ?? 0;
-  if (dead || unhealthy > 0) {
+  // A member stopped by the roll itself is no fault (its restart is the step in progress).
+  if (dead || (unhealthy > 0 && !rolling)) {
     return {
       type: 'Degraded',
       status: 'True',
@@ -121,11 +170,33 @@ function degraded(
   return { type: 'Degraded', status: 'False', reason: 'AsExpected', message: 'no problem found' };
 }
 
+/** Members whose Pod is at the update revision, Ready, and who are healthy and caught up. */
+export function updatedMembers(observation: EtcdObservation | undefined, roll: RollView): string[] {
+  return (observation?.view.members ?? []).flatMap((member) => {
+    const pod = roll.pods.find((candidate) => candidate.member === member.member);
+    const updated = pod?.revision === roll.updateRevision && pod.ready && member.healthy && member.caughtUp;
+    return updated && member.member ? [member.member] : [];
+  });
+}
+
+/** `rolling to 5f0c2a91d3 (3.6.16): 1 of 3 members updated; waiting for member main-1 to catch up` */
+function rollMessage(
+  cluster: EtcdCluster,
+  action: Action,
+  observation: EtcdObservation | undefined,
+  roll: RollView,
+): string {
+  const members = observation?.view.members.length ?? roll.pods.length;
+  const updated = updatedMembers(observation, roll).length;
+  return `rolling to ${roll.updateRevision} (${cluster.spec.version}): ${updated} of ${members} members updated; ${describeAction(action)}`;
+}
+
 function conditionsFor(
   cluster: EtcdCluster,
   action: Action,
   observation: EtcdObservation | undefined,
   abandoned: readonly AbandonedData[],
+  roll: RollView,
 ): ConditionInput[] {
   const size = cluster.spec.size ?? DEFAULT_SIZE;
   const members = observation?.view.members ?? [];
@@ -134,16 +205,23 @@ function conditionsFor(
     members.every((member) => member.healthy && !member.learner) &&
     observation?.view.quorum;
   const quorum = observation?.view.quorum === true;
-  const progress = progressReason(action);
+  const rolling = isRollStep(
+    action,
+    roll,
+    updatedMembers(observation, roll).length,
+    observation?.view.members.length ?? 0,
+  );
+  const progress = rolling ? 'RollingUpdate' : progressReason(action);
+  const message = rolling ? rollMessage(cluster, action, observation, roll) : describeAction(action);
   const progressing: ConditionInput = progress
-    ? { type: 'Progressing', status: 'True', reason: progress, message: describeAction(action) }
+    ? { type: 'Progressing', status: 'True', reason: progress, message }
     : {
         type: 'Progressing',
         status: 'False',
         reason: action.kind === 'Paused' ? 'Paused' : 'Idle',
         message: describeAction(action),
       };
-  const degradedCondition = degraded(cluster, action, observation, abandoned);
+  const degradedCondition = degraded(cluster, action, observation, abandoned, rolling);
   const stalled = action.kind === 'Refuse' || action.kind === 'ReportQuorumLost';
   return [
     allReady
@@ -186,12 +264,13 @@ function conditionsFor(
   ];
 }
 
-function memberStatuses(cluster: EtcdCluster, observation: EtcdObservation): MemberStatus[] {
+function memberStatuses(cluster: EtcdCluster, observation: EtcdObservation, roll: RollView): MemberStatus[] {
   const { name, namespace } = cluster.metadata as { name: string; namespace: string };
   return observation.view.members.map((member) => {
     const label = member.member ?? member.id;
     const status = member.member ? observation.statuses.get(member.member) : undefined;
     const version = status?.version;
+    const podRevision = roll.pods.find((pod) => pod.member === member.member)?.revision;
     return {
       name: label,
       id: member.id,
@@ -204,6 +283,8 @@ function memberStatuses(cluster: EtcdCluster, observation: EtcdObservation): Mem
       learner: member.learner,
       ready: member.healthy,
       ...(version ? { version } : {}),
+      ...(podRevision ? { podRevision } : {}),
+      ...(member.healthy && !member.learner ? { caughtUp: member.caughtUp } : {}),
       ...(status ? { dbSize: status.dbSize, dbSizeInUse: status.dbSizeInUse } : {}),
     };
   });
@@ -217,6 +298,8 @@ function phaseOf(action: Action, conditions: readonly ConditionInput[]): string 
   if (action.kind === 'Paused') return 'Paused';
   if (action.kind === 'ReportQuorumLost') return 'QuorumLost';
   if (action.kind === 'Refuse') return 'Degraded';
+  const progressing = conditions.find((condition) => condition.type === 'Progressing');
+  if (progressing?.reason === 'RollingUpdate') return 'Rolling';
   if (conditions.find((condition) => condition.type === 'Ready')?.status === 'True') return 'Running';
   return progressReason(action) ?? 'Pending';
 }
@@ -224,7 +307,7 @@ function phaseOf(action: Action, conditions: readonly ConditionInput[]): string 
 /**
  * The status after a pass, as a merge patch (`restore` belongs to the restore reconciler and is left out);
  * the member list is kept from before, all not ready, when no member answered; `abandoned`: PVCs left by a restore
- * deleted before it completed (`Degraded`, reason `RestoreAbandoned`).
+ * deleted before it completed (`Degraded`, reason `RestoreAbandoned`); `pods`: the member Pods, for the roll.
  */
 export function buildStatus(
   cluster: EtcdCluster,
@@ -232,14 +315,22 @@ export function buildStatus(
   observation: EtcdObservation | undefined,
   now: Date,
   abandoned: readonly AbandonedData[] = [],
+  pods: readonly PodView[] = [],
 ): EtcdClusterStatus {
   const previous = cluster.status ?? {};
-  const next = conditionsFor(cluster, action, observation, abandoned);
+  const wasRolling =
+    previous.conditions?.some(
+      (condition) => condition.type === 'Progressing' && condition.reason === 'RollingUpdate',
+    ) === true;
+  const roll: RollView = { updateRevision: podRevision(cluster), pods, wasRolling };
+  const next = conditionsFor(cluster, action, observation, abandoned, roll);
   const members = observation
-    ? memberStatuses(cluster, observation)
+    ? memberStatuses(cluster, observation, roll)
     : (previous.members ?? []).map((member) => ({ ...member, ready: false }));
+  // The lowest version, only from a complete set: one old member not answering must not show the new one early.
+  const complete = observation !== undefined && members.every((member) => member.version !== undefined);
   const versions = members.flatMap((member) => (member.version ? [member.version] : []));
-  const currentVersion = lowestVersion(versions) ?? previous.currentVersion;
+  const currentVersion = (complete ? lowestVersion(versions) : undefined) ?? previous.currentVersion;
   const clusterID = observation?.clusterId ?? previous.clusterID;
   return {
     observedGeneration: cluster.metadata.generation ?? 0,
@@ -253,8 +344,49 @@ export function buildStatus(
     replicas: observation ? observation.view.members.length : (previous.replicas ?? 0),
     readyMembers: members.filter((member) => member.ready).length,
     selector: memberSelectorString(cluster.metadata.name as string),
+    updateRevision: roll.updateRevision,
+    updatedMembers: updatedMembers(observation, roll).length,
     ...(currentVersion ? { currentVersion } : {}),
     ...(clusterID ? { clusterID } : {}),
     phase: phaseOf(action, next),
   };
+}
+
+/**
+ * Events a status change tells about a roll: `MemberUpdated` for each member that became updated while rolling,
+ * `RollingUpdateCompleted` when the roll ended with every member updated.
+ */
+export function rollEvents(
+  previous: EtcdClusterStatus,
+  next: EtcdClusterStatus,
+): { reason: string; message: string }[] {
+  const rollingBefore = previous.conditions?.some(
+    (condition) => condition.type === 'Progressing' && condition.reason === 'RollingUpdate',
+  );
+  if (!rollingBefore) return [];
+  const revision = next.updateRevision;
+  const updatedIn = (status: EtcdClusterStatus, at: string | undefined) =>
+    new Set(
+      (status.members ?? [])
+        .filter((member) => member.podRevision === at && member.ready && member.caughtUp)
+        .map((member) => member.name),
+    );
+  const before = updatedIn(previous, revision);
+  const events = [...updatedIn(next, revision)]
+    .filter((member) => !before.has(member))
+    .map((member) => ({
+      reason: 'MemberUpdated',
+      message: `member ${member} runs revision ${revision} and has caught up`,
+    }));
+  const rollingNow = next.conditions?.some(
+    (condition) => condition.type === 'Progressing' && condition.reason === 'RollingUpdate',
+  );
+  const members = next.members?.length ?? 0;
+  if (!rollingNow && members > 0 && next.updatedMembers === members) {
+    events.push({
+      reason: 'RollingUpdateCompleted',
+      message: `all ${members} members run revision ${revision} (etcd ${next.currentVersion ?? 'version unknown'})`,
+    });
+  }
+  return events;
 }

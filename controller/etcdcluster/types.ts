@@ -23,6 +23,8 @@ export interface ClusterView {
   readonly backend: BackendSpec & { readonly extraFlags?: Readonly<Record<string, string>> };
   /** `status.currentVersion`: the version the members run, when known. */
   readonly runningVersion?: string;
+  /** The pod revision of the spec (`podRevision`, docs/design/rolling-update.md): Pods at another are rolled. */
+  readonly revision: string;
   /** Member names in `status.members`: the membership last seen, used when no member answers. */
   readonly knownMembers: readonly string[];
 }
@@ -40,6 +42,11 @@ export interface PodView {
   readonly crashLooping: boolean;
   /** Data on an emptyDir rather than a PVC. */
   readonly ephemeral: boolean;
+  /** The pod revision it was built from (annotation `etcd.gitops.dev/pod-revision`); none on Pods made before
+   *  rolling updates existed, which are out of date. */
+  readonly revision?: string;
+  /** etcd's last exit, when it exited by itself with an error: `exit code 2: <termination message>`. */
+  readonly lastFailure?: string;
   /** The etcd version of the Pod's image (annotation `etcd.gitops.dev/version`). */
   readonly version?: string;
   /** Its `restore` init container (a seed from a backup) last exited with an error: why, in one line. */
@@ -76,6 +83,9 @@ export interface EtcdMemberView {
   readonly healthy: boolean;
   /** Its client URL answered as another member or another cluster (e.g. a seed restarted on empty data). */
   readonly wrongIdentity: boolean;
+  /** Healthy, and a linearizable read sent to it answered in time: it has applied what the cluster committed
+   *  (docs/design/rolling-update.md). */
+  readonly caughtUp: boolean;
 }
 
 /** What etcd says, or `undefined` in PlanInput when no member answered. */
@@ -95,7 +105,7 @@ export interface PlanInput {
   readonly nonce: string;
 }
 
-export type RemoveReason = 'scale-in' | 'dead' | 'undo';
+export type RemoveReason = 'scale-in' | 'dead' | 'undo' | 'roll';
 export type CreatePodReason = 'seed' | 'join' | 'recreate';
 
 export type Action =
@@ -122,7 +132,24 @@ export type Action =
   | { readonly kind: 'MarkExisting'; readonly member: string; readonly pod: string }
   | { readonly kind: 'AddLearner'; readonly member: string }
   | { readonly kind: 'PromoteLearner'; readonly member: string; readonly id: string }
-  | { readonly kind: 'MoveLeader'; readonly fromId: string; readonly toId: string; readonly toMember: string }
+  | {
+      readonly kind: 'MoveLeader';
+      readonly fromId: string;
+      readonly toId: string;
+      readonly toMember: string;
+      /** Why leadership moves off the leader: it is the scale-in victim, or it is rolled next. */
+      readonly purpose: 'scale-in' | 'roll';
+    }
+  | {
+      readonly kind: 'RollMember';
+      readonly member: string;
+      readonly pod: string;
+      /** The Pod's revision (none on Pods made before rolling updates existed). */
+      readonly fromRevision?: string;
+      readonly toRevision: string;
+      /** Evict (the PodDisruptionBudget decides) rather than delete: the member is healthy. */
+      readonly evict: boolean;
+    }
   | {
       readonly kind: 'RemoveMember';
       readonly member: string;

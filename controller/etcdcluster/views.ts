@@ -9,6 +9,7 @@ import {
   ANNOTATION_CLUSTER_TOKEN,
   ANNOTATION_CLUSTER_UID,
   ANNOTATION_INITIAL_CLUSTER_STATE,
+  ANNOTATION_POD_REVISION,
   ANNOTATION_VERSION,
   DEFAULT_SIZE,
   DEFAULT_STORAGE_SIZE,
@@ -18,6 +19,7 @@ import {
 } from '../../constructs/conventions/index.js';
 import { describeRestoreInitFailure, restoreInitFailure } from '../restore/init-failure.js';
 import type { EtcdCluster } from './api.js';
+import { podRevision } from './revision.js';
 import type { ClusterView, PodView, PvcView } from './types.js';
 
 /** Restarts after which a Pod that is not ready counts as crash-looping (see {@link isCrashLooping}). */
@@ -48,6 +50,7 @@ export function toClusterView(cluster: EtcdCluster): ClusterView {
       ...(spec.extraFlags ? { extraFlags: spec.extraFlags } : {}),
     },
     ...(status?.currentVersion ? { runningVersion: status.currentVersion } : {}),
+    revision: podRevision(cluster),
     knownMembers: (status?.members ?? []).map((member) => member.name),
   };
 }
@@ -76,6 +79,40 @@ export function isCrashLooping(pod: V1Pod): boolean {
   return exitCode !== undefined && exitCode > 0 && exitCode < 128;
 }
 
+/** Longest termination message kept in a status message. */
+const FAILURE_MESSAGE_LENGTH = 300;
+
+/**
+ * The line of etcd's log tail (the kubelet's `FallbackToLogsOnError` message) that says why it stopped: a flag
+ * error (printed before the usage text), else the last error-level JSON line's `msg` and `error`, else the last line.
+ */
+export function failureLine(message: string | undefined): string | undefined {
+  const lines = (message ?? '')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
+  const flag = lines.find((line) => /^flag provided but not defined|^invalid (argument|value)/.test(line));
+  if (flag) return flag.slice(0, FAILURE_MESSAGE_LENGTH);
+  for (const line of [...lines].reverse()) {
+    if (!/"level":"(fatal|panic|error)"/.test(line)) continue;
+    try {
+      const entry = JSON.parse(line) as { msg?: string; error?: string };
+      return [entry.msg, entry.error].filter(Boolean).join(': ').slice(0, FAILURE_MESSAGE_LENGTH);
+    } catch {
+      return line.slice(0, FAILURE_MESSAGE_LENGTH);
+    }
+  }
+  return lines.at(-1)?.slice(0, FAILURE_MESSAGE_LENGTH);
+}
+
+/** etcd's last exit by itself with an error (exit code 1..127), in one line; kills from outside are not failures. */
+function lastFailure(container: V1ContainerStatus | undefined): string | undefined {
+  const terminated = lastTermination(container);
+  if (!terminated || terminated.exitCode <= 0 || terminated.exitCode >= 128) return undefined;
+  const why = failureLine(terminated.message);
+  return `exit code ${terminated.exitCode}${why ? `: ${why}` : ''}`;
+}
+
 export function toPodView(pod: V1Pod): PodView | undefined {
   const member = pod.metadata?.labels?.[MEMBER_LABEL];
   if (!member) return undefined;
@@ -86,6 +123,8 @@ export function toPodView(pod: V1Pod): PodView | undefined {
   const version = pod.metadata?.annotations?.[ANNOTATION_VERSION];
   const restoreFailure = restoreInitFailure(pod);
   const initialState = pod.metadata?.annotations?.[ANNOTATION_INITIAL_CLUSTER_STATE];
+  const revision = pod.metadata?.annotations?.[ANNOTATION_POD_REVISION];
+  const failure = lastFailure(container);
   return {
     name: pod.metadata?.name as string,
     member,
@@ -97,6 +136,8 @@ export function toPodView(pod: V1Pod): PodView | undefined {
       (volume) => volume.name === 'data' && volume.emptyDir !== undefined,
     ),
     ...(version ? { version } : {}),
+    ...(revision ? { revision } : {}),
+    ...(failure ? { lastFailure: failure } : {}),
     ...(restoreFailure ? { restoreFailure: describeRestoreInitFailure(restoreFailure) } : {}),
     ...(initialState === 'new' || initialState === 'existing' ? { initialState } : {}),
   };

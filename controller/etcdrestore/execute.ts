@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { MEMBER_LABEL, peerURL, RETAINED_BY_RESTORE_LABEL } from '../../constructs/conventions/index.js';
 import type { EtcdCluster } from '../etcdcluster/api.js';
 import { buildMemberPod, buildMemberPvc } from '../etcdcluster/member-pod.js';
+import { withPodRevision } from '../etcdcluster/revision.js';
 import { withRestoreInitContainer } from '../restore/seed-init-container.js';
 import { deleteIgnoringNotFound, fieldManager, isAlreadyExists, patchOptions } from '../runtime/kube.js';
 import type { EtcdRestore } from './api.js';
@@ -65,12 +66,15 @@ async function createSeed(
       const body = buildMemberPvc(cluster, action.member, action.token);
       await context.core.createNamespacedPersistentVolumeClaim({ namespace, body });
     } else {
-      const member = buildMemberPod(cluster, {
-        member: action.member,
-        state: 'new',
-        initialCluster: [action.member],
-        token: action.token,
-      });
+      const member = withPodRevision(
+        cluster,
+        buildMemberPod(cluster, {
+          member: action.member,
+          state: 'new',
+          initialCluster: [action.member],
+          token: action.token,
+        }),
+      );
       const body = withRestoreInitContainer(member, {
         location: { ...context.restore.spec.backup, key: action.backupKey, latestUnderPrefix: undefined },
         clusterVersion: cluster.spec.version,

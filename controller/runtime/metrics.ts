@@ -20,6 +20,7 @@ export class Metrics implements ControllerMetrics {
   private readonly membershipChanges: Counter<'namespace' | 'cluster' | 'action'>;
   private readonly membersReadyGauge: Gauge<'namespace' | 'cluster'>;
   private readonly membersDesiredGauge: Gauge<'namespace' | 'cluster'>;
+  private readonly membersUpdatedGauge: Gauge<'namespace' | 'cluster'>;
   private readonly quorumLostGauge: Gauge<'namespace' | 'cluster'>;
   private readonly alarmsGauge: Gauge<'namespace' | 'cluster' | 'alarm'>;
   private readonly dbSizeGauge: Gauge<'namespace' | 'cluster' | 'member'>;
@@ -61,6 +62,12 @@ export class Metrics implements ControllerMetrics {
     this.membersDesiredGauge = new Gauge({
       name: 'etcd_gitops_members_desired',
       help: 'Members the EtcdCluster spec asks for (spec.size).',
+      labelNames: ['namespace', 'cluster'],
+      registers,
+    });
+    this.membersUpdatedGauge = new Gauge({
+      name: 'etcd_gitops_members_updated',
+      help: 'Members whose Pod runs the current spec (status.updatedMembers): below members_desired while a rolling change is in progress.',
       labelNames: ['namespace', 'cluster'],
       registers,
     });
@@ -112,6 +119,10 @@ export class Metrics implements ControllerMetrics {
     this.membersDesiredGauge.set({ namespace: cluster.namespace, cluster: cluster.name }, desired);
   }
 
+  membersUpdated(cluster: ObjectKey, updated: number): void {
+    this.membersUpdatedGauge.set({ namespace: cluster.namespace, cluster: cluster.name }, updated);
+  }
+
   quorumLost(cluster: ObjectKey, lost: boolean): void {
     this.quorumLostGauge.set({ namespace: cluster.namespace, cluster: cluster.name }, lost ? 1 : 0);
   }
@@ -153,6 +164,7 @@ export class Metrics implements ControllerMetrics {
     this.membersSeen.delete(keyString(cluster));
     this.membersReadyGauge.remove(labels);
     this.membersDesiredGauge.remove(labels);
+    this.membersUpdatedGauge.remove(labels);
     this.quorumLostGauge.remove(labels);
     const id = keyString(cluster);
     for (const action of this.actionsSeen.get(id) ?? []) this.membershipChanges.remove({ ...labels, action });

@@ -40,6 +40,8 @@ export interface ControllerMetrics {
   membersReady(cluster: ObjectKey, ready: number): void;
   /** Members the spec asks for (`spec.size`), per cluster: what alerts compare the ready count with. */
   membersDesired(cluster: ObjectKey, desired: number): void;
+  /** Members whose Pod runs the current spec (`status.updatedMembers`). */
+  membersUpdated(cluster: ObjectKey, updated: number): void;
   /** 1 while the cluster has lost quorum, else 0. */
   quorumLost(cluster: ObjectKey, lost: boolean): void;
   /** Active etcd alarms per kind (`NOSPACE`, `CORRUPT`; 0 when none), per cluster. */

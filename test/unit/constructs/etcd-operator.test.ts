@@ -83,6 +83,7 @@ describe('EtcdOperator construct', () => {
       'etcdrestores/status': 'update,patch',
       'etcdclusters/finalizers': 'update',
       pods: 'get,list,watch,create,delete,patch', // patch: the member record annotation (MarkExisting)
+      'pods/eviction': 'create', // a rolling change stops a healthy member through the PodDisruptionBudget
       persistentvolumeclaims: 'get,list,watch,create,delete,patch',
       services: 'get,list,watch',
       events: 'create,patch',

@@ -9,6 +9,8 @@ import type {
 } from '../../../controller/etcdcluster/types.js';
 
 export const UID = 'a1b2c3d4-0000-4000-8000-000000000000';
+/** The pod revision of the fixture cluster's spec; every fixture Pod is at it unless told otherwise. */
+export const REVISION = 'abcdef0123';
 
 export function cluster(overrides: Partial<ClusterView> = {}): ClusterView {
   return {
@@ -23,6 +25,7 @@ export function cluster(overrides: Partial<ClusterView> = {}): ClusterView {
     storage: { size: '1Gi', ephemeral: false },
     whenScaled: 'Retain',
     backend: { storage: { size: '1Gi' } },
+    revision: REVISION,
     knownMembers: [],
     ...overrides,
   };
@@ -38,6 +41,7 @@ export function pod(index: number, overrides: Partial<PodView> = {}): PodView {
     crashLooping: false,
     ephemeral: false,
     version: '3.6.16',
+    revision: REVISION,
     ...overrides,
   };
 }
@@ -62,6 +66,7 @@ export function member(index: number, overrides: Partial<EtcdMemberView> = {}): 
     learner: false,
     healthy: true,
     wrongIdentity: false,
+    caughtUp: (overrides.healthy ?? true) && !(overrides.learner ?? false),
     ...overrides,
   };
 }
