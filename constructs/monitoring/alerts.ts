@@ -13,6 +13,9 @@ export interface ClusterAlertTarget {
 /** Share of the quota at which `EtcdDatabaseNearQuota` fires. */
 export const NEAR_QUOTA_RATIO = 0.8;
 
+/** Minutes a rolling change may take before `EtcdRollingUpdateStuck` fires. */
+export const ROLLING_STUCK_MINUTES = 30;
+
 /** A Prometheus duration for whole seconds, in the largest unit that divides them. */
 export function promDuration(seconds: number): string {
   for (const [unit, size] of [
@@ -81,6 +84,16 @@ export function clusterAlerts(target: ClusterAlertTarget): RuleGroup {
       annotations: {
         summary: `A member database of ${where} is near its quota.`,
         description: `{{ $labels.pod }} uses {{ $value | humanizePercentage }} of its backend quota: at 100% etcd raises NOSPACE and refuses writes. Defragment (the defrag CronJob), shorten spec.autoCompaction or raise spec.quotaBackendBytes.`,
+      },
+    },
+    {
+      alert: 'EtcdRollingUpdateStuck',
+      expr: `etcd_gitops_members_updated{${ours}} < etcd_gitops_members_desired{${ours}}`,
+      for: `${ROLLING_STUCK_MINUTES}m`,
+      labels: { severity: 'warning' },
+      annotations: {
+        summary: `A rolling change of ${where} is not finishing.`,
+        description: `Only {{ $value }} members run the current spec after ${ROLLING_STUCK_MINUTES} minutes: see the EtcdCluster's Progressing and Degraded conditions (RollingUpdateFailed names the member and why) and Events.`,
       },
     },
     {

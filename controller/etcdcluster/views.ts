@@ -84,7 +84,8 @@ const FAILURE_MESSAGE_LENGTH = 300;
 
 /**
  * The line of etcd's log tail (the kubelet's `FallbackToLogsOnError` message) that says why it stopped: a flag
- * error (printed before the usage text), else the last error-level JSON line's `msg` and `error`, else the last line.
+ * error (printed before the usage text), else the last error-level JSON line's `msg` and `error`, else a Go
+ * `panic: ` line, else "etcd panicked" when only stack frames are left, else the last line.
  */
 export function failureLine(message: string | undefined): string | undefined {
   const lines = (message ?? '')
@@ -102,6 +103,11 @@ export function failureLine(message: string | undefined): string | undefined {
       return line.slice(0, FAILURE_MESSAGE_LENGTH);
     }
   }
+  const panic = lines.find((line) => line.startsWith('panic: '));
+  if (panic) return panic.slice(0, FAILURE_MESSAGE_LENGTH);
+  // The tail the kubelet keeps (2 KiB) may hold only the frames of a Go stack trace.
+  if (lines.some((line) => /^goroutine \d+ \[|\.go:\d+/.test(line)))
+    return 'etcd panicked; its Go stack trace is in the container log (kubectl logs --previous)';
   return lines.at(-1)?.slice(0, FAILURE_MESSAGE_LENGTH);
 }
 

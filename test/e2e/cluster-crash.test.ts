@@ -35,16 +35,7 @@ describe('EtcdCluster membership with the controller killed at every step', () =
   let writer: Writer | undefined;
   const core = () => env.kubeConfig.makeApiClient(CoreV1Api);
 
-  /** Runs a controller with the crash switch until it kills itself right after `step`. */
-  async function crashAfter(step: string): Promise<void> {
-    const run = await controllers.start({ crashAfter: step });
-    const exit = await waitFor(() => run.process.exitStatus() !== undefined && run.process.exited, {
-      what: `the controller to kill itself after ${step}`,
-      timeoutMs: 180_000,
-      intervalMs: 200,
-    });
-    assert.equal((await exit).signal, 'SIGKILL', `${step}: ${run.process.logTail(10)}`);
-  }
+  const crashAfter = (step: string) => controllers.crashAfter(step);
   async function converge(size: number): Promise<Membership> {
     const run = await controllers.start();
     try {

@@ -85,8 +85,8 @@ describe('alert rules under promtool', () => {
   it('GIVEN the synthesized PrometheusRules WHEN promtool checks them THEN every rule parses', () => {
     const check = promtool(['check', 'rules', 'rules.yaml']);
     assert.equal(check.status, 0, `${check.stdout}${check.stderr}`);
-    // Seven of the cluster (two backup alerts) plus two of the operator.
-    assert.match(check.stdout, /SUCCESS: 10 rules found/);
+    // Eight of the cluster (two backup alerts) plus two of the operator.
+    assert.match(check.stdout, /SUCCESS: 11 rules found/);
   });
 
   it('GIVEN series of a failing member, a bare majority, a full database, NOSPACE, lost quorum, a stale backup and a failing controller WHEN promtool evaluates the rules THEN exactly the expected alerts fire, each only after its for', () => {
@@ -101,7 +101,7 @@ describe('alert rules under promtool', () => {
           input_series: [
             series('etcd_server_has_leader', main0, '1 1 0+0x20'),
             series('etcd_server_has_leader', main1, '1+0x22'),
-            series('etcd_gitops_members_desired', db, '3+0x22'),
+            series('etcd_gitops_members_desired', db, '3+0x40'),
             series('etcd_gitops_members_ready', db, '3 3 2+0x20'),
             series('etcd_gitops_quorum_lost', db, '0+0x22'),
             series('etcd_mvcc_db_total_size_in_bytes', main0, '90+0x22'),
@@ -110,6 +110,8 @@ describe('alert rules under promtool', () => {
             series('etcd_server_quota_backend_bytes', main1, '100+0x22'),
             series('etcd_gitops_alarms', { ...db, alarm: 'NOSPACE' }, '0 0 1+0x20'),
             series('etcd_gitops_alarms', { ...db, alarm: 'CORRUPT' }, '0+0x22'),
+            // A roll that stops at 1 of 3 updated members.
+            series('etcd_gitops_members_updated', db, '3 3 1+0x40'),
           ],
           alert_rule_test: [
             { eval_time: '1m', alertname: 'EtcdNoLeader', exp_alerts: [] },
@@ -122,6 +124,12 @@ describe('alert rules under promtool', () => {
               exp_alerts: [firing('EtcdQuorumAtRisk', db, 2)],
             },
             { eval_time: '8m', alertname: 'EtcdQuorumLost', exp_alerts: [] },
+            { eval_time: '30m', alertname: 'EtcdRollingUpdateStuck', exp_alerts: [] },
+            {
+              eval_time: '33m',
+              alertname: 'EtcdRollingUpdateStuck',
+              exp_alerts: [firing('EtcdRollingUpdateStuck', db, 1)],
+            },
             { eval_time: '9m', alertname: 'EtcdDatabaseNearQuota', exp_alerts: [] },
             {
               eval_time: '12m',

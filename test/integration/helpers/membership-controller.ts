@@ -21,6 +21,9 @@ export interface ControllerRun {
 export interface ControllerProcesses {
   /** Starts one controller process and waits until it is ready (leading, informers synced). */
   start(options?: { crashAfter?: string }): Promise<ControllerRun>;
+  /** Runs a controller with the test-only crash switch until it SIGKILLs itself right after `step`; throws
+   *  (with its log tail) when it exits otherwise or not within `timeoutMs`. */
+  crashAfter(step: string, timeoutMs?: number): Promise<void>;
   /** The value of one sample of the current run's /metrics, e.g. `etcd_gitops_quorum_lost{...}`. */
   metric(run: ControllerRun, name: string, labels: Record<string, string>): Promise<number | undefined>;
   /** Stops every process started here and removes the directory. */
@@ -53,7 +56,18 @@ export async function controllerProcesses(options: {
     },
     graceful: stop,
   });
-  return {
+  const controllers: ControllerProcesses = {
+    async crashAfter(step, timeoutMs = 180_000) {
+      const run = await controllers.start({ crashAfter: step });
+      const exit = await waitFor(() => run.process.exitStatus() !== undefined && run.process.exited, {
+        what: `the controller to kill itself after ${step}`,
+        timeoutMs,
+        intervalMs: 200,
+      });
+      const status = await exit;
+      if (status.signal !== 'SIGKILL')
+        throw new Error(`${step}: exited with ${JSON.stringify(status)}\n${run.process.logTail(10)}`);
+    },
     async start(startOptions = {}) {
       const [metricsPort, healthPort] = await freePorts(2);
       count += 1;
@@ -103,4 +117,5 @@ export async function controllerProcesses(options: {
     },
     stop,
   };
+  return controllers;
 }

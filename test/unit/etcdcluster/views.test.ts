@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { V1ContainerState, V1Pod } from '@kubernetes/client-node';
-import { isCrashLooping, toPodView } from '../../../controller/etcdcluster/views.js';
+import { failureLine, isCrashLooping, toPodView } from '../../../controller/etcdcluster/views.js';
 
 function memberPod(options: {
   restarts: number;
@@ -82,5 +82,56 @@ describe('isCrashLooping', () => {
 
   test('GIVEN a crash-looping member Pod THEN its PodView says so', () => {
     assert.equal(toPodView(memberPod({ restarts: 3, lastState: exited(1) }))?.crashLooping, true);
+  });
+});
+
+describe('failureLine (why a rolled member does not start)', () => {
+  // What etcd 3.4.23, 3.5.35 and 3.6.16 print for an unknown flag (exit 2): the error, then a short usage.
+  const usage =
+    'flag provided but not defined: -no-such-flag\nUsage:\n\n  etcd [flags]\n    Start an etcd server.\n\n  etcd grpc-proxy\n    Run the stateless etcd v3 gRPC L7 reverse proxy.\n';
+  test('GIVEN an unknown flag THEN the flag error, not the usage text after it', () => {
+    assert.equal(failureLine(usage), 'flag provided but not defined: -no-such-flag');
+  });
+  test('GIVEN a bad value THEN the value error', () => {
+    assert.equal(
+      failureLine('invalid value "abc" for flag -snapshot-count: parse error\nUsage:\n'),
+      'invalid value "abc" for flag -snapshot-count: parse error',
+    );
+  });
+  test('GIVEN JSON logs ending in a fatal line THEN its msg and error', () => {
+    const logs = [
+      '{"level":"info","msg":"starting"}',
+      '{"level":"fatal","msg":"discovery failed","error":"cannot fetch cluster info from peer urls"}',
+    ].join('\n');
+    assert.equal(failureLine(logs), 'discovery failed: cannot fetch cluster info from peer urls');
+  });
+  test('GIVEN a Go panic THEN its panic line; only stack frames left THEN that etcd panicked', () => {
+    assert.equal(
+      failureLine(
+        'panic: detected disallowed v2 WAL for stage --v2-deprecation=write-only [recovered]\n\tpanic: x\n',
+      ),
+      'panic: detected disallowed v2 WAL for stage --v2-deprecation=write-only [recovered]',
+    );
+    // The tail an etcd 3.6.16 member upgraded from 3.4 left in its termination message (the e2e saw it).
+    const frames =
+      'go.etcd.io/etcd/pkg/v3/schedule.(*fifo).run(0x267bdd34e70)\n\tgo.etcd.io/etcd/pkg/v3@v3.6.16/schedule/schedule.go:101 +0x16f\n';
+    assert.equal(
+      failureLine(frames),
+      'etcd panicked; its Go stack trace is in the container log (kubectl logs --previous)',
+    );
+  });
+  test('GIVEN no message THEN nothing; a plain last line otherwise', () => {
+    assert.equal(failureLine(undefined), undefined);
+    assert.equal(failureLine('a\nlast words\n'), 'last words');
+  });
+  test('GIVEN a Pod whose etcd exited 2 by itself THEN its PodView names the exit and the reason; a kill does not', () => {
+    const terminated = (exitCode: number): V1ContainerState => ({
+      terminated: { exitCode, reason: 'Error', message: usage },
+    });
+    assert.equal(
+      toPodView(memberPod({ restarts: 3, lastState: terminated(2) }))?.lastFailure,
+      'exit code 2: flag provided but not defined: -no-such-flag',
+    );
+    assert.equal(toPodView(memberPod({ restarts: 3, lastState: terminated(137) }))?.lastFailure, undefined);
   });
 });
