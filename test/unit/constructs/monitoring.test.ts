@@ -82,6 +82,7 @@ describe('Prometheus Operator objects', () => {
         'EtcdQuorumAtRisk',
         'EtcdQuorumLost',
         'EtcdDatabaseNearQuota',
+        'EtcdRollingUpdateStuck',
         'EtcdNoSpace',
         'EtcdBackupTooOld',
       ],
