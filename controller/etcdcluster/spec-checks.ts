@@ -10,6 +10,7 @@ import {
   parseSemver,
   type Semver,
   SUPPORTED_ETCD_RANGE,
+  versionStepRefusal,
 } from '../../constructs/conventions/version.js';
 import type { Action, ClusterView, PodView, PvcView } from './types.js';
 
@@ -41,20 +42,19 @@ function runningVersion(cluster: ClusterView, pods: readonly PodView[]): Semver 
   return candidates.sort(compareSemver)[0];
 }
 
+/**
+ * The version path (docs/design/rolling-update.md): a patch or one minor up from the lowest version the members run,
+ * never down, and into the next minor only from its minimum patch. Admission checks the same against the old spec;
+ * this catches a spec that moved on before the Pods did.
+ */
 export function checkVersion(cluster: ClusterView, pods: readonly PodView[]): Refusal | undefined {
   const wanted = parseSemver(cluster.version);
   if (!wanted) return refuse('spec.version', cluster.version, `a version X.Y.Z from ${SUPPORTED_ETCD_RANGE}`);
   if (!isSupportedEtcdVersion(wanted)) return refuse('spec.version', cluster.version, SUPPORTED_ETCD_RANGE);
   const running = runningVersion(cluster, pods);
   if (!running) return undefined;
-  const current = formatSemver(running);
-  if (compareSemver(wanted, running) < 0) {
-    return refuse('spec.version', cluster.version, `${current} or newer (no downgrade)`);
-  }
-  if (wanted.minor > running.minor + 1) {
-    return refuse('spec.version', cluster.version, `at most one minor version above ${current}`);
-  }
-  return undefined;
+  const step = versionStepRefusal(running, wanted, `members run ${formatSemver(running)}`);
+  return step ? refuse('spec.version', cluster.version, step.allowed) : undefined;
 }
 
 export function checkStorage(
