@@ -18,7 +18,13 @@ import {
   MIN_SIZE,
 } from '../conventions/limits.js';
 import { QUANTITY_PATTERN } from '../conventions/quantity.js';
-import { ETCD_VERSION_PATTERN, formatSemver, MIN_ETCD_VERSION } from '../conventions/version.js';
+import {
+  ETCD_VERSION_PATTERN,
+  formatSemver,
+  MIN_ETCD_VERSION,
+  MIN_PATCH_STEPS,
+  VERSION_STEP_ALLOWED,
+} from '../conventions/version.js';
 import {
   conditionsSchema,
   quantitySchema,
@@ -35,10 +41,46 @@ const notLower = (a: string, b: string) =>
 
 const MIN = MIN_ETCD_VERSION;
 const MIN_TEXT = formatSemver(MIN);
+/** Both the new and the old version are X.Y.Z (the format rule refuses anything else on its own). */
+const bothParse = `self.matches('${ETCD_VERSION_PATTERN}') && oldSelf.matches('${ETCD_VERSION_PATTERN}')`;
+/** A CEL expression in a text: the text between two NULs is CEL, the rest literal (see `celConcat`). */
+const cel = (expression: string) => `\0${expression}\0`;
+/** Text with `cel(...)` parts as a CEL string concatenation. */
+function celConcat(text: string): string {
+  const literal = (part: string) => {
+    if (/["\\]/.test(part)) throw new Error(`a CEL message literal cannot hold " or \\, got ${part}`);
+    return part && `"${part}"`;
+  };
+  return text
+    .split('\0')
+    .map((part, i) => (i % 2 === 1 ? part : literal(part)))
+    .filter((part) => part !== '')
+    .join(' + ');
+}
+/** `spec.version: <self> is not allowed; allowed: <allowed>`, `allowed` in the controller's words from `oldSelf`. */
+const versionMessage = (allowed: (old: string) => string) =>
+  celConcat(`spec.version: ${cel('self')} is not allowed; allowed: ${allowed(cel('oldSelf'))}`);
+
+/** One rule per entry of MIN_PATCH_BEFORE_NEXT_MINOR: not from X.Y.z below the minimum into X.(Y+1). */
+const minPatchRules = MIN_PATCH_STEPS.map(({ minimum, next }) => ({
+  rule:
+    `!(${bothParse}) || !(${part('oldSelf', 0)} == ${minimum.major} && ${part('oldSelf', 1)} == ${minimum.minor} && ` +
+    `${part('oldSelf', 2)} < ${minimum.patch} && ${part('self', 0)} == ${minimum.major} && ${part('self', 1)} == ${minimum.minor + 1})`,
+  message: `version can go to ${next} only from ${formatSemver(minimum)} or newer (etcd's minimum before ${next})`,
+  messageExpression: versionMessage((old) =>
+    VERSION_STEP_ALLOWED.minPatch(formatSemver(minimum), next, `was ${old}`),
+  ),
+}));
+
+const minPatchText = MIN_PATCH_STEPS.map(
+  ({ minimum, next }) => `; ${formatSemver(minimum)} or newer before ${next}`,
+);
 
 const versionSchema: JsonSchema = {
   type: 'string',
-  description: `etcd version as X.Y.Z (${MIN_TEXT} or newer). It can go up, never down.`,
+  description:
+    `etcd version as X.Y.Z (${MIN_TEXT} or newer). It can go up a patch or one minor at a time, never down` +
+    `${minPatchText.join('')}.`,
   maxLength: 32,
   'x-kubernetes-validations': [
     {
@@ -56,6 +98,13 @@ const versionSchema: JsonSchema = {
       messageExpression:
         "'version cannot go down from ' + oldSelf + ' to ' + self + ': etcd does not support downgrades; restore a backup into a new cluster instead'",
     },
+    {
+      // Up by more than one minor (or a major) at once; going down is the rule above.
+      rule: `!(${bothParse}) || ${part('self', 0)} < ${part('oldSelf', 0)} || (${part('self', 0)} == ${part('oldSelf', 0)} && ${part('self', 1)} <= ${part('oldSelf', 1)} + 1)`,
+      message: 'version can go up by at most one minor at a time (etcd upgrades one minor at a time)',
+      messageExpression: versionMessage(VERSION_STEP_ALLOWED.minorSkip),
+    },
+    ...minPatchRules,
   ],
 };
 

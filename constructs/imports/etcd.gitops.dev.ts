@@ -13,7 +13,7 @@ export interface EtcdClusterSpec {
    * @default false
    */
   allowEvenSize?: boolean;
-  /** etcd version as X.Y.Z (3.4.0 or newer). It can go up, never down. */
+  /** etcd version as X.Y.Z (3.4.0 or newer). It can go up a patch or one minor at a time, never down; 3.5.26 or newer before 3.6. */
   version: string;
   /** etcd image. Default gcr.io/etcd-development/etcd:v<version>. */
   image?: string;

@@ -1,5 +1,6 @@
 // The CRDs' schema and CEL rules, enforced by a real kube-apiserver of the target version: defaults, the
-// odd-size rule, version format and no downgrade, immutable fields, and `kubectl scale` on the scale subresource.
+// odd-size rule, version format and the version path (no downgrade, one minor at a time, 3.5.26 before 3.6),
+// immutable fields, and `kubectl scale` on the scale subresource.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { etcdClusterCrd, etcdRestoreCrd } from '../../constructs/api/crds.js';
@@ -138,6 +139,38 @@ describe('EtcdCluster and EtcdRestore admission on a real API server', () => {
       /version cannot go down from 3.6.16 to 3.6.9/,
     );
     const up = await apply(cluster('upgrade', { version: '3.6.17' }));
+    assert.equal(up.code, 0, up.stderr);
+  });
+
+  test('GIVEN a 3.4.23 cluster WHEN it walks to 3.6.16 THEN two minors at once and 3.5 below 3.5.26 to 3.6 fail, each naming field, value and what is allowed', async () => {
+    const step = async (version: string) => {
+      const result = await apply(cluster('path', { version }));
+      assert.equal(result.code, 0, `${version}: ${result.stderr}`);
+    };
+    await step('3.4.23');
+    const skip = await refused(cluster('path', { version: '3.6.16' }));
+    assert.match(
+      skip,
+      /spec\.version: 3\.6\.16 is not allowed; allowed: at most one minor version above 3\.4\.23/,
+    );
+    assert.doesNotMatch(skip, /3\.5\.26/, 'one refusal: the minimum patch does not apply from 3.4');
+    await step('3.5.20');
+    assert.match(
+      await refused(cluster('path', { version: '3.6.16' })),
+      /spec\.version: 3\.6\.16 is not allowed; allowed: 3\.5\.26 or newer first \(etcd's minimum before 3\.6; was 3\.5\.20\)/,
+    );
+    await step('3.5.35');
+    await step('3.6.16');
+    assert.match(
+      await refused(cluster('path', { version: '3.5.35' })),
+      /version cannot go down from 3\.6\.16 to 3\.5\.35/,
+    );
+    assert.equal((await get('path')).spec.version, '3.6.16');
+  });
+
+  test('GIVEN a 3.5.26 cluster WHEN it goes to 3.6.0 THEN it is accepted (exactly the minimum)', async () => {
+    assert.equal((await apply(cluster('edge', { version: '3.5.26' }))).code, 0);
+    const up = await apply(cluster('edge', { version: '3.6.0' }));
     assert.equal(up.code, 0, up.stderr);
   });
 

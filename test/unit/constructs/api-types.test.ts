@@ -61,6 +61,26 @@ describe('API source of truth (constructs/api)', () => {
     assert.equal(spec.properties!.storage!.properties!.size!.default, '1Gi');
   });
 
+  it('GIVEN the EtcdCluster schema THEN spec.version has transition rules for two minors up and 3.5 below 3.5.26 to 3.6', () => {
+    // The rules' verdicts are proven on a real API server (test/e2e/crd-rules.test.ts); here, that they exist and
+    // speak the controller's words.
+    const rules = openApiSchema(etcdClusterCrd()).properties!.spec!.properties!.version![
+      'x-kubernetes-validations'
+    ]!;
+    const messages = rules.map((r) => r.messageExpression ?? '');
+    assert.ok(
+      messages.includes(
+        '"spec.version: " + self + " is not allowed; allowed: at most one minor version above " + oldSelf',
+      ),
+      messages.join('\n'),
+    );
+    const minPatch = rules.find((r) =>
+      r.messageExpression?.includes("3.5.26 or newer first (etcd's minimum before 3.6; was "),
+    );
+    assert.ok(minPatch, messages.join('\n'));
+    assert.match(minPatch.rule, /int\(oldSelf\.split\('\.'\)\[2\]\) < 26/);
+  });
+
   it('GIVEN both CRDs THEN every CEL rule carries a message a user can read', () => {
     const rules: Array<{ rule: string; message: string }> = [];
     const walk = (s: JsonSchema): void => {
