@@ -62,13 +62,23 @@ export interface VersionStepRefusal {
 }
 
 /**
+ * Where the version a step starts from comes from, in words: what the members run (`status.currentVersion`, the
+ * controller's lowest running version) or, while that is unknown, the previous `spec.version`.
+ */
+export const VERSION_ORIGIN = {
+  running: (version: string) => `members run ${version}`,
+  spec: (version: string) => `was ${version}`,
+} as const;
+
+/**
  * The "allowed" text of each refusal. Its parts are text so that the CRD's CEL messages can pass expressions
- * (such as `" + oldSelf + "`) and say the same words as the controller; no part contains a double quote.
+ * (such as `" + oldSelf.spec.version + "`) and say the same words as the controller; no part contains a double
+ * quote. `origin` is a VERSION_ORIGIN text.
  */
 export const VERSION_STEP_ALLOWED = {
-  down: (from: string) => `${from} or newer (no downgrade)`,
-  minorSkip: (from: string) => `at most one minor version above ${from}`,
-  /** `origin` says where the old version comes from, e.g. `members run 3.5.20`. */
+  down: (from: string, origin: string) => `${from} or newer (${origin}; etcd does not support downgrades)`,
+  minorSkip: (from: string, origin: string) =>
+    `at most one minor version above ${from} (${origin}; etcd upgrades one minor at a time)`,
   minPatch: (minimum: string, nextMinor: string, origin: string) =>
     `${minimum} or newer first (etcd's minimum before ${nextMinor}; ${origin})`,
 } as const;
@@ -91,18 +101,19 @@ export const MIN_PATCH_STEPS: readonly MinPatchStep[] = Object.entries(MIN_PATCH
 /**
  * Whether `from → to` is a step etcd allows: the same version, a patch, or one minor up; never down, never a major
  * or two minors at once, and not into the next minor from below its minimum patch (MIN_PATCH_BEFORE_NEXT_MINOR).
- * Returns the refusal, or `undefined` when the step is allowed. `origin` words where `from` comes from in the
- * minimum-patch text.
+ * Returns the refusal, or `undefined` when the step is allowed. `origin` words where `from` comes from
+ * (VERSION_ORIGIN; by default the previous spec).
  */
 export function versionStepRefusal(
   from: Semver,
   to: Semver,
-  origin = `was ${formatSemver(from)}`,
+  origin: string = VERSION_ORIGIN.spec(formatSemver(from)),
 ): VersionStepRefusal | undefined {
   const fromText = formatSemver(from);
-  if (compareSemver(to, from) < 0) return { rule: 'down', allowed: VERSION_STEP_ALLOWED.down(fromText) };
+  if (compareSemver(to, from) < 0)
+    return { rule: 'down', allowed: VERSION_STEP_ALLOWED.down(fromText, origin) };
   if (to.major !== from.major || to.minor > from.minor + 1) {
-    return { rule: 'minor-skip', allowed: VERSION_STEP_ALLOWED.minorSkip(fromText) };
+    return { rule: 'minor-skip', allowed: VERSION_STEP_ALLOWED.minorSkip(fromText, origin) };
   }
   const step = MIN_PATCH_STEPS.find(
     ({ minimum }) => minimum.major === from.major && minimum.minor === from.minor,

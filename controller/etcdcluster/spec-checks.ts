@@ -10,6 +10,7 @@ import {
   parseSemver,
   type Semver,
   SUPPORTED_ETCD_RANGE,
+  VERSION_ORIGIN,
   versionStepRefusal,
 } from '../../constructs/conventions/version.js';
 import type { Action, ClusterView, PodView, PvcView } from './types.js';
@@ -44,8 +45,9 @@ function runningVersion(cluster: ClusterView, pods: readonly PodView[]): Semver 
 
 /**
  * The version path (docs/design/rolling-update.md): a patch or one minor up from the lowest version the members run,
- * never down, and into the next minor only from its minimum patch. Admission checks the same against the old spec;
- * this catches a spec that moved on before the Pods did.
+ * never down, and into the next minor only from its minimum patch. Admission checks the same against
+ * `status.currentVersion` when set, else the old spec, in the same words; this also sees the Pods' versions, and
+ * catches a spec that moved on before the status did.
  */
 export function checkVersion(cluster: ClusterView, pods: readonly PodView[]): Refusal | undefined {
   const wanted = parseSemver(cluster.version);
@@ -53,7 +55,7 @@ export function checkVersion(cluster: ClusterView, pods: readonly PodView[]): Re
   if (!isSupportedEtcdVersion(wanted)) return refuse('spec.version', cluster.version, SUPPORTED_ETCD_RANGE);
   const running = runningVersion(cluster, pods);
   if (!running) return undefined;
-  const step = versionStepRefusal(running, wanted, `members run ${formatSemver(running)}`);
+  const step = versionStepRefusal(running, wanted, VERSION_ORIGIN.running(formatSemver(running)));
   return step ? refuse('spec.version', cluster.version, step.allowed) : undefined;
 }
 

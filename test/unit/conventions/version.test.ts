@@ -9,6 +9,7 @@ import {
   parseSemver,
   type Semver,
   SUPPORTED_ETCD_RANGE,
+  VERSION_ORIGIN,
   VERSION_STEP_ALLOWED,
   type VersionStepRefusal,
   versionStepRefusal,
@@ -96,13 +97,16 @@ describe('the version path: which step from one etcd version to another is allow
       assert.equal(versionStepRefusal(v(from), v(to)), undefined));
   }
 
+  const down = (from: string) => `${from} or newer (was ${from}; etcd does not support downgrades)`;
+  const skip = (from: string) =>
+    `at most one minor version above ${from} (was ${from}; etcd upgrades one minor at a time)`;
   const refused: ReadonlyArray<readonly [string, string, VersionStepRefusal]> = [
-    ['3.6.16', '3.5.35', { rule: 'down', allowed: '3.6.16 or newer (no downgrade)' }],
-    ['3.6.16', '3.6.9', { rule: 'down', allowed: '3.6.16 or newer (no downgrade)' }],
-    ['4.0.0', '3.9.9', { rule: 'down', allowed: '4.0.0 or newer (no downgrade)' }],
-    ['3.4.23', '3.6.16', { rule: 'minor-skip', allowed: 'at most one minor version above 3.4.23' }],
-    ['3.5.20', '3.7.0', { rule: 'minor-skip', allowed: 'at most one minor version above 3.5.20' }],
-    ['3.6.16', '4.0.0', { rule: 'minor-skip', allowed: 'at most one minor version above 3.6.16' }],
+    ['3.6.16', '3.5.35', { rule: 'down', allowed: down('3.6.16') }],
+    ['3.6.16', '3.6.9', { rule: 'down', allowed: down('3.6.16') }],
+    ['4.0.0', '3.9.9', { rule: 'down', allowed: down('4.0.0') }],
+    ['3.4.23', '3.6.16', { rule: 'minor-skip', allowed: skip('3.4.23') }],
+    ['3.5.20', '3.7.0', { rule: 'minor-skip', allowed: skip('3.5.20') }],
+    ['3.6.16', '4.0.0', { rule: 'minor-skip', allowed: skip('3.6.16') }],
     [
       '3.5.20',
       '3.6.16',
@@ -126,10 +130,24 @@ describe('the version path: which step from one etcd version to another is allow
     });
   });
 
+  it('GIVEN the members run the old version WHEN a step is refused THEN every text says so', () => {
+    const running = VERSION_ORIGIN.running('3.5.35');
+    assert.equal(running, 'members run 3.5.35');
+    assert.deepEqual(versionStepRefusal(v('3.5.35'), v('3.5.30'), running), {
+      rule: 'down',
+      allowed: '3.5.35 or newer (members run 3.5.35; etcd does not support downgrades)',
+    });
+    assert.deepEqual(versionStepRefusal(v('3.4.23'), v('3.6.16'), VERSION_ORIGIN.running('3.4.23')), {
+      rule: 'minor-skip',
+      allowed:
+        'at most one minor version above 3.4.23 (members run 3.4.23; etcd upgrades one minor at a time)',
+    });
+  });
+
   it('GIVEN the allowed texts THEN none holds a double quote or backslash (the CRD splices them into CEL strings)', () => {
     for (const text of [
-      VERSION_STEP_ALLOWED.down('3.6.16'),
-      VERSION_STEP_ALLOWED.minorSkip('3.4.23'),
+      VERSION_STEP_ALLOWED.down('3.6.16', VERSION_ORIGIN.running('3.6.16')),
+      VERSION_STEP_ALLOWED.minorSkip('3.4.23', VERSION_ORIGIN.spec('3.4.23')),
       VERSION_STEP_ALLOWED.minPatch('3.5.26', '3.6', 'was 3.5.20'),
     ]) {
       assert.doesNotMatch(text, /["\\]/, text);
