@@ -53,7 +53,7 @@ export function isSupportedEtcdVersion(version: Semver): boolean {
 export const MIN_PATCH_BEFORE_NEXT_MINOR: Readonly<Record<string, number>> = { '3.5': 26 };
 
 /** Why a version step is refused (docs/design/rolling-update.md, "The version path"). */
-export type VersionStepRule = 'down' | 'minor-skip' | 'min-patch';
+export type VersionStepRule = 'down' | 'minor-skip' | 'min-patch' | 'rollback';
 
 /** A refused step: the rule it breaks and what is allowed instead, in words. */
 export interface VersionStepRefusal {
@@ -68,6 +68,8 @@ export interface VersionStepRefusal {
 export const VERSION_ORIGIN = {
   running: (version: string) => `members run ${version}`,
   spec: (version: string) => `was ${version}`,
+  /** The newest version a member Pod runs (the controller only: admission does not see the Pods). */
+  newest: (version: string) => `a member runs ${version}`,
 } as const;
 
 /**
@@ -81,6 +83,8 @@ export const VERSION_STEP_ALLOWED = {
     `at most one minor version above ${from} (${origin}; etcd upgrades one minor at a time)`,
   minPatch: (minimum: string, nextMinor: string, origin: string) =>
     `${minimum} or newer first (etcd's minimum before ${nextMinor}; ${origin})`,
+  rollback: (minorStart: string, origin: string) =>
+    `${minorStart} or newer (${origin}; no rollback of a half-done upgrade)`,
 } as const;
 
 /** A minimum patch before the next minor, e.g. `{ minimum: 3.5.26, next: '3.6' }`. */
@@ -125,4 +129,20 @@ export function versionStepRefusal(
     };
   }
   return undefined;
+}
+
+/**
+ * Going back below the minor (or major) a member already runs, e.g. 3.6.16 → 3.5.35 while one member runs 3.6.16:
+ * a half-done upgrade is not rolled back (docs/design/rolling-update.md, "The version path"). `newest` is the highest
+ * version a member runs. Returns the refusal, or `undefined`.
+ */
+export function rollbackRefusal(newest: Semver, to: Semver): VersionStepRefusal | undefined {
+  if (to.major > newest.major || (to.major === newest.major && to.minor >= newest.minor)) return undefined;
+  return {
+    rule: 'rollback',
+    allowed: VERSION_STEP_ALLOWED.rollback(
+      formatSemver({ ...newest, patch: 0 }),
+      VERSION_ORIGIN.newest(formatSemver(newest)),
+    ),
+  };
 }

@@ -8,6 +8,7 @@ import {
   formatSemver,
   isSupportedEtcdVersion,
   parseSemver,
+  rollbackRefusal,
   type Semver,
   SUPPORTED_ETCD_RANGE,
   VERSION_ORIGIN,
@@ -43,11 +44,20 @@ function runningVersion(cluster: ClusterView, pods: readonly PodView[]): Semver 
   return candidates.sort(compareSemver)[0];
 }
 
+/** The highest version a member Pod runs (its version annotation). */
+function newestPodVersion(pods: readonly PodView[]): Semver | undefined {
+  const versions = pods
+    .map((pod) => (pod.version ? parseSemver(pod.version) : undefined))
+    .filter((version): version is Semver => version !== undefined);
+  return versions.sort(compareSemver).at(-1);
+}
+
 /**
  * The version path (docs/design/rolling-update.md): a patch or one minor up from the lowest version the members run,
  * never down, and into the next minor only from its minimum patch. Admission checks the same against
  * `status.currentVersion` when set, else the old spec, in the same words; this also sees the Pods' versions, and
- * catches a spec that moved on before the status did.
+ * catches a spec that moved on before the status did. Only this sees a half-done upgrade: no going back below the
+ * minor a member Pod already runs, which admission lets through while the status says the older minor.
  */
 export function checkVersion(cluster: ClusterView, pods: readonly PodView[]): Refusal | undefined {
   const wanted = parseSemver(cluster.version);
@@ -55,7 +65,10 @@ export function checkVersion(cluster: ClusterView, pods: readonly PodView[]): Re
   if (!isSupportedEtcdVersion(wanted)) return refuse('spec.version', cluster.version, SUPPORTED_ETCD_RANGE);
   const running = runningVersion(cluster, pods);
   if (!running) return undefined;
-  const step = versionStepRefusal(running, wanted, VERSION_ORIGIN.running(formatSemver(running)));
+  const newest = newestPodVersion(pods);
+  const step =
+    versionStepRefusal(running, wanted, VERSION_ORIGIN.running(formatSemver(running))) ??
+    (newest ? rollbackRefusal(newest, wanted) : undefined);
   return step ? refuse('spec.version', cluster.version, step.allowed) : undefined;
 }
 

@@ -7,6 +7,7 @@ import {
   MIN_PATCH_BEFORE_NEXT_MINOR,
   MIN_PATCH_STEPS,
   parseSemver,
+  rollbackRefusal,
   type Semver,
   SUPPORTED_ETCD_RANGE,
   VERSION_ORIGIN,
@@ -144,11 +145,26 @@ describe('the version path: which step from one etcd version to another is allow
     });
   });
 
+  it('GIVEN a member runs 3.6.16 WHEN the spec goes back to 3.5 THEN it is a rollback of a half-done upgrade; 3.6 and up are not', () => {
+    assert.deepEqual(rollbackRefusal(v('3.6.16'), v('3.5.35')), {
+      rule: 'rollback',
+      allowed: '3.6.0 or newer (a member runs 3.6.16; no rollback of a half-done upgrade)',
+    });
+    assert.equal(rollbackRefusal(v('3.6.16'), v('3.6.0')), undefined);
+    assert.equal(rollbackRefusal(v('3.6.16'), v('3.6.17')), undefined);
+    assert.equal(
+      rollbackRefusal(v('3.5.35'), v('3.5.20')),
+      undefined,
+      'a patch down is the down rule, not this',
+    );
+  });
+
   it('GIVEN the allowed texts THEN none holds a double quote or backslash (the CRD splices them into CEL strings)', () => {
     for (const text of [
       VERSION_STEP_ALLOWED.down('3.6.16', VERSION_ORIGIN.running('3.6.16')),
       VERSION_STEP_ALLOWED.minorSkip('3.4.23', VERSION_ORIGIN.spec('3.4.23')),
       VERSION_STEP_ALLOWED.minPatch('3.5.26', '3.6', 'was 3.5.20'),
+      VERSION_STEP_ALLOWED.rollback('3.6.0', VERSION_ORIGIN.newest('3.6.16')),
     ]) {
       assert.doesNotMatch(text, /["\\]/, text);
     }

@@ -87,6 +87,20 @@ const cases: Case[] = [
     pods: ['3.5.35', '3.5.35', '3.5.20'],
   },
   {
+    given:
+      'going back a minor while a member already runs 3.6 (a half-done upgrade; the status still says 3.5.35)',
+    version: '3.5.35',
+    runningVersion: '3.5.35',
+    pods: ['3.6.16', '3.5.35', '3.5.35'],
+    allowed: '3.6.0 or newer (a member runs 3.6.16; no rollback of a half-done upgrade)',
+  },
+  {
+    given: 'a patch down while the roll to a higher patch is half done',
+    version: '3.5.30',
+    runningVersion: '3.5.20',
+    pods: ['3.5.35', '3.5.20', '3.5.20'],
+  },
+  {
     given: 'a minor down',
     version: '3.5.35',
     runningVersion: '3.6.16',
