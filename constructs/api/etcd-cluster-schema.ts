@@ -18,7 +18,14 @@ import {
   MIN_SIZE,
 } from '../conventions/limits.js';
 import { QUANTITY_PATTERN } from '../conventions/quantity.js';
-import { ETCD_VERSION_PATTERN, formatSemver, MIN_ETCD_VERSION } from '../conventions/version.js';
+import {
+  ETCD_VERSION_PATTERN,
+  formatSemver,
+  MIN_ETCD_VERSION,
+  MIN_PATCH_STEPS,
+  VERSION_ORIGIN,
+  VERSION_STEP_ALLOWED,
+} from '../conventions/version.js';
 import {
   conditionsSchema,
   quantitySchema,
@@ -35,26 +42,98 @@ const notLower = (a: string, b: string) =>
 
 const MIN = MIN_ETCD_VERSION;
 const MIN_TEXT = formatSemver(MIN);
+const V = ETCD_VERSION_PATTERN;
+/** A CEL expression in a text: the text between two NULs is CEL, the rest literal (see `celConcat`). */
+const cel = (expression: string) => `\0${expression}\0`;
+/** Text with `cel(...)` parts as a CEL string concatenation. */
+function celConcat(text: string): string {
+  const literal = (part: string) => {
+    if (/["\\]/.test(part)) throw new Error(`a CEL message literal cannot hold " or \\, got ${part}`);
+    return part && `"${part}"`;
+  };
+  return text
+    .split('\0')
+    .map((part, i) => (i % 2 === 1 ? part : literal(part)))
+    .filter((part) => part !== '')
+    .join(' + ');
+}
+
+/*
+ * The version path at admission (docs/design/rolling-update.md, "The version path"): rules at the object root,
+ * because the version a step starts from is what the members run, `status.currentVersion` (the lowest server
+ * version of all members), when the status knows it, else the previous `spec.version`. A spec that moved on before
+ * the members did can thus go back to anything the members can still reach, and a step the members cannot take is
+ * refused up front. The rules pass when `spec.version` is unchanged, which every status update is.
+ */
+const OLD_SPEC = 'oldSelf.spec.version';
+const OLD_RUNNING = 'oldSelf.status.currentVersion';
+const NEW = 'self.spec.version';
+const runningKnown = `(has(oldSelf.status) && has(${OLD_RUNNING}) && ${OLD_RUNNING}.matches('${V}'))`;
+/** The version a step starts from. */
+const FROM = `(${runningKnown} ? ${OLD_RUNNING} : ${OLD_SPEC})`;
+/** Where FROM comes from, in the controller's words (VERSION_ORIGIN). */
+const origin = `(${runningKnown} ? ${celConcat(VERSION_ORIGIN.running(cel(OLD_RUNNING)))} : ${celConcat(VERSION_ORIGIN.spec(cel(OLD_SPEC)))})`;
+/** The rule applies: spec.version changed and both it and FROM are X.Y.Z (the format rule refuses the rest). */
+const applies = `${NEW} != ${OLD_SPEC} && ${NEW}.matches('${V}') && ${FROM}.matches('${V}')`;
+/** A version path rule: `holds` (of NEW and FROM) when it applies. */
+const stepRule = (holds: string) => `!(${applies}) || ${holds}`;
+/** `spec.version: <new> is not allowed; allowed: <allowed>`, `allowed` in the controller's words from FROM. */
+const versionMessage = (allowed: (from: string, origin: string) => string) =>
+  celConcat(`spec.version: ${cel(NEW)} is not allowed; allowed: ${allowed(cel(FROM), cel(origin))}`);
+
+/** One rule per entry of MIN_PATCH_BEFORE_NEXT_MINOR: not from X.Y.z below the minimum into X.(Y+1). */
+const minPatchRules = MIN_PATCH_STEPS.map(({ minimum, next }) => ({
+  rule: stepRule(
+    `!(${part(FROM, 0)} == ${minimum.major} && ${part(FROM, 1)} == ${minimum.minor} && ${part(FROM, 2)} < ${minimum.patch} && ` +
+      `${part(NEW, 0)} == ${minimum.major} && ${part(NEW, 1)} == ${minimum.minor + 1})`,
+  ),
+  message: `version can go to ${next} only from ${formatSemver(minimum)} or newer (etcd's minimum before ${next})`,
+  messageExpression: versionMessage((_from, origin) =>
+    VERSION_STEP_ALLOWED.minPatch(formatSemver(minimum), next, origin),
+  ),
+  fieldPath: '.spec.version',
+}));
+
+/** The transition rules of spec.version, at the object root (they read oldSelf.status). */
+const versionPathRules: NonNullable<JsonSchema['x-kubernetes-validations']> = [
+  {
+    rule: stepRule(notLower(NEW, FROM)),
+    message:
+      'version cannot go below what the members run (or the previous version): etcd does not support downgrades; restore a backup into a new cluster instead',
+    messageExpression: versionMessage(VERSION_STEP_ALLOWED.down),
+    fieldPath: '.spec.version',
+  },
+  {
+    // Up by more than one minor (or a major) at once; going down is the rule above.
+    rule: stepRule(
+      `${part(NEW, 0)} < ${part(FROM, 0)} || (${part(NEW, 0)} == ${part(FROM, 0)} && ${part(NEW, 1)} <= ${part(FROM, 1)} + 1)`,
+    ),
+    message: 'version can go up by at most one minor at a time (etcd upgrades one minor at a time)',
+    messageExpression: versionMessage(VERSION_STEP_ALLOWED.minorSkip),
+    fieldPath: '.spec.version',
+  },
+  ...minPatchRules,
+];
+
+const minPatchText = MIN_PATCH_STEPS.map(
+  ({ minimum, next }) => `; ${formatSemver(minimum)} or newer before ${next}`,
+);
 
 const versionSchema: JsonSchema = {
   type: 'string',
-  description: `etcd version as X.Y.Z (${MIN_TEXT} or newer). It can go up, never down.`,
+  description:
+    `etcd version as X.Y.Z (${MIN_TEXT} or newer). It can go up a patch or one minor at a time, never down` +
+    `${minPatchText.join('')}. Each change is checked against status.currentVersion (what the members run) when ` +
+    'set, else against the previous value.',
   maxLength: 32,
   'x-kubernetes-validations': [
     {
-      rule: `self.matches('${ETCD_VERSION_PATTERN}')`,
+      rule: `self.matches('${V}')`,
       message: "version must be an etcd release written X.Y.Z, e.g. 3.6.16 (no 'v' prefix)",
     },
     {
-      rule: `!self.matches('${ETCD_VERSION_PATTERN}') || ${part('self', 0)} > ${MIN.major} || (${part('self', 0)} == ${MIN.major} && ${part('self', 1)} >= ${MIN.minor})`,
+      rule: `!self.matches('${V}') || ${part('self', 0)} > ${MIN.major} || (${part('self', 0)} == ${MIN.major} && ${part('self', 1)} >= ${MIN.minor})`,
       message: `version must be ${MIN_TEXT} or newer: members join as learners, which etcd supports from ${MIN.major}.${MIN.minor}`,
-    },
-    {
-      rule: `!self.matches('${ETCD_VERSION_PATTERN}') || !oldSelf.matches('${ETCD_VERSION_PATTERN}') || ${notLower('self', 'oldSelf')}`,
-      message:
-        'version cannot go down: etcd does not support downgrades; restore a backup into a new cluster instead',
-      messageExpression:
-        "'version cannot go down from ' + oldSelf + ' to ' + self + ': etcd does not support downgrades; restore a backup into a new cluster instead'",
     },
   ],
 };
@@ -347,7 +426,9 @@ export const clusterStatusSchema: JsonSchema = {
     currentVersion: {
       type: 'string',
       description:
-        'Lowest etcd version among members, computed only when every member answers (it reaches a new version when the last member runs it).',
+        'Lowest etcd version among members, computed only when every member answers (it reaches a new version when the last member runs it); changes of spec.version are checked against it.',
+      // Bounded so that the version path rules' cost estimate stays small (spec.version has the same bound).
+      maxLength: 32,
     },
     updateRevision: {
       type: 'string',
@@ -379,5 +460,6 @@ export const etcdClusterSchema: JsonSchema = resourceSchema(
       message:
         'EtcdCluster names must start with a lowercase letter and contain only lowercase letters, digits and hyphens (a DNS-1035 label), because Service names derive from them',
     },
+    ...versionPathRules,
   ],
 );

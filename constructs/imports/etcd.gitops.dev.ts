@@ -13,7 +13,7 @@ export interface EtcdClusterSpec {
    * @default false
    */
   allowEvenSize?: boolean;
-  /** etcd version as X.Y.Z (3.4.0 or newer). It can go up, never down. */
+  /** etcd version as X.Y.Z (3.4.0 or newer). It can go up a patch or one minor at a time, never down; 3.5.26 or newer before 3.6. Each change is checked against status.currentVersion (what the members run) when set, else against the previous value. */
   version: string;
   /** etcd image. Default gcr.io/etcd-development/etcd:v<version>. */
   image?: string;
@@ -147,7 +147,7 @@ export interface EtcdClusterStatus {
   readyMembers?: number;
   /** Label selector of member Pods (scale subresource). */
   selector?: string;
-  /** Lowest etcd version among members, computed only when every member answers (it reaches a new version when the last member runs it). */
+  /** Lowest etcd version among members, computed only when every member answers (it reaches a new version when the last member runs it); changes of spec.version are checked against it. */
   currentVersion?: string;
   /** Pod revision of the current spec: member Pods at another revision are rolled, one at a time (docs/design/rolling-update.md). */
   updateRevision?: string;

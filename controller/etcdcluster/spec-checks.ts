@@ -8,8 +8,11 @@ import {
   formatSemver,
   isSupportedEtcdVersion,
   parseSemver,
+  rollbackRefusal,
   type Semver,
   SUPPORTED_ETCD_RANGE,
+  VERSION_ORIGIN,
+  versionStepRefusal,
 } from '../../constructs/conventions/version.js';
 import type { Action, ClusterView, PodView, PvcView } from './types.js';
 
@@ -41,20 +44,32 @@ function runningVersion(cluster: ClusterView, pods: readonly PodView[]): Semver 
   return candidates.sort(compareSemver)[0];
 }
 
+/** The highest version a member Pod runs (its version annotation). */
+function newestPodVersion(pods: readonly PodView[]): Semver | undefined {
+  const versions = pods
+    .map((pod) => (pod.version ? parseSemver(pod.version) : undefined))
+    .filter((version): version is Semver => version !== undefined);
+  return versions.sort(compareSemver).at(-1);
+}
+
+/**
+ * The version path (docs/design/rolling-update.md): a patch or one minor up from the lowest version the members run,
+ * never down, and into the next minor only from its minimum patch. Admission checks the same against
+ * `status.currentVersion` when set, else the old spec, in the same words; this also sees the Pods' versions, and
+ * catches a spec that moved on before the status did. Only this sees a half-done upgrade: no going back below the
+ * minor a member Pod already runs, which admission lets through while the status says the older minor.
+ */
 export function checkVersion(cluster: ClusterView, pods: readonly PodView[]): Refusal | undefined {
   const wanted = parseSemver(cluster.version);
   if (!wanted) return refuse('spec.version', cluster.version, `a version X.Y.Z from ${SUPPORTED_ETCD_RANGE}`);
   if (!isSupportedEtcdVersion(wanted)) return refuse('spec.version', cluster.version, SUPPORTED_ETCD_RANGE);
   const running = runningVersion(cluster, pods);
   if (!running) return undefined;
-  const current = formatSemver(running);
-  if (compareSemver(wanted, running) < 0) {
-    return refuse('spec.version', cluster.version, `${current} or newer (no downgrade)`);
-  }
-  if (wanted.minor > running.minor + 1) {
-    return refuse('spec.version', cluster.version, `at most one minor version above ${current}`);
-  }
-  return undefined;
+  const newest = newestPodVersion(pods);
+  const step =
+    versionStepRefusal(running, wanted, VERSION_ORIGIN.running(formatSemver(running))) ??
+    (newest ? rollbackRefusal(newest, wanted) : undefined);
+  return step ? refuse('spec.version', cluster.version, step.allowed) : undefined;
 }
 
 export function checkStorage(

@@ -1,5 +1,6 @@
 // The CRDs' schema and CEL rules, enforced by a real kube-apiserver of the target version: defaults, the
-// odd-size rule, version format and no downgrade, immutable fields, and `kubectl scale` on the scale subresource.
+// odd-size rule, version format and the version path (no downgrade, one minor at a time, 3.5.26 before 3.6; from
+// status.currentVersion when set, else the old spec), immutable fields, and `kubectl scale` on the scale subresource.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { etcdClusterCrd, etcdRestoreCrd } from '../../constructs/api/crds.js';
@@ -131,14 +132,131 @@ describe('EtcdCluster and EtcdRestore admission on a real API server', () => {
     assert.equal((await apply(cluster('upgrade', { version: '3.6.16' }))).code, 0);
     assert.match(
       await refused(cluster('upgrade', { version: '3.5.35' })),
-      /version cannot go down from 3.6.16 to 3.5.35: etcd does not support downgrades/,
+      /spec\.version: 3\.5\.35 is not allowed; allowed: 3\.6\.16 or newer \(was 3\.6\.16; etcd does not support downgrades\)/,
     );
     assert.match(
       await refused(cluster('upgrade', { version: '3.6.9' })),
-      /version cannot go down from 3.6.16 to 3.6.9/,
+      /spec\.version: 3\.6\.9 is not allowed; allowed: 3\.6\.16 or newer \(was 3\.6\.16;/,
     );
     const up = await apply(cluster('upgrade', { version: '3.6.17' }));
     assert.equal(up.code, 0, up.stderr);
+  });
+
+  test('GIVEN a 3.4.23 cluster WHEN it walks to 3.6.16 THEN two minors at once and 3.5 below 3.5.26 to 3.6 fail, each naming field, value and what is allowed', async () => {
+    const step = async (version: string) => {
+      const result = await apply(cluster('path', { version }));
+      assert.equal(result.code, 0, `${version}: ${result.stderr}`);
+    };
+    await step('3.4.23');
+    const skip = await refused(cluster('path', { version: '3.6.16' }));
+    assert.match(
+      skip,
+      /spec\.version: 3\.6\.16 is not allowed; allowed: at most one minor version above 3\.4\.23 \(was 3\.4\.23; etcd upgrades one minor at a time\)/,
+    );
+    assert.doesNotMatch(skip, /3\.5\.26/, 'one refusal: the minimum patch does not apply from 3.4');
+    await step('3.5.20');
+    assert.match(
+      await refused(cluster('path', { version: '3.6.16' })),
+      /spec\.version: 3\.6\.16 is not allowed; allowed: 3\.5\.26 or newer first \(etcd's minimum before 3\.6; was 3\.5\.20\)/,
+    );
+    await step('3.5.35');
+    await step('3.6.16');
+    assert.match(
+      await refused(cluster('path', { version: '3.5.35' })),
+      /spec\.version: 3\.5\.35 is not allowed; allowed: 3\.6\.16 or newer \(was 3\.6\.16; etcd does not support downgrades\)/,
+    );
+    assert.equal((await get('path')).spec.version, '3.6.16');
+  });
+
+  test('GIVEN a 3.5.26 cluster WHEN it goes to 3.6.0 THEN it is accepted (exactly the minimum)', async () => {
+    assert.equal((await apply(cluster('edge', { version: '3.5.26' }))).code, 0);
+    const up = await apply(cluster('edge', { version: '3.6.0' }));
+    assert.equal(up.code, 0, up.stderr);
+  });
+
+  /** Writes `status.currentVersion` through the status subresource, as the controller does. */
+  async function membersRun(name: string, currentVersion: string): Promise<void> {
+    const patched = await run([
+      'patch',
+      'etcdcluster',
+      name,
+      '-n',
+      ns,
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      JSON.stringify({ status: { currentVersion } }),
+    ]);
+    assert.equal(patched.code, 0, `status.currentVersion ${currentVersion}: ${patched.stderr}`);
+    assert.equal((await get(name)).status.currentVersion, currentVersion);
+  }
+  const accepted = async (name: string, version: string) => {
+    const result = await apply(cluster(name, { version }));
+    assert.equal(result.code, 0, `${version}: ${result.stderr}`);
+  };
+
+  test('GIVEN status.currentVersion says the members run 3.5.20 WHEN spec.version moves THEN each step starts from 3.5.20, not from the old spec, and the refusal names it', async () => {
+    await accepted('running', '3.5.20');
+    await membersRun('running', '3.5.20');
+    await accepted('running', '3.5.35');
+    assert.match(
+      await refused(cluster('running', { version: '3.6.16' })),
+      /spec\.version: 3\.6\.16 is not allowed; allowed: 3\.5\.26 or newer first \(etcd's minimum before 3\.6; members run 3\.5\.20\)/,
+    );
+    assert.match(
+      await refused(cluster('running', { version: '3.5.10' })),
+      /spec\.version: 3\.5\.10 is not allowed; allowed: 3\.5\.20 or newer \(members run 3\.5\.20; etcd does not support downgrades\)/,
+    );
+    await accepted('running', '3.5.30'); // below the old spec, not below what the members run
+    await accepted('running', '3.5.35');
+    await membersRun('running', '3.5.35'); // the roll is done
+    assert.match(
+      await refused(cluster('running', { version: '3.5.30' })),
+      /spec\.version: 3\.5\.30 is not allowed; allowed: 3\.5\.35 or newer \(members run 3\.5\.35; etcd does not support downgrades\)/,
+    );
+    await accepted('running', '3.6.16');
+    // Admission cannot see the Pods: while the status says 3.5.35 it admits going back (the controller decides).
+    await accepted('running', '3.5.35');
+    assert.equal((await get('running')).spec.version, '3.5.35');
+  });
+
+  test('GIVEN a status write WHEN it says the members run more than spec.version THEN it is accepted (the version path rules check spec changes only)', async () => {
+    await accepted('status-only', '3.5.30');
+    await membersRun('status-only', '3.5.35');
+    await membersRun('status-only', '3.6.16');
+    const sized = await apply(cluster('status-only', { version: '3.5.30', size: 5 }));
+    assert.equal(sized.code, 0, `another spec change with spec.version unchanged: ${sized.stderr}`);
+  });
+
+  test('GIVEN 3.5.20 → 3.5.35 → 3.6.16 admitted before the status knew what the members run WHEN the status says 3.5.20 THEN the way back to 3.5.35 is accepted', async () => {
+    // The stuck case: the controller refuses 3.6.16 (a member runs 3.5.20) and a refused spec stops the roll.
+    await accepted('stuck', '3.5.20');
+    await accepted('stuck', '3.5.35');
+    await accepted('stuck', '3.6.16'); // from the old spec: no status yet
+    await membersRun('stuck', '3.5.20');
+    await accepted('stuck', '3.5.35');
+    assert.match(
+      await refused(cluster('stuck', { version: '3.6.16' })),
+      /spec\.version: 3\.6\.16 is not allowed; allowed: 3\.5\.26 or newer first \(etcd's minimum before 3\.6; members run 3\.5\.20\)/,
+    );
+    await membersRun('stuck', '3.5.35');
+    await accepted('stuck', '3.6.16');
+  });
+
+  test('GIVEN 3.4.23 → 3.5.35 → 3.6.16 admitted before the status knew WHEN the status says 3.4.23 THEN the way back to 3.5.35 is accepted and 3.6.16 is refused naming 3.4.23', async () => {
+    await accepted('stuck34', '3.4.23');
+    await accepted('stuck34', '3.5.35');
+    await accepted('stuck34', '3.6.16');
+    await membersRun('stuck34', '3.4.23');
+    assert.match(
+      await refused(cluster('stuck34', { version: '3.4.22' })),
+      /spec\.version: 3\.4\.22 is not allowed; allowed: 3\.4\.23 or newer \(members run 3\.4\.23; etcd does not support downgrades\)/,
+    );
+    await accepted('stuck34', '3.5.35');
+    assert.match(
+      await refused(cluster('stuck34', { version: '3.6.16' })),
+      /spec\.version: 3\.6\.16 is not allowed; allowed: at most one minor version above 3\.4\.23 \(members run 3\.4\.23; etcd upgrades one minor at a time\)/,
+    );
   });
 
   test('fails when the storage class, ephemeral storage or bootstrap source changes after creation', async () => {
