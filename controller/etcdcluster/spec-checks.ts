@@ -44,9 +44,12 @@ function runningVersion(cluster: ClusterView, pods: readonly PodView[]): Semver 
   return candidates.sort(compareSemver)[0];
 }
 
-/** The highest version a member Pod runs (its version annotation). */
+/** The highest version a member Pod runs (its version annotation). A Pod crash-looping on its version never ran
+ *  it (the first member of a roll that etcd refused to start, e.g. 3.6 replaying 3.4's WAL entries): going back
+ *  from it is the way out (docs/design/rolling-update.md, "The version path"). */
 function newestPodVersion(pods: readonly PodView[]): Semver | undefined {
   const versions = pods
+    .filter((pod) => !pod.crashLooping)
     .map((pod) => (pod.version ? parseSemver(pod.version) : undefined))
     .filter((version): version is Semver => version !== undefined);
   return versions.sort(compareSemver).at(-1);

@@ -149,6 +149,21 @@ describe('checkVersion: the version path against the members', () => {
     });
   }
 
+  it('GIVEN the first 3.6 member of a roll crash-looping (etcd refused to start it) WHEN spec.version goes back to 3.5.35 THEN it is carried out: that member never ran 3.6', () => {
+    const pods = [
+      pod(0, { version: '3.6.16', crashLooping: true, running: false, ready: false }),
+      pod(1, { version: '3.5.35' }),
+      pod(2, { version: '3.5.35' }),
+    ];
+    assert.equal(checkVersion(cluster({ version: '3.5.35', runningVersion: '3.5.35' }), pods), undefined);
+    // The same Pod running: a half-done upgrade, refused.
+    const running = [pod(0, { version: '3.6.16' }), ...pods.slice(1)];
+    assert.equal(
+      checkVersion(cluster({ version: '3.5.35', runningVersion: '3.5.35' }), running)?.allowed,
+      '3.6.0 or newer (a member runs 3.6.16; no rollback of a half-done upgrade)',
+    );
+  });
+
   it('GIVEN members on 3.5.20 WHEN spec.version is 3.6.16 THEN the condition message names field, value and what is allowed', () => {
     const refusal = checkSpec(
       cluster({ version: '3.6.16', runningVersion: '3.5.20' }),
