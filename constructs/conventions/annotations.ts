@@ -13,3 +13,6 @@ export const ANNOTATION_CLUSTER_UID = `${API_GROUP}/cluster-uid`;
 export const ANNOTATION_VERSION = `${API_GROUP}/version`;
 /** Member Pod: the pod revision of the spec it was built from (docs/design/rolling-update.md). */
 export const ANNOTATION_POD_REVISION = `${API_GROUP}/pod-revision`;
+/** Member Pod, set by a user: this member leaves first on scale-in, and at the same size it is replaced by a new
+ *  member (`kubectl annotate pod <member> etcd.gitops.dev/evict=true`; docs/design/membership.md). */
+export const ANNOTATION_EVICT = `${API_GROUP}/evict`;

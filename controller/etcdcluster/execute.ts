@@ -106,7 +106,9 @@ async function etcdChange(action: Action, context: ExecuteContext): Promise<Outc
     }
     case 'RemoveMember': {
       const result = await removeMember(endpoint(context), action.id);
-      const change = { dead: 'replace', roll: 'roll', 'scale-in': 'remove', undo: 'remove' }[action.reason];
+      const change = { dead: 'replace', roll: 'roll', evict: 'evict', 'scale-in': 'remove', undo: 'remove' }[
+        action.reason
+      ];
       return done('MemberRemoved', `removed member ${action.member} (${action.reason}, ${result})`, change);
     }
     default:

@@ -68,6 +68,32 @@ export function canStop(etcd: EtcdView, member: EtcdMemberView): boolean {
   return others.length >= quorumOf(voters.length);
 }
 
+/** A user marked the member's Pod `etcd.gitops.dev/evict=true`. */
+export function isMarked(input: PlanInput, member: EtcdMemberView): boolean {
+  return member.member !== undefined && podOf(input, member.member)?.evict === true;
+}
+
+/**
+ * The membership to reach: `size`, plus one while a healthy marked voter waits to be replaced add-first
+ * (docs/design/membership.md, "The member that leaves, and evict-and-replace").
+ */
+export function targetSize(input: PlanInput, etcd: EtcdView): number {
+  const waiting = etcd.members.some((member) => !member.learner && member.healthy && isMarked(input, member));
+  return input.cluster.size + (waiting ? 1 : 0);
+}
+
+/** The member scale-in removes: a marked one, else one that is not healthy, else the highest index. */
+export function scaleInVictim(input: PlanInput, etcd: EtcdView): EtcdMemberView | undefined {
+  const byIndexDown = [...etcd.members].sort(
+    (a, b) => indexOf(input.cluster.name, b.member) - indexOf(input.cluster.name, a.member),
+  );
+  return (
+    byIndexDown.find((member) => isMarked(input, member)) ??
+    byIndexDown.find((member) => !member.healthy) ??
+    byIndexDown[0]
+  );
+}
+
 /** The Pod of `member` is not built from the current spec (no revision: made before rolling updates existed). */
 export function isOutOfDate(input: PlanInput, pod: PodView): boolean {
   return pod.revision !== input.cluster.revision;

@@ -3,6 +3,7 @@ import {
   canRemove,
   canStop,
   indexOf,
+  isMarked,
   isOutOfDate,
   isStarting,
   newClusterToken,
@@ -11,6 +12,8 @@ import {
   ourPvcs,
   podOf,
   pvcOf,
+  scaleInVictim,
+  targetSize,
 } from './plan-facts.js';
 import { checkSpec } from './spec-checks.js';
 import type { Action, EtcdMemberView, EtcdView, PlanInput, PodView } from './types.js';
@@ -39,12 +42,14 @@ const wait = (
  *  7. quorum lost → ReportQuorumLost;
  *  8. a healthy started voter whose Pod still says `new` (a seed that has served) → MarkExisting;
  *  9. Pod without member → DeletePod; PVC without member or Pod and whenScaled Delete → DeletePVC;
- * 10. dead member → RemoveMember if quorum survives it.
+ * 10. dead member, or a marked (`etcd.gitops.dev/evict`) one not healthy → RemoveMember if quorum survives it.
  *     A crash-looping member on a revision no healthy member runs is not dead (its spec is the likely cause):
  *     on the current revision → Wait `RollingUpdateFailed` (Degraded); on an older one → RollMember (delete);
- * 11. learner: too many members → RemoveMember (undo); Pod running → PromoteLearner; else Wait;
- * 12. a member not healthy → Wait;  13. too few → AddLearner;  14. too many → MoveLeader off / RemoveMember
- *     the highest index;
+ * 11. learner: more members than the target (size, +1 while a healthy marked voter waits to be replaced) →
+ *     RemoveMember (undo); Pod running → PromoteLearner; else Wait;
+ * 12. a. more members than size → MoveLeader off / RemoveMember the marked member, else one not healthy, else the
+ *        highest index;  b. a member not healthy → Wait;
+ * 13. fewer members than the target → AddLearner;  14. (scale-in is 12a);
  * 15. roll (docs/design/rolling-update.md): members whose Pod is not at the spec's revision, once every Pod is
  *     Ready and every member caught up: followers by index, then the leader after MoveLeader; each only if
  *     stopping it keeps quorum → RollMember (evict); ephemeral members by RemoveMember (roll) and a new member;
@@ -72,8 +77,9 @@ export function planMembership(input: PlanInput): Action {
     cleanUpRemoved(input, etcd) ??
     replaceDead(input, etcd) ??
     handleLearner(input, etcd) ??
+    scaleIn(input, etcd) ??
     waitForHealth(input, etcd) ??
-    scale(input, etcd) ??
+    scaleUp(input, etcd) ??
     roll(input, etcd) ?? { kind: 'Steady' }
   );
 }
@@ -243,9 +249,12 @@ function failsOnItsRevision(input: PlanInput, etcd: EtcdView, member: EtcdMember
   return runsIt ? undefined : pod;
 }
 
-/** Step 10: remove a dead member from etcd first; its Pod and PVC follow in step 9, its replacement in 13. */
+/** Step 10: remove a dead member (or a marked one that is not healthy) from etcd first; its Pod and PVC follow in
+ *  step 9, its replacement in 13. */
 function replaceDead(input: PlanInput, etcd: EtcdView): Action | undefined {
-  const dead = ourMembers(input, etcd).find((member) => isDead(input, member));
+  const dead = ourMembers(input, etcd).find(
+    (member) => isDead(input, member) || (isMarked(input, member) && !member.healthy && !member.learner),
+  );
   if (!dead) return undefined;
   const failed = failsOnItsRevision(input, etcd, dead);
   if (failed && !isOutOfDate(input, failed)) {
@@ -274,7 +283,7 @@ function handleLearner(input: PlanInput, etcd: EtcdView): Action | undefined {
   const learner = ourMembers(input, etcd).find((member) => member.learner);
   if (!learner) return undefined;
   const name = learner.member as string;
-  if (etcd.members.length > input.cluster.size) {
+  if (etcd.members.length > targetSize(input, etcd)) {
     return { kind: 'RemoveMember', member: name, id: learner.id, reason: 'undo' };
   }
   if (podOf(input, name)?.running) return { kind: 'PromoteLearner', member: name, id: learner.id };
@@ -288,12 +297,10 @@ function waitForHealth(input: PlanInput, etcd: EtcdView): Action | undefined {
   return wait('MembersNotReady', `waiting for member ${unhealthy.member} to be healthy`, REQUEUE.starting);
 }
 
-/** Steps 13 and 14: one member more or less. */
-function scale(input: PlanInput, etcd: EtcdView): Action | undefined {
-  const { size, name: cluster } = input.cluster;
-  if (etcd.members.length < size) return { kind: 'AddLearner', member: nextMemberName(input) };
-  if (etcd.members.length <= size) return undefined;
-  const victim = [...etcd.members].sort((a, b) => indexOf(cluster, b.member) - indexOf(cluster, a.member))[0];
+/** Step 12a: one member less: the marked one, else one that is not healthy, else the highest index. */
+function scaleIn(input: PlanInput, etcd: EtcdView): Action | undefined {
+  if (etcd.members.length <= input.cluster.size) return undefined;
+  const victim = scaleInVictim(input, etcd);
   if (!victim) return undefined;
   if (victim.id === etcd.leaderId) {
     const target = ourMembers(input, etcd).find(
@@ -315,7 +322,14 @@ function scale(input: PlanInput, etcd: EtcdView): Action | undefined {
       REQUEUE.quorum,
     );
   }
-  return { kind: 'RemoveMember', member: victim.member ?? victim.id, id: victim.id, reason: 'scale-in' };
+  const reason = isMarked(input, victim) ? 'evict' : 'scale-in';
+  return { kind: 'RemoveMember', member: victim.member ?? victim.id, id: victim.id, reason };
+}
+
+/** Step 13: one member more (a new name), up to `size`, or `size + 1` while a marked member waits to be replaced. */
+function scaleUp(input: PlanInput, etcd: EtcdView): Action | undefined {
+  if (etcd.members.length >= targetSize(input, etcd)) return undefined;
+  return { kind: 'AddLearner', member: nextMemberName(input) };
 }
 
 /** Step 15: one member of a rolling change, only at rest (docs/design/rolling-update.md, "The decision"). */

@@ -45,6 +45,8 @@ export interface PodView {
   /** The pod revision it was built from (annotation `etcd.gitops.dev/pod-revision`); none on Pods made before
    *  rolling updates existed, which are out of date. */
   readonly revision?: string;
+  /** A user marked it `etcd.gitops.dev/evict=true`: it leaves first on scale-in, else it is replaced. */
+  readonly evict: boolean;
   /** etcd's last exit, when it exited by itself with an error: `exit code 2: <termination message>`. */
   readonly lastFailure?: string;
   /** The etcd version of the Pod's image (annotation `etcd.gitops.dev/version`). */
@@ -105,7 +107,7 @@ export interface PlanInput {
   readonly nonce: string;
 }
 
-export type RemoveReason = 'scale-in' | 'dead' | 'undo' | 'roll';
+export type RemoveReason = 'scale-in' | 'dead' | 'undo' | 'roll' | 'evict';
 export type CreatePodReason = 'seed' | 'join' | 'recreate';
 
 export type Action =

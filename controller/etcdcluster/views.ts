@@ -8,6 +8,7 @@ import type {
 import {
   ANNOTATION_CLUSTER_TOKEN,
   ANNOTATION_CLUSTER_UID,
+  ANNOTATION_EVICT,
   ANNOTATION_INITIAL_CLUSTER_STATE,
   ANNOTATION_POD_REVISION,
   ANNOTATION_VERSION,
@@ -138,6 +139,7 @@ export function toPodView(pod: V1Pod): PodView | undefined {
     running: Boolean(container?.state?.running),
     ready: ready === true,
     crashLooping: isCrashLooping(pod),
+    evict: pod.metadata?.annotations?.[ANNOTATION_EVICT] === 'true',
     ephemeral: (pod.spec?.volumes ?? []).some(
       (volume) => volume.name === 'data' && volume.emptyDir !== undefined,
     ),

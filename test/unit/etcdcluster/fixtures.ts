@@ -39,6 +39,7 @@ export function pod(index: number, overrides: Partial<PodView> = {}): PodView {
     running: true,
     ready: true,
     crashLooping: false,
+    evict: false,
     ephemeral: false,
     version: '3.6.16',
     revision: REVISION,
