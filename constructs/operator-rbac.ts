@@ -1,23 +1,31 @@
-// What the controller may do, as data: one list for the cluster, one for its own namespace.
+// What the controller may do, as data: one list for the cluster, one for its own namespace, one for a cluster's
+// namespace. Exactly the calls the controller makes (test/unit/constructs/controller-api-calls.test.ts derives
+// them from controller/ and fails on a verb granted but unused, or used but not granted).
 import type { k8s } from 'cdk8s-plus-27';
 import { API_GROUP, ETCD_CLUSTER_PLURAL, ETCD_RESTORE_PLURAL } from './conventions/api.js';
 
-const READ = ['get', 'list', 'watch'];
+/** What an informer needs: its LIST and its WATCH. */
+const WATCH = ['list', 'watch'];
 
 /** Cluster-wide rules of the controller: no wildcards, no Secrets. */
 export const CONTROLLER_CLUSTER_RULES: readonly k8s.PolicyRule[] = [
-  { apiGroups: [API_GROUP], resources: [ETCD_CLUSTER_PLURAL, ETCD_RESTORE_PLURAL], verbs: READ },
+  // get: each pass reads its object fresh; list: the restore's orphaned-lock check lists clusters.
+  { apiGroups: [API_GROUP], resources: [ETCD_CLUSTER_PLURAL, ETCD_RESTORE_PLURAL], verbs: ['get', ...WATCH] },
+  // Status is written by merge patch only, never replaced.
   {
     apiGroups: [API_GROUP],
     resources: [`${ETCD_CLUSTER_PLURAL}/status`, `${ETCD_RESTORE_PLURAL}/status`],
-    verbs: ['update', 'patch'],
+    verbs: ['patch'],
   },
+  // Member Pods and PVCs carry an ownerReference to their EtcdCluster with blockOwnerDeletion, which the
+  // OwnerReferencesPermissionEnforcement admission plugin allows only to who may update the owner's finalizers.
   { apiGroups: [API_GROUP], resources: [`${ETCD_CLUSTER_PLURAL}/finalizers`], verbs: ['update'] },
-  { apiGroups: [''], resources: ['pods'], verbs: [...READ, 'create', 'delete', 'patch'] },
+  // Read through the informers only (never a single GET); patch: the member record annotation (MarkExisting).
+  { apiGroups: [''], resources: ['pods'], verbs: [...WATCH, 'create', 'delete', 'patch'] },
   // A rolling change stops a healthy member by eviction, so the PodDisruptionBudget is honoured.
   { apiGroups: [''], resources: ['pods/eviction'], verbs: ['create'] },
-  { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: [...READ, 'create', 'delete', 'patch'] },
-  { apiGroups: [''], resources: ['services'], verbs: READ },
+  // patch: the restore labels the PVCs it retains and annotates those it abandons.
+  { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: [...WATCH, 'create', 'delete', 'patch'] },
   { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
 ];
 

@@ -18,6 +18,7 @@ import {
   MIN_SIZE,
 } from '../conventions/limits.js';
 import { QUANTITY_PATTERN } from '../conventions/quantity.js';
+import { DEFAULT_MEMBER_ANTI_AFFINITY, MEMBER_ANTI_AFFINITIES } from '../conventions/scheduling.js';
 import {
   ETCD_VERSION_PATTERN,
   formatSemver,
@@ -199,8 +200,17 @@ export const podTemplateSchema: JsonSchema = {
     labels: stringMap('Extra Pod labels (the app.kubernetes.io/* labels of the operator win).'),
     annotations: stringMap('Extra Pod annotations.'),
     affinity: passThrough(
-      'core/v1 Affinity, to which the controller adds the default pod anti-affinity (members preferably on distinct nodes).',
+      'core/v1 Affinity, to which the controller adds the member anti-affinity of memberAntiAffinity: both apply.',
     ),
+    memberAntiAffinity: {
+      type: 'string',
+      enum: [...MEMBER_ANTI_AFFINITIES],
+      default: DEFAULT_MEMBER_ANTI_AFFINITY,
+      description:
+        'How members avoid sharing a node (kubernetes.io/hostname). Preferred: on distinct nodes when possible ' +
+        '(a preferred pod anti-affinity term). Required: never two on one node (a required term); a member ' +
+        'that finds no free node stays Pending. Changing it rolls the members.',
+    },
     tolerations: { type: 'array', description: 'core/v1 Tolerations.', items: tolerationSchema },
     nodeSelector: stringMap('core/v1 nodeSelector.'),
     priorityClassName: { type: 'string', description: 'PriorityClass of member Pods.', maxLength: 253 },

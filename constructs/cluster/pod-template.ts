@@ -1,6 +1,7 @@
 // Member Pod overrides, typed with the Kubernetes types cdk8s-plus-27 exports, rendered as the CRD's JSON.
 import { k8s } from 'cdk8s-plus-27';
 import { LABEL_COMPONENT, LABEL_INSTANCE, LABEL_NAME } from '../conventions/labels.js';
+import { MEMBER_ANTI_AFFINITIES, type MemberAntiAffinity } from '../conventions/scheduling.js';
 import type { EtcdClusterPodTemplate, Toleration } from '../imports/etcd.gitops.dev.js';
 import { validateObjectName } from '../validate/names.js';
 
@@ -17,11 +18,19 @@ export interface EtcdPodTemplateProps {
    */
   readonly annotations?: Record<string, string>;
   /**
-   * Node and pod (anti-)affinity. The controller adds the default pod anti-affinity (members preferably on
-   * distinct nodes) to it: both apply.
-   * @default - the default pod anti-affinity only
+   * Node and pod (anti-)affinity. The controller adds the member anti-affinity of `memberAntiAffinity` to it
+   * (after the user's own pod anti-affinity terms): both apply.
+   * @default - the member anti-affinity only
    */
   readonly affinity?: k8s.Affinity;
+  /**
+   * How members avoid sharing a node (`kubernetes.io/hostname`): `'Preferred'` puts them on distinct nodes when
+   * it can (a preferred pod anti-affinity term: a one-node cluster still runs every member); `'Required'` never
+   * puts two on one node (a required term: a member that finds no free node stays Pending, so `size` must not
+   * exceed the schedulable nodes). Changing it rolls the members.
+   * @default 'Preferred'
+   */
+  readonly memberAntiAffinity?: MemberAntiAffinity;
   /**
    * Tolerations of member Pods.
    * @default - none
@@ -57,6 +66,12 @@ function validatePodTemplate(template: EtcdPodTemplateProps): void {
   if (template.priorityClassName !== undefined) {
     validateObjectName('podTemplate.priorityClassName', template.priorityClassName);
   }
+  const anti = template.memberAntiAffinity;
+  if (anti !== undefined && !(MEMBER_ANTI_AFFINITIES as readonly unknown[]).includes(anti)) {
+    throw new Error(
+      `'podTemplate.memberAntiAffinity' must be ${MEMBER_ANTI_AFFINITIES.map((m) => `'${m}'`).join(' or ')}, got ${JSON.stringify(anti)}`,
+    );
+  }
 }
 
 /** The CRD's `podTemplate` for the props (Kubernetes JSON field names), validated; undefined fields left out. */
@@ -69,6 +84,7 @@ export function renderPodTemplate(
     labels: template.labels,
     annotations: template.annotations,
     affinity: k8s.toJson_Affinity(template.affinity),
+    memberAntiAffinity: template.memberAntiAffinity,
     tolerations: template.tolerations?.map((t) => k8s.toJson_Toleration(t) as Toleration),
     nodeSelector: template.nodeSelector,
     priorityClassName: template.priorityClassName,

@@ -97,8 +97,13 @@ export interface EtcdClusterPodTemplate {
   labels?: Record<string, string>;
   /** Extra Pod annotations. */
   annotations?: Record<string, string>;
-  /** core/v1 Affinity, to which the controller adds the default pod anti-affinity (members preferably on distinct nodes). Passed unchanged to member Pods, where the API server validates it. */
+  /** core/v1 Affinity, to which the controller adds the member anti-affinity of memberAntiAffinity: both apply. Passed unchanged to member Pods, where the API server validates it. */
   affinity?: Record<string, unknown>;
+  /**
+   * How members avoid sharing a node (kubernetes.io/hostname). Preferred: on distinct nodes when possible (a preferred pod anti-affinity term). Required: never two on one node (a required term); a member that finds no free node stays Pending. Changing it rolls the members.
+   * @default "Preferred"
+   */
+  memberAntiAffinity?: 'Preferred' | 'Required';
   /** core/v1 Tolerations. */
   tolerations?: Array<Toleration>;
   /** core/v1 nodeSelector. */

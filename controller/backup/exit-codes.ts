@@ -14,7 +14,7 @@ export const ExitCode = {
   S3_ERROR: 4,
   /** A snapshot or object does not match its checksum. */
   CHECKSUM_MISMATCH: 5,
-  /** The new backup is stored and complete, but retention could not delete old ones. */
+  /** The new backup is stored and complete, but retention or the staging sweep could not delete old objects. */
   RETENTION_FAILED: 6,
   /** `save` got SIGTERM or SIGINT (Job deadline or deletion): the upload was aborted, nothing written or deleted. */
   INTERRUPTED: 9,

@@ -1,6 +1,7 @@
 // `backup save`: docs/design/backup.md, "backup save, step by step".
 //   1. preflight S3 (HeadBucket)   2. pick a member   3-5. stream, verify, abort on failure (stream-to-s3.ts)
-//   6. copy `<key>.part` to `<key>` with the metadata, delete the `.part`   7. retention (apply-retention.ts)
+//   6. copy `<key>.part` to `<key>` with the metadata, delete the `.part`
+//   7. delete stale `.part` objects of killed saves (sweep-staging.ts)   8. retention (apply-retention.ts)
 import {
   DeleteObjectCommand,
   HeadBucketCommand,
@@ -10,6 +11,7 @@ import {
 import type { Etcd3 } from 'etcd3';
 import type { Logger } from 'pino';
 import { DEFAULT_S3_REGION } from '../../constructs/conventions/s3.js';
+import { crashSwitchFromEnv } from '../etcdcluster/crash-switch.js';
 import { createS3Client, type S3Options, type ServerSideEncryption } from '../s3/client.js';
 import { copyWithMetadata } from '../s3/copy.js';
 import { describeS3Error } from '../s3/errors.js';
@@ -20,7 +22,13 @@ import { defaultKeyTemplate, keyPrefix, renderKey, validateKeyTemplate } from '.
 import { type BackupMetadata, type Compression, toS3Metadata } from './metadata.js';
 import { chooseMember, type HealthyProbe, probeMember } from './pick-member.js';
 import { type RetentionPlan, type RetentionPolicy, validateRetentionPolicy } from './retention.js';
+import { DEFAULT_STAGING_GRACE_MS, stagingMetadata } from './staging.js';
 import { StreamFailure, streamSnapshotToS3 } from './stream-to-s3.js';
+import { sweepStaging } from './sweep-staging.js';
+
+/** TEST-ONLY steps for `ETCD_GITOPS_TEST_BACKUP_CRASH_AFTER` (etcdcluster/crash-switch.ts): `upload` = the `.part`
+ *  is complete and verified, not yet copied; `copy` = the backup is stored, its `.part` not yet deleted. */
+type SaveStep = 'upload' | 'copy';
 
 /** Everything `backup save` needs; the CLI flags map one to one (docs/design/conventions.md). */
 export interface SaveOptions {
@@ -44,6 +52,12 @@ export interface SaveOptions {
   readonly partSizeBytes?: number;
   /** Parts uploaded concurrently. @default 2 */
   readonly queueSize?: number;
+  /**
+   * A `.part` of this cluster older than this (store clock, against the new backup) is a killed save's and is
+   * deleted after the new backup is stored (docs/design/backup.md, "Staging objects left by a killed save").
+   * @default 24h (DEFAULT_STAGING_GRACE_MS: the longest a scheduled save can run)
+   */
+  readonly stagingGraceMs?: number;
 }
 
 export interface SaveResult {
@@ -71,6 +85,9 @@ function validate(options: SaveOptions): void {
   const queue = options.queueSize ?? 2;
   if (!Number.isInteger(queue) || queue < 1 || queue > 16)
     problems.push(`'queueSize' must be 1..16, got ${queue}`);
+  const grace = options.stagingGraceMs ?? DEFAULT_STAGING_GRACE_MS;
+  if (!Number.isFinite(grace) || grace < 0)
+    problems.push(`'stagingGrace' must be a duration of 0 or more, got ${grace} ms`);
   for (const check of [
     () => validateKeyTemplate(options.keyTemplate ?? defaultKeyTemplate),
     () => validateRetentionPolicy(options.retention ?? {}),
@@ -134,8 +151,8 @@ async function pickMember(
 
 /**
  * `backup save`. Aborting `signal` (the CLI does on SIGTERM/SIGINT) stops at the next step: while streaming it
- * aborts the multipart upload, before the rename it deletes the `.part`, after it skips retention; each exits
- * `INTERRUPTED` saying what was left.
+ * aborts the multipart upload, before the rename it deletes the `.part`, after it skips the staging sweep and
+ * retention; each exits `INTERRUPTED` saying what was left.
  */
 export async function save(options: SaveOptions, log: Logger, signal?: AbortSignal): Promise<SaveResult> {
   validate(options);
@@ -180,6 +197,7 @@ async function saveFrom(
     key: partKey,
     compression,
     encryption: options.encryption,
+    metadata: stagingMetadata(options, time),
     partSizeBytes: options.partSizeBytes ?? 8 * mib,
     queueSize: options.queueSize ?? 2,
     ...(options.signal ? { signal: options.signal } : {}),
@@ -197,12 +215,29 @@ async function saveFrom(
     ...streamed,
   };
   log.info({ key: partKey, ...streamed }, 'Uploaded and verified snapshot');
+  const crash = crashSwitchFromEnv<SaveStep>(process.env.ETCD_GITOPS_TEST_BACKUP_CRASH_AFTER);
+  crash.after('upload');
   if (options.signal?.aborted) await discardInterrupted(s3, options, partKey, options.signal);
-  await rename(s3, options, { partKey, key, metadata });
+  await rename(s3, options, { partKey, key, metadata }, () => crash.after('copy'));
   log.info(
     { bucket: options.bucket, key, revision: metadata.revision, size: metadata.objectSize },
     'Stored backup',
   );
+  const prefix = keyPrefix(template, fields);
+  // A signal after the rename deletes nothing more: the sweep waits for the next save, retention is skipped below.
+  if (!options.signal?.aborted)
+    await sweepStaging(
+      s3,
+      {
+        bucket: options.bucket,
+        prefix,
+        namespace: options.namespace,
+        cluster: options.cluster,
+        justWritten: key,
+        graceMs: options.stagingGraceMs ?? DEFAULT_STAGING_GRACE_MS,
+      },
+      log,
+    );
   if (
     !options.retention ||
     (options.retention.keepLast === undefined && options.retention.maxAgeMs === undefined)
@@ -217,7 +252,7 @@ async function saveFrom(
     s3,
     {
       bucket: options.bucket,
-      prefix: keyPrefix(template, fields),
+      prefix,
       namespace: options.namespace,
       cluster: options.cluster,
       justWritten: key,
@@ -242,7 +277,7 @@ async function discardInterrupted(
     .then(() => `the uploaded s3://${options.bucket}/${partKey} was deleted`)
     .catch(
       (error: unknown) =>
-        `s3://${options.bucket}/${partKey} remains (${describeS3Error(error)}; status lists it, delete it by hand)`,
+        `s3://${options.bucket}/${partKey} remains (${describeS3Error(error)}; status lists it; the next save of this cluster deletes it once past --staging-grace)`,
     );
   throw new BackupError(
     'INTERRUPTED',
@@ -298,6 +333,7 @@ async function rename(
   s3: S3Client,
   options: SaveOptions,
   object: { partKey: string; key: string; metadata: BackupMetadata },
+  copied: () => void,
 ): Promise<void> {
   try {
     await copyWithMetadata(s3, {
@@ -315,7 +351,7 @@ async function rename(
       .then(() => 'it was removed')
       .catch(
         () =>
-          `it remains as s3://${options.bucket}/${object.partKey} (complete and verified; delete it by hand)`,
+          `it remains as s3://${options.bucket}/${object.partKey} (complete and verified; the next save of this cluster deletes it once past --staging-grace)`,
       );
     throw new BackupError(
       'S3_ERROR',
@@ -323,6 +359,7 @@ async function rename(
       { cause: error },
     );
   }
+  copied();
   try {
     await s3.send(new DeleteObjectCommand({ Bucket: options.bucket, Key: object.partKey }));
   } catch (error) {

@@ -16,6 +16,8 @@ export interface StreamRequest {
   readonly key: string;
   readonly compression: Compression;
   readonly encryption?: ServerSideEncryption;
+  /** User metadata of the uploaded object (the staging marker, staging.ts). @default - none */
+  readonly metadata?: Record<string, string>;
   readonly partSizeBytes: number;
   readonly queueSize: number;
   /** Aborting it (SIGTERM/SIGINT) stops the stream and aborts the multipart upload. @default - never */
@@ -70,6 +72,7 @@ export async function streamSnapshotToS3(
       Key: request.key,
       Body: counter,
       ContentType: 'application/octet-stream',
+      ...(request.metadata ? { Metadata: request.metadata } : {}),
       ...encryptionParams(request.encryption),
     },
   });

@@ -189,7 +189,11 @@ export function buildMemberPod(cluster: EtcdCluster, moment: MemberMoment): V1Po
       automountServiceAccountToken: false,
       terminationGracePeriodSeconds: 30,
       securityContext: restrictedPodSecurityContext(),
-      affinity: memberAffinity(clusterName(cluster), template.affinity) as V1Affinity,
+      affinity: memberAffinity(
+        clusterName(cluster),
+        template.affinity,
+        template.memberAntiAffinity,
+      ) as V1Affinity,
       ...(template.tolerations ? { tolerations: template.tolerations as unknown as V1Toleration[] } : {}),
       ...(template.nodeSelector ? { nodeSelector: template.nodeSelector } : {}),
       ...(template.priorityClassName ? { priorityClassName: template.priorityClassName } : {}),

@@ -53,6 +53,15 @@ describe('API source of truth (constructs/api)', () => {
     });
   });
 
+  it('GIVEN the EtcdCluster schema THEN podTemplate.memberAntiAffinity is an enum of Preferred and Required, default Preferred', () => {
+    const podTemplate = openApiSchema(etcdClusterCrd()).properties!.spec!.properties!.podTemplate!;
+    const anti = podTemplate.properties!.memberAntiAffinity!;
+    assert.deepEqual(
+      [anti.type, anti.enum, anti.default],
+      ['string', ['Preferred', 'Required'], 'Preferred'],
+    );
+  });
+
   it('GIVEN the EtcdCluster schema THEN size defaults to 3 within 1..9 and version is required', () => {
     const spec = openApiSchema(etcdClusterCrd()).properties!.spec!;
     assert.deepEqual(spec.required, ['version']);

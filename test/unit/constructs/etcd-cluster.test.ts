@@ -184,6 +184,29 @@ describe('EtcdCluster construct', () => {
     assert.throws(() => cluster({ name: `a${'b'.repeat(45)}` }), /'name' must be at most 45 characters/);
   });
 
+  it('GIVEN podTemplate.memberAntiAffinity Required and an affinity THEN the spec carries both', () => {
+    const nodeAffinity = {
+      requiredDuringSchedulingIgnoredDuringExecution: {
+        nodeSelectorTerms: [
+          { matchExpressions: [{ key: 'disk', operator: 'In' as const, values: ['ssd'] }] },
+        ],
+      },
+    };
+    const spec = only(
+      cluster({ podTemplate: { memberAntiAffinity: 'Required', affinity: { nodeAffinity } } }).objects,
+      'EtcdCluster',
+    ).spec;
+    assert.equal(spec.podTemplate.memberAntiAffinity, 'Required');
+    assert.deepEqual(spec.podTemplate.affinity, { nodeAffinity });
+  });
+
+  it('fails when podTemplate.memberAntiAffinity is neither Preferred nor Required', () => {
+    assert.throws(
+      () => cluster({ podTemplate: { memberAntiAffinity: 'required' as never } }),
+      /^Error: 'podTemplate.memberAntiAffinity' must be 'Preferred' or 'Required', got "required"$/,
+    );
+  });
+
   it('fails when podTemplate labels override a selector label', () => {
     assert.throws(
       () => cluster({ podTemplate: { labels: { 'app.kubernetes.io/instance': 'other' } } }),

@@ -79,15 +79,16 @@ describe('EtcdOperator construct', () => {
     assert.deepEqual(verbs, {
       etcdclusters: 'get,list,watch',
       etcdrestores: 'get,list,watch',
-      'etcdclusters/status': 'update,patch',
-      'etcdrestores/status': 'update,patch',
-      'etcdclusters/finalizers': 'update',
-      pods: 'get,list,watch,create,delete,patch', // patch: the member record annotation (MarkExisting)
+      'etcdclusters/status': 'patch', // merge patches only, never a replace
+      'etcdrestores/status': 'patch',
+      'etcdclusters/finalizers': 'update', // blockOwnerDeletion on member Pods and PVCs
+      pods: 'list,watch,create,delete,patch', // read through informers; patch: the member record (MarkExisting)
       'pods/eviction': 'create', // a rolling change stops a healthy member through the PodDisruptionBudget
-      persistentvolumeclaims: 'get,list,watch,create,delete,patch',
-      services: 'get,list,watch',
+      persistentvolumeclaims: 'list,watch,create,delete,patch', // patch: PVCs a restore retains or abandons
       events: 'create,patch',
     });
+    // No Services: the controller reaches members by DNS names it derives, and never reads a Service object.
+    // test/unit/constructs/controller-api-calls.test.ts derives these verbs from controller/ so they cannot drift.
   });
 
   it('GIVEN defaults THEN Leases are granted by a Role in the operator namespace only', () => {

@@ -35,6 +35,7 @@ const saveSample: Required<BackupSaveArgs> = {
   key: '/tls/tls.key',
   partSizeMiB: 16,
   queueSize: 4,
+  stagingGrace: '2h',
 };
 
 const statusSample: Required<BackupStatusArgs> = {

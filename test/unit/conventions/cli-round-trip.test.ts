@@ -57,6 +57,7 @@ const defaults: SaveOptions = {
   retention: { keepLast: 7, maxAgeMs: undefined },
   partSizeBytes: undefined,
   queueSize: undefined,
+  stagingGraceMs: undefined,
 };
 
 type ScheduleCase = readonly [Partial<EtcdBackupScheduleOptions>, Partial<SaveOptions>];

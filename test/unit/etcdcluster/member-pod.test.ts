@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
 import type { EtcdCluster } from '../../../controller/etcdcluster/api.js';
 import { buildMemberPod, buildMemberPvc } from '../../../controller/etcdcluster/member-pod.js';
+import { podRevision } from '../../../controller/etcdcluster/revision.js';
 
 function etcdCluster(spec: Partial<EtcdCluster['spec']> = {}): EtcdCluster {
   return {
@@ -214,6 +215,48 @@ describe('buildMemberPod', () => {
       pod.spec?.affinity?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution?.[0]
         ?.podAffinityTerm.topologyKey,
       'kubernetes.io/hostname',
+    );
+  });
+
+  it('GIVEN memberAntiAffinity Required and a user nodeAffinity THEN members must be on distinct hostnames and the nodeAffinity stays', () => {
+    const nodeAffinity = {
+      requiredDuringSchedulingIgnoredDuringExecution: {
+        nodeSelectorTerms: [{ matchExpressions: [{ key: 'disk', operator: 'In', values: ['ssd'] }] }],
+      },
+    };
+    const pod = buildMemberPod(
+      etcdCluster({ podTemplate: { memberAntiAffinity: 'Required', affinity: { nodeAffinity } } }),
+      { member: 'demo-0', state: 'new', initialCluster: ['demo-0'] },
+    );
+    assert.deepEqual(pod.spec?.affinity, {
+      nodeAffinity,
+      podAntiAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: [
+          {
+            topologyKey: 'kubernetes.io/hostname',
+            labelSelector: {
+              matchLabels: {
+                'app.kubernetes.io/name': 'etcd',
+                'app.kubernetes.io/instance': 'demo',
+                'app.kubernetes.io/component': 'member',
+              },
+            },
+          },
+        ],
+      },
+    });
+  });
+
+  it('GIVEN the API server filled in the default memberAntiAffinity THEN the pod revision is that of no podTemplate (no roll)', () => {
+    // An existing cluster gets `podTemplate.memberAntiAffinity: Preferred` from the CRD default only when it has
+    // a podTemplate; either way its members must keep their revision.
+    assert.equal(
+      podRevision(etcdCluster({ podTemplate: { memberAntiAffinity: 'Preferred' } })),
+      podRevision(etcdCluster()),
+    );
+    assert.notEqual(
+      podRevision(etcdCluster({ podTemplate: { memberAntiAffinity: 'Required' } })),
+      podRevision(etcdCluster()),
     );
   });
 
