@@ -99,15 +99,7 @@ for (const version of ['3.4', '3.5', '3.6'] as const) {
       cluster = await createTestCluster(version, [`--quota-backend-bytes=${QUOTA}`]);
       for (const name of names) await cluster.reserve(name);
       for (const name of names) cluster.start(name, 'new', names, `defrag-${version}`);
-      await waitFor(
-        async () => {
-          const statuses = await Promise.all(
-            names.map((name) => withClient(url(name), (client) => client.maintenance.status())),
-          );
-          return statuses.every((status) => status.leader !== '0' && status.leader === statuses[0]?.leader);
-        },
-        { what: `3 etcd ${version} members agreeing on a leader`, timeoutMs: 30_000 },
-      );
+      await cluster.waitForLeader(names);
     });
     after(async () => {
       await cluster?.stop();

@@ -4,16 +4,28 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { memberStatus } from '../../../controller/etcd/members.js';
 import { etcdBinary, etcdVersions } from '../../env/binaries.js';
 import { onProcessExit, removeDir, startReaper } from '../../env/cleanup.js';
 import { freePorts } from '../../env/ports.js';
 import { type ManagedProcess, startProcess } from '../../env/process-group.js';
+import { waitFor } from '../../env/wait.js';
+
+export type EtcdMinor = '3.4' | '3.5' | '3.6';
 
 export interface TestMember {
   readonly name: string;
   readonly peerURL: string;
   readonly clientURL: string;
+  /** `--listen-metrics-urls` (as the member Pod has): `/metrics` and `/health`, served before the client API. */
+  readonly metricsURL: string;
   process?: ManagedProcess;
+}
+
+export interface StartOptions {
+  /** The etcd binary of this start, e.g. a member restarted on its data dir by the next minor. @default the
+   *  cluster's version */
+  version?: EtcdMinor;
 }
 
 export interface TestCluster {
@@ -23,19 +35,28 @@ export interface TestCluster {
   reserve(name: string): Promise<TestMember>;
   /** Starts a member with `ETCD_INITIAL_CLUSTER` of `initial` (names) and the given state, as the member Pod's
    *  environment gives them. */
-  start(name: string, state: 'new' | 'existing', initial: readonly string[], token?: string): TestMember;
+  start(
+    name: string,
+    state: 'new' | 'existing',
+    initial: readonly string[],
+    token?: string,
+    options?: StartOptions,
+  ): TestMember;
   /** SIGKILLs a member's process group (its data stays). */
   kill(name: string): Promise<void>;
   /** Deletes a member's data dir (the member must be stopped): lost PVC data. */
   wipe(name: string): Promise<void>;
   /** The member name of a peer URL of this cluster. */
   memberOf(peerURL: string): string | undefined;
+  /** Waits until each of `names` (the leader among them) answers Status and all name the same leader; resolves
+   *  that leader. */
+  waitForLeader(names: readonly string[], timeoutMs?: number): Promise<{ name: string; id: string }>;
   stop(): Promise<void>;
 }
 
 /** `extraArgs` go on every member's command line (e.g. `--quota-backend-bytes=...`). */
 export async function createTestCluster(
-  version: '3.4' | '3.5' | '3.6',
+  version: EtcdMinor,
   extraArgs: readonly string[] = [],
 ): Promise<TestCluster> {
   const exact = etcdVersions[version];
@@ -65,19 +86,25 @@ export async function createTestCluster(
     version: exact,
     members,
     async reserve(name) {
-      const [peer, client] = await freePorts(2);
-      const member = { name, peerURL: `http://127.0.0.1:${peer}`, clientURL: `http://127.0.0.1:${client}` };
+      const [peer, client, metrics] = await freePorts(3);
+      const member = {
+        name,
+        peerURL: `http://127.0.0.1:${peer}`,
+        clientURL: `http://127.0.0.1:${client}`,
+        metricsURL: `http://127.0.0.1:${metrics}`,
+      };
       members.set(name, member);
       await mkdir(join(dir, name), { recursive: true });
       return member;
     },
-    start(name, state, initial, token) {
+    start(name, state, initial, token, options = {}) {
       const member = members.get(name);
       if (!member) throw new Error(`reserve ${name} first`);
       const initialCluster = initial.map((other) => `${other}=${members.get(other)?.peerURL}`).join(',');
+      const binaryVersion = options.version ? etcdVersions[options.version] : exact;
       member.process = startProcess({
-        name: `etcd-${exact}-${name}`,
-        command: etcdBinary(exact, 'etcd'),
+        name: `etcd-${binaryVersion}-${name}`,
+        command: etcdBinary(binaryVersion, 'etcd'),
         args: [
           `--name=${name}`,
           `--data-dir=${join(dir, name, 'data')}`,
@@ -85,6 +112,7 @@ export async function createTestCluster(
           `--listen-client-urls=${member.clientURL}`,
           `--advertise-client-urls=${member.clientURL}`,
           `--initial-advertise-peer-urls=${member.peerURL}`,
+          `--listen-metrics-urls=${member.metricsURL}`,
           ...(token ? [`--initial-cluster-token=${token}`] : []),
           '--log-level=warn',
           ...extraArgs,
@@ -104,6 +132,30 @@ export async function createTestCluster(
     },
     memberOf(peerURL) {
       return [...members.values()].find((member) => member.peerURL === peerURL)?.name;
+    },
+    waitForLeader(names, timeoutMs = 30_000) {
+      return waitFor(
+        async () => {
+          const statuses = await Promise.all(
+            names.map((name) => memberStatus(members.get(name)?.clientURL as string)),
+          );
+          const leaderId = statuses[0]?.leaderId;
+          if (!leaderId || leaderId === '0' || statuses.some((status) => status.leaderId !== leaderId))
+            return;
+          const leader = names[statuses.findIndex((status) => status.memberId === leaderId)];
+          return leader === undefined ? undefined : { name: leader, id: leaderId };
+        },
+        {
+          what: `${names.join(', ')} (etcd ${exact}) to agree on a leader`,
+          timeoutMs,
+          abortIf: () => {
+            const gone = names
+              .map((name) => members.get(name)?.process)
+              .find((process) => process?.exitStatus());
+            return gone && `${gone.name} ${gone.exitStatus()}:\n${gone.logTail(10)}`;
+          },
+        },
+      );
     },
     stop,
   };
