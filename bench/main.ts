@@ -3,6 +3,7 @@
 import * as backup from './backup.js';
 import * as membership from './membership.js';
 import * as restore from './restore.js';
+import * as rolling from './rolling.js';
 import * as synth from './synth.js';
 
 interface BenchModule {
@@ -14,6 +15,7 @@ const benches: Array<[string, BenchModule]> = [
   ['backup', backup],
   ['restore', restore],
   ['membership', membership],
+  ['rolling', rolling],
 ];
 
 const wanted = process.argv.slice(2);

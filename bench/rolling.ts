@@ -1,0 +1,173 @@
+// Rolling upgrade speed on the local Kubernetes, beside the floor measured in the same run: the same etcd builds
+// upgraded by hand with etcdctl on loopback, no Kubernetes (each member in turn, the leader last after
+// `etcdctl move-leader`: stop it, start the next version on its data dir, wait until it is healthy and answers a
+// linearizable read). Cases: a size-3 and a size-5 cluster from etcd 3.5 to 3.6. Medians over 3 runs; a table on
+// stdout, JSON in bench/results/rolling.json. `npm run bench rolling`.
+import { execFile } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { memberStatus } from '../controller/etcd/members.js';
+import { etcdBinary, etcdVersions } from '../test/env/binaries.js';
+import { type Environment, startEnvironment } from '../test/env/environment.js';
+import { waitFor } from '../test/env/wait.js';
+import { controllerProcesses } from '../test/integration/helpers/membership-controller.js';
+import { createTestCluster, type TestCluster } from '../test/integration/helpers/membership-etcd.js';
+import {
+  type ClusterHandle,
+  createClusterHandle,
+  prepareNamespace,
+} from '../test/integration/helpers/membership-kube.js';
+
+const results = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bench', 'results');
+const RUNS = 3;
+const ns = 'bench-rolling';
+const from = etcdVersions['3.5'];
+const to = etcdVersions['3.6'];
+const SIZES = [3, 5] as const;
+const execFileAsync = promisify(execFile);
+
+type Sample = Record<`size ${(typeof SIZES)[number]}`, number>;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+// ---- the floor: etcdctl by hand -------------------------------------------------------------------------------
+
+async function etcdctl(endpoint: string, args: string[]): Promise<string> {
+  const { stdout } = await execFileAsync(etcdBinary(to, 'etcdctl'), [`--endpoints=${endpoint}`, ...args], {
+    env: { PATH: process.env.PATH ?? '' },
+  });
+  return stdout;
+}
+
+/** Healthy and caught up, as an operator checks by hand: `endpoint health`, then a linearizable read through it. */
+async function ready(cluster: TestCluster, name: string): Promise<void> {
+  const url = cluster.members.get(name)?.clientURL as string;
+  await waitFor(
+    async () => {
+      await etcdctl(url, ['endpoint', 'health']);
+      await etcdctl(url, ['get', '--consistency=l', 'bench']);
+      return true;
+    },
+    { what: `${name} healthy and caught up`, timeoutMs: 60_000, intervalMs: 100 },
+  );
+}
+
+async function floorRun(size: number): Promise<number> {
+  const cluster = await createTestCluster('3.5');
+  try {
+    const names = Array.from({ length: size }, (_, index) => `m${index}`);
+    for (const name of names) await cluster.reserve(name);
+    for (const name of names) cluster.start(name, 'new', names, 'bench-rolling');
+    for (const name of names) await ready(cluster, name);
+    await etcdctl(cluster.members.get('m0')?.clientURL as string, ['put', 'bench', 'x']);
+    const start = performance.now();
+    const leader = (await cluster.waitForLeader(names)).name;
+    for (const name of [...names.filter((n) => n !== leader), leader]) {
+      // The leader last, after moving leadership away (if it still leads).
+      if (name === leader && (await cluster.waitForLeader(names)).name === leader) {
+        const target = names.find((n) => n !== leader) as string;
+        const { memberId } = await memberStatus(cluster.members.get(target)?.clientURL as string);
+        await etcdctl(cluster.members.get(leader)?.clientURL as string, [
+          'move-leader',
+          BigInt(memberId).toString(16),
+        ]);
+      }
+      await cluster.members.get(name)?.process?.stop(30_000);
+      cluster.start(name, 'existing', names, undefined, { version: '3.6' });
+      await ready(cluster, name);
+    }
+    return performance.now() - start;
+  } finally {
+    await cluster.stop();
+  }
+}
+
+// ---- ours: the controller on the local Kubernetes --------------------------------------------------------------
+
+async function rolled(cluster: ClusterHandle, size: number): Promise<void> {
+  await waitFor(
+    async () => {
+      const object = await cluster.read();
+      const status = object.status;
+      const progressing = status?.conditions?.find((condition) => condition.type === 'Progressing');
+      return (
+        status?.observedGeneration === object.metadata.generation &&
+        status?.currentVersion === to &&
+        status.updatedMembers === size &&
+        progressing?.status === 'False'
+      );
+    },
+    { what: `${cluster.name} rolled to ${to}`, timeoutMs: 600_000, intervalMs: 200 },
+  );
+}
+
+async function ourRun(env: Environment, size: number, index: number): Promise<number> {
+  const spec = {
+    size,
+    version: from,
+    persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete', whenScaled: 'Delete' },
+  };
+  const cluster = await createClusterHandle(env, ns, `r${size}-${index}`);
+  await cluster.apply(spec);
+  await cluster.readyAt(size);
+  const start = performance.now();
+  await cluster.apply({ ...spec, version: to });
+  await rolled(cluster, size);
+  const elapsed = performance.now() - start;
+  await env.kubectl(['delete', 'etcdcluster', cluster.name, '-n', ns, '--wait=true', '--timeout=120s']);
+  return elapsed;
+}
+
+export async function run(): Promise<void> {
+  const env = await startEnvironment({ nodes: 3 });
+  const controllers = await controllerProcesses({ kubeconfigPath: env.kubeconfigPath, namespace: ns });
+  const ours: Sample[] = [];
+  const floor: Sample[] = [];
+  try {
+    await prepareNamespace(env, ns);
+    await controllers.start();
+    for (let index = 0; index < RUNS; index += 1) {
+      const oursSample = {} as Sample;
+      const floorSample = {} as Sample;
+      for (const size of SIZES) {
+        oursSample[`size ${size}`] = await ourRun(env, size, index);
+        floorSample[`size ${size}`] = await floorRun(size);
+      }
+      ours.push(oursSample);
+      floor.push(floorSample);
+    }
+  } finally {
+    await controllers.stop();
+    await env.stop();
+  }
+  const rows = SIZES.map((size) => {
+    const key = `size ${size}` as const;
+    const oursMs = median(ours.map((sample) => sample[key]));
+    const floorMs = median(floor.map((sample) => sample[key]));
+    return { case: `${key}: ${from} → ${to}`, runs: RUNS, oursMs, floorMs, ratio: oursMs / floorMs };
+  });
+  console.log(
+    `\nrolling upgrade (median of ${RUNS} runs; floor: the same etcd builds upgraded by hand with etcdctl, leader last)`,
+  );
+  console.log('case                          runs    ours s   floor s  ratio');
+  for (const r of rows) {
+    console.log(
+      `${r.case.padEnd(29)} ${String(r.runs).padStart(4)} ${(r.oursMs / 1000).toFixed(1).padStart(9)} ${(r.floorMs / 1000).toFixed(1).padStart(9)} ${r.ratio.toFixed(2).padStart(6)}`,
+    );
+  }
+  mkdirSync(results, { recursive: true });
+  const file = join(results, 'rolling.json');
+  writeFileSync(
+    file,
+    `${JSON.stringify({ bench: 'rolling', node: process.version, from, to, date: new Date().toISOString(), rows, samples: { ours, floor } }, null, 2)}\n`,
+  );
+  console.log(`wrote ${file}`);
+}
