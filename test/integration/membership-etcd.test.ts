@@ -53,6 +53,14 @@ for (const version of ['3.6', '3.5', '3.4'] as const) {
       assert.equal(learner?.name, '');
       const observation = await observe();
       assert.equal(observation?.view.quorum, true);
+      // The seed answers its linearizable read; an unstarted learner is not caught up (the roll's gate).
+      assert.deepEqual(
+        observation?.view.members.map(({ member, caughtUp }) => [member, caughtUp]),
+        [
+          ['m0', true],
+          ['m1', false],
+        ],
+      );
       assert.deepEqual(
         observation?.view.members.map(({ member, learner, started }) => ({ member, learner, started })),
         [
@@ -145,6 +153,7 @@ for (const version of ['3.6', '3.5', '3.4'] as const) {
       );
       const m1 = observation?.view.members.find((member) => member.member === 'm1');
       assert.equal(m1?.healthy, false);
+      assert.equal(m1?.caughtUp, false);
       assert.equal(observation?.view.members.length, 2);
     });
   });
