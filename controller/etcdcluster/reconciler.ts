@@ -19,7 +19,7 @@ import { type CrashSwitch, crashSwitchFromEnv } from './crash-switch.js';
 import { execute, type Outcome } from './execute.js';
 import { getCluster, type Observed, observe, planInput } from './observe.js';
 import { planMembership } from './plan.js';
-import { alarmReason, buildStatus, describeAction, rollEvents } from './status.js';
+import { alarmReason, buildStatus, describeAction, reportedAction, rollEvents } from './status.js';
 import type { Action } from './types.js';
 import { toPodView } from './views.js';
 
@@ -61,7 +61,8 @@ export class EtcdClusterReconciler implements Reconciler {
   private async report(key: ObjectKey, observed: Observed, action: Action, outcome: Outcome): Promise<void> {
     const { cluster, etcd } = observed;
     const pods = observed.pods.flatMap((pod) => toPodView(pod) ?? []);
-    const status = buildStatus(cluster, action, etcd, new Date(), abandonedData(observed.pvcs), pods);
+    const told = reportedAction(action, outcome.notYet);
+    const status = buildStatus(cluster, told, etcd, new Date(), abandonedData(observed.pvcs), pods);
     if (!cluster.metadata.deletionTimestamp) {
       await patchStatus(this.deps.kubeConfig, RESOURCE, key, { ...status });
     }

@@ -23,6 +23,7 @@ export interface RollView {
 
 /** Waits that are steps of a roll while it is in progress. */
 const ROLL_WAITS = new Set([
+  'PodDisruptionBudget',
   'PodTerminating',
   'MembersNotReady',
   'MemberPodNotReady',

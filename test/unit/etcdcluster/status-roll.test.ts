@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import type { EtcdCluster } from '../../../controller/etcdcluster/api.js';
 import type { EtcdObservation } from '../../../controller/etcdcluster/observe-etcd.js';
 import { podRevision } from '../../../controller/etcdcluster/revision.js';
-import { buildStatus, rollEvents } from '../../../controller/etcdcluster/status.js';
+import { buildStatus, reportedAction, rollEvents } from '../../../controller/etcdcluster/status.js';
 import type { Action } from '../../../controller/etcdcluster/types.js';
 import { etcd, member, pod } from './fixtures.js';
 
@@ -202,6 +202,24 @@ describe('buildStatus: rolling changes', () => {
     assert.equal(condition(status, 'Degraded')?.reason, 'RollingUpdateFailed');
     assert.match(condition(status, 'Degraded')?.message ?? '', /flag provided but not defined/);
     assert.equal(condition(status, 'Progressing')?.reason, 'RollingUpdate');
+  });
+
+  it('GIVEN an eviction the PodDisruptionBudget refused (429) THEN the status says the member waits on the budget', () => {
+    const told = reportedAction(evict, 'the PodDisruptionBudget allows no disruption now');
+    const status = buildStatus(
+      cluster(),
+      told,
+      observation(['3.6.16', '3.6.16', '3.6.16']),
+      new Date(0),
+      [],
+      pods([NEW, OLD, OLD]),
+    );
+    assert.equal(condition(status, 'Progressing')?.reason, 'RollingUpdate');
+    assert.match(
+      condition(status, 'Progressing')?.message ?? '',
+      /; member demo-1 waits to be restarted: the PodDisruptionBudget allows no disruption now$/,
+    );
+    assert.equal(reportedAction(evict, undefined), evict, 'an eviction that went through is told as planned');
   });
 
   it('GIVEN a scale-in MoveLeader with Pods out of date THEN it is not called a roll step', () => {
