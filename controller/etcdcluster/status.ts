@@ -33,6 +33,20 @@ const ROLL_WAITS = new Set([
 ]);
 
 /**
+ * What the status tells for a pass whose change was refused for now: a member of the roll that the
+ * PodDisruptionBudget does not let go (eviction answered 429) waits, and says so; other actions are told as planned.
+ */
+export function reportedAction(action: Action, notYet: string | undefined): Action {
+  if (action.kind !== 'RollMember' || notYet === undefined) return action;
+  return {
+    kind: 'Wait',
+    reason: 'PodDisruptionBudget',
+    message: `member ${action.member} waits to be restarted: ${notYet}`,
+    requeueAfterMs: 0,
+  };
+}
+
+/**
  * The action is a step of a rolling change (`Progressing` reason `RollingUpdate`): a member Pod is out of date, or
  * the previous status said rolling and a member is not updated yet (the last rolled member catching up).
  */
