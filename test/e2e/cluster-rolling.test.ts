@@ -245,8 +245,17 @@ describe('EtcdCluster rolling changes', () => {
       MEMBERS.filter((member) => rolled.some((message) => message.includes(`restart member ${member} `))),
       MEMBERS,
     );
-    assert.equal((await events('RollingUpdateCompleted')).length, 1);
-    assert.equal((await events('MemberUpdated')).length, 3);
+    // The controller writes the status first and records the pass's Events after it: wait for them, then count.
+    const told = await waitFor(
+      async () => {
+        const completed = await events('RollingUpdateCompleted');
+        const updated = await events('MemberUpdated');
+        return completed.length >= 1 && updated.length >= 3 && { completed, updated };
+      },
+      { what: 'RollingUpdateCompleted and three MemberUpdated Events', timeoutMs: 30_000, intervalMs: 500 },
+    );
+    assert.equal(told.completed.length, 1);
+    assert.equal(told.updated.length, 3);
   });
 
   test(`WHEN spec.version is ${etcdVersions['3.6']} and the controller is SIGKILLed after each step of the roll THEN each kill leaves that step's state and a controller without the switch converges`, async () => {
@@ -335,8 +344,15 @@ describe('EtcdCluster rolling changes', () => {
     );
     const pods = await livePods();
     assert.equal(pods.filter((pod) => revisionOf(pod) !== oldRevision).length, 1, 'only one member rolled');
-    const warnings = await events('RollingUpdateFailed');
-    assert.ok(warnings.some((event) => event.type === 'Warning'));
+    // The Warning Event follows the status write of the same pass.
+    await waitFor(
+      async () => (await events('RollingUpdateFailed')).some((event) => event.type === 'Warning'),
+      {
+        what: 'a RollingUpdateFailed Warning Event',
+        timeoutMs: 30_000,
+        intervalMs: 500,
+      },
+    );
     // Quorum held by the other two: writes go on.
     const acknowledged = writer.acknowledged();
     await waitFor(() => writer.acknowledged() > acknowledged + 20, {
