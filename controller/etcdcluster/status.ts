@@ -54,6 +54,9 @@ export function isRollStep(action: Action, roll: RollView, updated: number, memb
   const outdated = roll.pods.some((pod) => pod.revision !== roll.updateRevision);
   if (!outdated && !(roll.wasRolling && updated < members)) return false;
   switch (action.kind) {
+    case 'Steady':
+      // Every Pod is at the revision, but the last rolled member is not Ready and caught up yet.
+      return !outdated;
     case 'RollMember':
       return true;
     case 'MoveLeader':
@@ -203,7 +206,11 @@ function rollMessage(
 ): string {
   const members = observation?.view.members.length ?? roll.pods.length;
   const updated = updatedMembers(observation, roll).length;
-  return `rolling to ${roll.updateRevision} (${cluster.spec.version}): ${updated} of ${members} members updated; ${describeAction(action)}`;
+  const step =
+    action.kind === 'Steady'
+      ? 'waiting for the last rolled member to be Ready and caught up'
+      : describeAction(action);
+  return `rolling to ${roll.updateRevision} (${cluster.spec.version}): ${updated} of ${members} members updated; ${step}`;
 }
 
 function conditionsFor(

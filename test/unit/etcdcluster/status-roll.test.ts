@@ -145,6 +145,61 @@ describe('buildStatus: rolling changes', () => {
     assert.deepEqual(rollEvents(done, done), [], 'no Event without a change');
   });
 
+  it('GIVEN every Pod at the revision but the last rolled member not caught up (the planner says Steady) THEN still RollingUpdate until it is, then RollingUpdateCompleted', () => {
+    const rolling = buildStatus(
+      cluster(),
+      evict,
+      observation(['3.6.16', '3.6.16', '3.6.16']),
+      new Date(0),
+      [],
+      pods([NEW, OLD, NEW]),
+    );
+    const behind: EtcdObservation = {
+      ...observation(['3.6.16', '3.6.16', '3.6.16']),
+      view: {
+        ...observation(['3.6.16', '3.6.16', '3.6.16']).view,
+        members: [member(0), member(1, { caughtUp: false }), member(2)],
+      },
+    };
+    const finishing = buildStatus(
+      cluster(rolling),
+      { kind: 'Steady' },
+      behind,
+      new Date(1),
+      [],
+      pods([NEW, NEW, NEW]),
+    );
+    assert.equal(condition(finishing, 'Progressing')?.reason, 'RollingUpdate');
+    assert.match(
+      condition(finishing, 'Progressing')?.message ?? '',
+      /2 of 3 members updated; waiting for the last rolled member to be Ready and caught up$/,
+    );
+    assert.deepEqual(rollEvents(rolling, finishing), []);
+    const done = buildStatus(
+      cluster(finishing),
+      { kind: 'Steady' },
+      observation(['3.6.16', '3.6.16', '3.6.16']),
+      new Date(2),
+      [],
+      pods([NEW, NEW, NEW]),
+    );
+    assert.equal(condition(done, 'Progressing')?.status, 'False');
+    assert.deepEqual(
+      rollEvents(finishing, done).map((e) => e.reason),
+      ['MemberUpdated', 'RollingUpdateCompleted'],
+    );
+    // Without a roll before, a Steady pass with a member not caught up is just steady.
+    const steadyNow = buildStatus(
+      cluster(),
+      { kind: 'Steady' },
+      behind,
+      new Date(0),
+      [],
+      pods([NEW, NEW, NEW]),
+    );
+    assert.equal(condition(steadyNow, 'Progressing')?.status, 'False');
+  });
+
   it('GIVEN a member of the old version that does not answer THEN currentVersion is kept, not the new version early', () => {
     const before = buildStatus(
       cluster(),
