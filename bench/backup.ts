@@ -20,6 +20,7 @@ import {
 } from '../test/integration/helpers/backup-cli.js';
 import { startEtcd } from '../test/integration/helpers/etcd.js';
 import { fillEtcd } from '../test/integration/helpers/fill.js';
+import { median } from './stats.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const results = join(here, '..', '..', 'bench', 'results');
@@ -57,12 +58,6 @@ function measure(command: string, args: string[], env: Record<string, string>): 
       else resolve({ seconds, peakRssMiB: peakKiB / 1024 });
     });
   });
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 interface Row {

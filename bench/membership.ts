@@ -23,6 +23,7 @@ import {
   createClusterHandle,
   prepareNamespace,
 } from '../test/integration/helpers/membership-kube.js';
+import { median, timed } from './stats.js';
 
 const results = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bench', 'results');
 const RUNS = 3;
@@ -33,20 +34,6 @@ const execFileAsync = promisify(execFile);
 type Case = 'size 3 → Ready' | 'size 5 → Ready' | 'one member added' | 'dead member replaced';
 const CASES: Case[] = ['size 3 → Ready', 'size 5 → Ready', 'one member added', 'dead member replaced'];
 type Sample = Record<Case, number>;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
-
-async function timed(action: () => Promise<unknown>): Promise<number> {
-  const start = performance.now();
-  await action();
-  return performance.now() - start;
-}
 
 // ---- the floor: etcdctl by hand -------------------------------------------------------------------------------
 

@@ -29,18 +29,13 @@ import { fillEtcd } from '../test/integration/helpers/fill.js';
 import { startEtcdOnDataDir } from '../test/integration/helpers/restore.js';
 import { download } from '../test/integration/helpers/s3-objects.js';
 import { type KubernetesRestoreRow, runOnKubernetes } from './restore-kube.js';
+import { median } from './stats.js';
 
 const exec = promisify(execFile);
 const here = dirname(fileURLToPath(import.meta.url));
 const results = join(here, '..', '..', 'bench', 'results');
 const mib = 1024 * 1024;
 const runs = Number(process.env.BENCH_RUNS ?? 3);
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 const seconds = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e9;
 

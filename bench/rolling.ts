@@ -19,6 +19,7 @@ import {
   createClusterHandle,
   prepareNamespace,
 } from '../test/integration/helpers/membership-kube.js';
+import { median } from './stats.js';
 
 const results = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bench', 'results');
 const RUNS = 3;
@@ -29,14 +30,6 @@ const SIZES = [3, 5] as const;
 const execFileAsync = promisify(execFile);
 
 type Sample = Record<`size ${(typeof SIZES)[number]}`, number>;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
 
 // ---- the floor: etcdctl by hand -------------------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ import { ConfigMap } from 'cdk8s-plus-27';
 import { EtcdCluster } from '../constructs/etcd-cluster.js';
 import { EtcdOperator } from '../constructs/etcd-operator.js';
 import { buildApp } from '../src/app.js';
+import { median } from './stats.js';
 
 const results = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bench', 'results');
 
@@ -19,14 +20,6 @@ interface Row {
   medianMs: number;
   baselineMs: number;
   ratio: number;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 /** Builds and synthesizes an app in memory; returns milliseconds and the number of objects. */
