@@ -16,7 +16,7 @@ import {
   targetSize,
 } from './plan-facts.js';
 import { checkSpec } from './spec-checks.js';
-import type { Action, EtcdMemberView, EtcdView, PlanInput, PodView } from './types.js';
+import type { Action, EtcdMemberView, EtcdView, PlanInput, PodView, RemoveReason } from './types.js';
 
 /** Requeue delays of the waits, in milliseconds. */
 export const REQUEUE = { soon: 1_000, starting: 2_000, quorum: 5_000, steady: 30_000 } as const;
@@ -268,14 +268,25 @@ function replaceDead(input: PlanInput, etcd: EtcdView): Action | undefined {
     };
   }
   if (failed) return rollAction(input, failed, false);
-  if (!canRemove(etcd, dead)) {
-    return wait(
-      'ReplacementWouldLoseQuorum',
-      `removing dead member ${dead.member} would lose quorum`,
-      REQUEUE.quorum,
-    );
-  }
-  return { kind: 'RemoveMember', member: dead.member as string, id: dead.id, reason: 'dead' };
+  return removeKeepingQuorum(
+    etcd,
+    dead,
+    'dead',
+    'ReplacementWouldLoseQuorum',
+    `removing dead member ${dead.member}`,
+  );
+}
+
+/** `RemoveMember` (etcd first) if the healthy voters left are a quorum of the voters left, else `Wait` naming why. */
+function removeKeepingQuorum(
+  etcd: EtcdView,
+  member: EtcdMemberView,
+  reason: RemoveReason,
+  waitReason: string,
+  what: string,
+): Action {
+  if (!canRemove(etcd, member)) return wait(waitReason, `${what} would lose quorum`, REQUEUE.quorum);
+  return { kind: 'RemoveMember', member: member.member ?? member.id, id: member.id, reason };
 }
 
 /** Step 11: at most one learner; promote it once its Pod runs (etcd refuses until it caught up). */
@@ -315,15 +326,14 @@ function scaleIn(input: PlanInput, etcd: EtcdView): Action | undefined {
       purpose: 'scale-in',
     };
   }
-  if (!canRemove(etcd, victim)) {
-    return wait(
-      'RemovalWouldLoseQuorum',
-      `removing ${victim.member ?? victim.id} would lose quorum`,
-      REQUEUE.quorum,
-    );
-  }
   const reason = isMarked(input, victim) ? 'evict' : 'scale-in';
-  return { kind: 'RemoveMember', member: victim.member ?? victim.id, id: victim.id, reason };
+  return removeKeepingQuorum(
+    etcd,
+    victim,
+    reason,
+    'RemovalWouldLoseQuorum',
+    `removing ${victim.member ?? victim.id}`,
+  );
 }
 
 /** Step 13: one member more (a new name), up to `size`, or `size + 1` while a marked member waits to be replaced. */
@@ -379,12 +389,11 @@ function roll(input: PlanInput, etcd: EtcdView): Action | undefined {
 
 /** An ephemeral member loses its data with its Pod: it is rolled by replacement, as a dead member is. */
 function rollEphemeral(etcd: EtcdView, chosen: EtcdMemberView): Action {
-  if (!canRemove(etcd, chosen)) {
-    return wait(
-      'RollWouldLoseQuorum',
-      `replacing ephemeral member ${chosen.member} would lose quorum`,
-      REQUEUE.quorum,
-    );
-  }
-  return { kind: 'RemoveMember', member: chosen.member as string, id: chosen.id, reason: 'roll' };
+  return removeKeepingQuorum(
+    etcd,
+    chosen,
+    'roll',
+    'RollWouldLoseQuorum',
+    `replacing ephemeral member ${chosen.member}`,
+  );
 }
