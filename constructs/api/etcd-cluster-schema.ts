@@ -312,6 +312,47 @@ export const extraFlagsSchema: JsonSchema = {
   ],
 };
 
+const secretNameSchema = (description: string): JsonSchema => ({
+  type: 'string',
+  description,
+  minLength: 1,
+  maxLength: 253,
+  pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
+});
+
+/** `spec.tls` (docs/design/tls.md). Each side is fixed at creation: adding or removing one is refused. */
+export const tlsSchema: JsonSchema = {
+  type: 'object',
+  description:
+    'TLS for client and peer traffic (docs/design/tls.md). Each side is fixed when the cluster is created; secret names may change (a roll). Without it members serve plain http.',
+  properties: {
+    client: {
+      type: 'object',
+      description:
+        'https with client-certificate authentication on the client port (2379); the members and everything the product runs against them use these Secrets.',
+      required: ['secretName', 'clientSecretName'],
+      properties: {
+        secretName: secretNameSchema(
+          "Secret (kubernetes.io/tls) with the members' serving certificate: tls.crt, tls.key, and ca.crt, the CA client certificates must chain to. Its DNS names must cover <member>.<cluster>-peer.<namespace>.svc for every member (e.g. *.<cluster>-peer.<namespace>.svc) and <cluster>-client.<namespace>.svc.",
+        ),
+        clientSecretName: secretNameSchema(
+          'Secret with the client certificate the controller, backups, defrag and restore present: tls.crt, tls.key, and ca.crt, the CA of the serving certificate.',
+        ),
+      },
+    },
+    peer: {
+      type: 'object',
+      description: 'https with client-certificate authentication between members (2380).',
+      required: ['secretName'],
+      properties: {
+        secretName: secretNameSchema(
+          'Secret (kubernetes.io/tls) with the peer certificate (server and client auth): tls.crt, tls.key, and ca.crt, the CA of peer certificates. Its DNS names must cover <member>.<cluster>-peer.<namespace>.svc for every member and <cluster>-peer.<namespace>.svc.',
+        ),
+      },
+    },
+  },
+};
+
 export const clusterSpecSchema: JsonSchema = {
   type: 'object',
   description: 'Desired state, owned by Git.',
@@ -347,6 +388,7 @@ export const clusterSpecSchema: JsonSchema = {
         "etcd backend quota (--quota-backend-bytes). Default: half of the member volume after a WAL reserve of min(256Mi, volume/4), at most 8Gi; etcd's 2Gi with ephemeral storage.",
     },
     extraFlags: extraFlagsSchema,
+    tls: tlsSchema,
     paused: {
       type: 'boolean',
       description: 'When true the controller changes nothing and only reports status.',
@@ -365,6 +407,18 @@ export const clusterSpecSchema: JsonSchema = {
       message:
         'bootstrap is immutable: it only seeds a new cluster; to restore an existing cluster create an EtcdRestore',
       fieldPath: '.bootstrap',
+    },
+    {
+      rule: '(has(self.tls) && has(self.tls.client)) == (has(oldSelf.tls) && has(oldSelf.tls.client))',
+      message:
+        'spec.tls.client cannot be added to or removed from a running cluster (its clients and the controller would lose it mid-roll); allowed: a new EtcdCluster with the wanted spec.tls and spec.bootstrap.backup from a backup of this one',
+      fieldPath: '.tls',
+    },
+    {
+      rule: '(has(self.tls) && has(self.tls.peer)) == (has(oldSelf.tls) && has(oldSelf.tls.peer))',
+      message:
+        "spec.tls.peer cannot be added to or removed from a running cluster (peer URLs are part of etcd's membership); allowed: a new EtcdCluster with the wanted spec.tls and spec.bootstrap.backup from a backup of this one",
+      fieldPath: '.tls',
     },
   ],
 };

@@ -12,4 +12,5 @@ export * from './ports.js';
 export * from './quantity.js';
 export * from './s3.js';
 export * from './scheduling.js';
+export * from './tls.js';
 export * from './version.js';

@@ -1,6 +1,9 @@
 // Derived names (stable, human, never hashed) and the URLs built from them.
 import { CLIENT_PORT, PEER_PORT } from './ports.js';
 
+/** `http` or `https` (tls.ts `schemes` says which of a cluster's sides use which). */
+type UrlScheme = 'http' | 'https';
+
 /** Namespace of the operator unless its `namespace` prop says otherwise. */
 export const DEFAULT_OPERATOR_NAMESPACE = 'etcd-gitops-system';
 /** The controller's Deployment, ServiceAccount, ClusterRole(Binding) and leader-election Lease. */
@@ -71,9 +74,9 @@ export function clientServiceHost(cluster: string, namespace?: string): string {
   return namespace ? `${service}.${namespace}.svc` : service;
 }
 
-/** `http://<cluster>-client.<namespace>.svc:2379`: the URL clients use. */
-export function clientServiceURL(cluster: string, namespace?: string): string {
-  return `http://${clientServiceHost(cluster, namespace)}:${CLIENT_PORT}`;
+/** `http(s)://<cluster>-client.<namespace>.svc:2379`: the URL clients use. */
+export function clientServiceURL(cluster: string, namespace?: string, scheme: UrlScheme = 'http'): string {
+  return `${scheme}://${clientServiceHost(cluster, namespace)}:${CLIENT_PORT}`;
 }
 
 /** `<member>.<cluster>-peer.<namespace>.svc`: a member's stable DNS name. */
@@ -81,12 +84,22 @@ export function memberHost(cluster: string, namespace: string, member: string): 
   return `${member}.${peerServiceName(cluster)}.${namespace}.svc`;
 }
 
-export function peerURL(cluster: string, namespace: string, member: string): string {
-  return `http://${memberHost(cluster, namespace, member)}:${PEER_PORT}`;
+export function peerURL(
+  cluster: string,
+  namespace: string,
+  member: string,
+  scheme: UrlScheme,
+): string {
+  return `${scheme}://${memberHost(cluster, namespace, member)}:${PEER_PORT}`;
 }
 
-export function clientURL(cluster: string, namespace: string, member: string): string {
-  return `http://${memberHost(cluster, namespace, member)}:${CLIENT_PORT}`;
+export function clientURL(
+  cluster: string,
+  namespace: string,
+  member: string,
+  scheme: UrlScheme,
+): string {
+  return `${scheme}://${memberHost(cluster, namespace, member)}:${CLIENT_PORT}`;
 }
 
 /** The member name a peer URL of this cluster belongs to, or `undefined` for a foreign URL. */
@@ -97,6 +110,11 @@ export function memberFromPeerURL(cluster: string, namespace: string, url: strin
 }
 
 /** `--initial-cluster` value: `name=peerURL` for each member, in the order given. */
-export function initialCluster(cluster: string, namespace: string, members: readonly string[]): string {
-  return members.map((member) => `${member}=${peerURL(cluster, namespace, member)}`).join(',');
+export function initialCluster(
+  cluster: string,
+  namespace: string,
+  members: readonly string[],
+  scheme: UrlScheme,
+): string {
+  return members.map((member) => `${member}=${peerURL(cluster, namespace, member, scheme)}`).join(',');
 }

@@ -56,6 +56,21 @@ export interface EtcdClusterSpec {
   quotaBackendBytes?: number | string;
   /** Other etcd flags for every member: the flag name without its leading -- and its value, e.g. {"snapshot-count": "50000"}. Flags the product sets are refused. */
   extraFlags?: Record<string, string>;
+  /** TLS for client and peer traffic (docs/design/tls.md). Each side is fixed when the cluster is created; secret names may change (a roll). Without it members serve plain http. */
+  tls?: {
+    /** https with client-certificate authentication on the client port (2379); the members and everything the product runs against them use these Secrets. */
+    client?: {
+      /** Secret (kubernetes.io/tls) with the members' serving certificate: tls.crt, tls.key, and ca.crt, the CA client certificates must chain to. Its DNS names must cover <member>.<cluster>-peer.<namespace>.svc for every member (e.g. *.<cluster>-peer.<namespace>.svc) and <cluster>-client.<namespace>.svc. */
+      secretName: string;
+      /** Secret with the client certificate the controller, backups, defrag and restore present: tls.crt, tls.key, and ca.crt, the CA of the serving certificate. */
+      clientSecretName: string;
+    };
+    /** https with client-certificate authentication between members (2380). */
+    peer?: {
+      /** Secret (kubernetes.io/tls) with the peer certificate (server and client auth): tls.crt, tls.key, and ca.crt, the CA of peer certificates. Its DNS names must cover <member>.<cluster>-peer.<namespace>.svc for every member and <cluster>-peer.<namespace>.svc. */
+      secretName: string;
+    };
+  };
   /**
    * When true the controller changes nothing and only reports status.
    * @default false

@@ -1,7 +1,12 @@
 // Performs exactly one planned action: one etcd call or one Kubernetes write (docs/design/membership.md).
 import { type CoreV1Api, PatchStrategy } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { ANNOTATION_INITIAL_CLUSTER_STATE, peerURL, pvcName } from '../../constructs/conventions/index.js';
+import {
+  ANNOTATION_INITIAL_CLUSTER_STATE,
+  peerURL,
+  pvcName,
+  schemes,
+} from '../../constructs/conventions/index.js';
 import { addLearner, isEtcdBusy, moveLeader, promoteMember, removeMember } from '../etcd/members.js';
 import { apiStatus, deleteIgnoringNotFound, isAlreadyExists, patchOptions } from '../runtime/kube.js';
 import type { EtcdCluster } from './api.js';
@@ -84,7 +89,10 @@ async function etcdChange(action: Action, context: ExecuteContext): Promise<Outc
   const { name, namespace } = context.cluster.metadata as { name: string; namespace: string };
   switch (action.kind) {
     case 'AddLearner': {
-      const result = await addLearner(endpoint(context), peerURL(name, namespace, action.member));
+      const result = await addLearner(
+        endpoint(context),
+        peerURL(name, namespace, action.member, schemes(context.cluster.spec.tls).peer),
+      );
       return done('MemberAdded', `added learner ${action.member} (${result.outcome})`, 'add-learner');
     }
     case 'PromoteLearner': {

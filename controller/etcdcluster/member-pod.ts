@@ -28,12 +28,14 @@ import {
   METRICS_PORT_NAME,
   memberAffinity,
   memberLabels as memberLabelsOf,
+  memberTlsFlags,
   PEER_PORT,
   PEER_PORT_NAME,
   parseSemver,
   peerServiceName,
   peerURL,
   pvcName,
+  schemes,
 } from '../../constructs/conventions/index.js';
 import {
   restrictedContainerSecurityContext,
@@ -75,14 +77,17 @@ export function etcdImage(cluster: EtcdCluster): string {
 export function etcdFlags(cluster: EtcdCluster, moment: MemberMoment): string[] {
   const name = clusterName(cluster);
   const namespace = namespaceOf(cluster);
+  const scheme = schemes(cluster.spec.tls);
   const flags = [
     `--name=${moment.member}`,
     `--data-dir=${DATA_DIR}`,
-    `--listen-peer-urls=http://$(POD_IP):${PEER_PORT}`,
-    `--listen-client-urls=http://$(POD_IP):${CLIENT_PORT}`,
+    `--listen-peer-urls=${scheme.peer}://$(POD_IP):${PEER_PORT}`,
+    `--listen-client-urls=${scheme.client}://$(POD_IP):${CLIENT_PORT}`,
+    // Plain http with or without TLS: the kubelet's probes and the scrapers present no certificate.
     `--listen-metrics-urls=http://$(POD_IP):${MEMBER_METRICS_PORT}`,
-    `--advertise-client-urls=${clientURL(name, namespace, moment.member)}`,
-    `--initial-advertise-peer-urls=${peerURL(name, namespace, moment.member)}`,
+    `--advertise-client-urls=${clientURL(name, namespace, moment.member, scheme.client)}`,
+    `--initial-advertise-peer-urls=${peerURL(name, namespace, moment.member, scheme.peer)}`,
+    ...memberTlsFlags(cluster.spec.tls, name, namespace),
   ];
   if (moment.token !== undefined) flags.push(`--initial-cluster-token=${moment.token}`);
   // Compaction, quota, then the user's other flags (docs/design/compaction-quota-defrag.md).
@@ -157,6 +162,7 @@ function podAnnotations(cluster: EtcdCluster, moment: MemberMoment): Record<stri
       clusterName(cluster),
       namespaceOf(cluster),
       moment.initialCluster,
+      schemes(cluster.spec.tls).peer,
     ),
     [ANNOTATION_INITIAL_CLUSTER_STATE]: moment.state,
     [ANNOTATION_VERSION]: cluster.spec.version,

@@ -14,6 +14,7 @@ import {
   ETCD_CLUSTER_PLURAL,
   memberFromPeerURL,
   memberSelectorString,
+  schemes,
 } from '../../constructs/conventions/index.js';
 import { isNotFound } from '../runtime/kube.js';
 import type { ObjectKey } from '../runtime/types.js';
@@ -56,7 +57,12 @@ export async function observe(core: CoreV1Api, cluster: EtcdCluster): Promise<Ob
     .map(toPodView)
     .flatMap((pod) =>
       pod && !pod.terminating
-        ? [{ member: pod.member, clientURL: clientURL(name, namespace, pod.member) }]
+        ? [
+            {
+              member: pod.member,
+              clientURL: clientURL(name, namespace, pod.member, schemes(cluster.spec.tls).client),
+            },
+          ]
         : [],
     );
   const etcd =

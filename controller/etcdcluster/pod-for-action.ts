@@ -3,7 +3,7 @@
 // (docs/design/restore.md, "A new cluster from a backup"; the container itself belongs to controller/restore).
 // Every Pod carries the revision of the spec it was built from (docs/design/rolling-update.md).
 import type { V1Pod } from '@kubernetes/client-node';
-import { peerURL } from '../../constructs/conventions/index.js';
+import { peerURL, schemes } from '../../constructs/conventions/index.js';
 import { withBootstrapRestore } from '../restore/seed-init-container.js';
 import type { EtcdCluster } from './api.js';
 import { buildMemberPod } from './member-pod.js';
@@ -18,7 +18,7 @@ export function podForAction(
   const { name, namespace } = cluster.metadata as { name: string; namespace: string };
   const pod = withPodRevision(cluster, buildMemberPod(cluster, action));
   return withBootstrapRestore(cluster, pod, action, {
-    peerURL: peerURL(name, namespace, action.member),
+    peerURL: peerURL(name, namespace, action.member, schemes(cluster.spec.tls).peer),
     image,
   });
 }

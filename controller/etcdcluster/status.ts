@@ -5,6 +5,7 @@ import {
   DEFAULT_SIZE,
   memberSelectorString,
   peerURL,
+  schemes,
 } from '../../constructs/conventions/index.js';
 import { type AbandonedData, abandonedMessage, RESTORE_ABANDONED_REASON } from '../etcdrestore/abandoned.js';
 import { type ConditionInput, withTransitions } from '../status/conditions.js';
@@ -298,8 +299,8 @@ function memberStatuses(cluster: EtcdCluster, observation: EtcdObservation, roll
       id: member.id,
       ...(member.member
         ? {
-            peerURL: peerURL(name, namespace, member.member),
-            clientURL: clientURL(name, namespace, member.member),
+            peerURL: peerURL(name, namespace, member.member, schemes(cluster.spec.tls).peer),
+            clientURL: clientURL(name, namespace, member.member, schemes(cluster.spec.tls).client),
           }
         : {}),
       learner: member.learner,

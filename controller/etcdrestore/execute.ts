@@ -2,7 +2,12 @@
 // (docs/design/restore.md, "In-place recovery"). Status and Events are written by the reconciler.
 import { type CoreV1Api, type KubeConfig, PatchStrategy } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { MEMBER_LABEL, peerURL, RETAINED_BY_RESTORE_LABEL } from '../../constructs/conventions/index.js';
+import {
+  MEMBER_LABEL,
+  peerURL,
+  RETAINED_BY_RESTORE_LABEL,
+  schemes,
+} from '../../constructs/conventions/index.js';
 import type { EtcdCluster } from '../etcdcluster/api.js';
 import { buildMemberPod, buildMemberPvc } from '../etcdcluster/member-pod.js';
 import { withPodRevision } from '../etcdcluster/revision.js';
@@ -79,7 +84,7 @@ async function createSeed(
         location: { ...context.restore.spec.backup, key: action.backupKey, latestUnderPrefix: undefined },
         clusterVersion: cluster.spec.version,
         member: action.member,
-        peerURL: peerURL(name, namespace, action.member),
+        peerURL: peerURL(name, namespace, action.member, schemes(cluster.spec.tls).peer),
         token: action.token,
         image: context.image,
       });

@@ -131,7 +131,7 @@ describe('EtcdCluster membership with the controller killed at every step', () =
   test('WHEN killed after PromoteLearner THEN crash-1 is a voter', async () => {
     await crashAfter('PromoteLearner');
     // The member just promoted may take a moment to answer on a loaded machine: retry the read, not the claim.
-    const status = await waitFor(() => memberStatus(clientURL(name, ns, member(1))), {
+    const status = await waitFor(() => memberStatus(clientURL(name, ns, member(1), 'http')), {
       what: `${member(1)} to answer its status`,
       timeoutMs: 30_000,
       intervalMs: 500,
@@ -153,16 +153,16 @@ describe('EtcdCluster membership with the controller killed at every step', () =
   test('GIVEN crash-2 leads and size 1 is asked WHEN killed after MoveLeader THEN crash-2 no longer leads', async () => {
     const before = await cluster.membership();
     const victim = before.ids.get(member(2)) as string;
-    const leader = (await memberStatus(clientURL(name, ns, member(0)))).leaderId;
+    const leader = (await memberStatus(clientURL(name, ns, member(0), 'http'))).leaderId;
     const leaderName = [...before.ids].find(([, id]) => id === leader)?.[0] as string;
-    if (leader !== victim) await moveLeader(clientURL(name, ns, leaderName), victim);
-    await waitFor(async () => (await memberStatus(clientURL(name, ns, member(0)))).leaderId === victim, {
+    if (leader !== victim) await moveLeader(clientURL(name, ns, leaderName, 'http'), victim);
+    await waitFor(async () => (await memberStatus(clientURL(name, ns, member(0), 'http'))).leaderId === victim, {
       what: 'crash-2 leading',
       timeoutMs: 30_000,
     });
     await cluster.scale(1);
     await crashAfter('MoveLeader');
-    const now = await memberStatus(clientURL(name, ns, member(0)));
+    const now = await memberStatus(clientURL(name, ns, member(0), 'http'));
     assert.notEqual(now.leaderId, victim);
   });
 

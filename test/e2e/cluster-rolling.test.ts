@@ -72,7 +72,7 @@ function startMonitor(env: Environment, read: () => Promise<EtcdCluster>): Monit
       // Only Ready Pods are asked (a stopped one only adds connection errors): a conservative count.
       const leaders = await Promise.all(
         ready.map((pod) =>
-          memberStatus(clientURL(name, ns, pod.metadata?.name as string)).then(
+          memberStatus(clientURL(name, ns, pod.metadata?.name as string, 'http')).then(
             (status) => status.leaderId,
             () => undefined,
           ),
@@ -173,7 +173,7 @@ describe('EtcdCluster rolling changes', () => {
     );
   const leaderName = async () => {
     const membership = await cluster.membership();
-    const leader = (await memberStatus(clientURL(name, ns, membership.etcd[0] as string))).leaderId;
+    const leader = (await memberStatus(clientURL(name, ns, membership.etcd[0] as string, 'http'))).leaderId;
     return [...membership.ids].find(([, id]) => id === leader)?.[0];
   };
   /** Waits until every member runs `version`, all Pods at one revision, every member updated, not progressing. */
@@ -291,7 +291,7 @@ describe('EtcdCluster rolling changes', () => {
     if ((await leaderName()) !== last) {
       const ids = (await cluster.membership()).ids;
       const current = (await leaderName()) as string;
-      await moveLeader(clientURL(name, ns, current), ids.get(last) as string);
+      await moveLeader(clientURL(name, ns, current, 'http'), ids.get(last) as string);
       await waitFor(async () => (await leaderName()) === last, {
         what: `${last} leading`,
         timeoutMs: 30_000,

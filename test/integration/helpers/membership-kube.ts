@@ -134,7 +134,7 @@ export async function createClusterHandle(
       for (const pod of pods.items) {
         const member = pod.metadata?.name as string;
         try {
-          const { members } = await listMembers(clientURL(name, namespace, member));
+          const { members } = await listMembers(clientURL(name, namespace, member, 'http'));
           const ids = new Map<string, string>();
           for (const entry of members) {
             const found = entry.peerURLs.map((url) => memberFromPeerURL(name, namespace, url)).find(Boolean);

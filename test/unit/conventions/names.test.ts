@@ -22,12 +22,12 @@ describe('derived names and URLs', () => {
     assert.equal(backupCronJobName('main'), 'main-backup');
     assert.equal(backupCronJobName('main', 'daily'), 'main-backup-daily');
     assert.equal(controllerSecretsRoleName('main'), 'main-etcd-gitops-controller');
-    assert.equal(peerURL('main', 'db', 'main-2'), 'http://main-2.main-peer.db.svc:2380');
-    assert.equal(clientURL('main', 'db', 'main-2'), 'http://main-2.main-peer.db.svc:2379');
+    assert.equal(peerURL('main', 'db', 'main-2', 'http'), 'http://main-2.main-peer.db.svc:2380');
+    assert.equal(clientURL('main', 'db', 'main-2', 'http'), 'http://main-2.main-peer.db.svc:2379');
     assert.equal(clientServiceURL('main', 'db'), 'http://main-client.db.svc:2379');
     assert.equal(clientServiceURL('main'), 'http://main-client:2379');
     assert.equal(
-      initialCluster('main', 'db', ['main-0', 'main-1']),
+      initialCluster('main', 'db', ['main-0', 'main-1'], 'http'),
       'main-0=http://main-0.main-peer.db.svc:2380,main-1=http://main-1.main-peer.db.svc:2380',
     );
     assert.equal(
@@ -39,14 +39,14 @@ describe('derived names and URLs', () => {
   it('GIVEN derived names WHEN read back THEN the member and its index come out', () => {
     assert.equal(memberIndex('main', 'main-12'), 12);
     assert.equal(memberOfPvc('main-12-data'), 'main-12');
-    assert.equal(memberFromPeerURL('main', 'db', peerURL('main', 'db', 'main-3')), 'main-3');
+    assert.equal(memberFromPeerURL('main', 'db', peerURL('main', 'db', 'main-3', 'http')), 'main-3');
   });
 
   it('fails when a name or URL is not one of ours', () => {
     assert.equal(memberIndex('main', 'main-01'), undefined);
     assert.equal(memberIndex('main', 'other-1'), undefined);
     assert.equal(memberOfPvc('main-1'), undefined);
-    assert.equal(memberFromPeerURL('main', 'db', peerURL('other', 'db', 'other-0')), undefined);
-    assert.equal(memberFromPeerURL('main', 'db', peerURL('main', 'prod', 'main-0')), undefined);
+    assert.equal(memberFromPeerURL('main', 'db', peerURL('other', 'db', 'other-0', 'http')), undefined);
+    assert.equal(memberFromPeerURL('main', 'db', peerURL('main', 'prod', 'main-0', 'http')), undefined);
   });
 });
