@@ -84,21 +84,11 @@ export function memberHost(cluster: string, namespace: string, member: string): 
   return `${member}.${peerServiceName(cluster)}.${namespace}.svc`;
 }
 
-export function peerURL(
-  cluster: string,
-  namespace: string,
-  member: string,
-  scheme: UrlScheme,
-): string {
+export function peerURL(cluster: string, namespace: string, member: string, scheme: UrlScheme): string {
   return `${scheme}://${memberHost(cluster, namespace, member)}:${PEER_PORT}`;
 }
 
-export function clientURL(
-  cluster: string,
-  namespace: string,
-  member: string,
-  scheme: UrlScheme,
-): string {
+export function clientURL(cluster: string, namespace: string, member: string, scheme: UrlScheme): string {
   return `${scheme}://${memberHost(cluster, namespace, member)}:${CLIENT_PORT}`;
 }
 
