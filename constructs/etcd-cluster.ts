@@ -4,6 +4,7 @@ import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { groupOf, type OperatorIdentity, registerUnique, registryOf } from './app-registry.js';
 import { EtcdBackupSchedule, type EtcdBackupScheduleOptions } from './backup-schedule.js';
+import { certManagerObjects } from './cluster/cert-manager.js';
 import type { EtcdConnection } from './cluster/connection.js';
 import { createClusterNamespace } from './cluster/namespace.js';
 import { type EtcdClient, type EtcdClientPeer, networkPolicySpec } from './cluster/network-policy.js';
@@ -27,6 +28,7 @@ import {
   PEER_PORT,
   PEER_PORT_NAME,
 } from './conventions/ports.js';
+import { schemes, type TlsSpec } from './conventions/tls.js';
 import { EtcdDefragSchedule, type EtcdDefragScheduleOptions } from './defrag-schedule.js';
 import { type EtcdClusterSpecProps, renderEtcdClusterSpec } from './etcd-cluster-spec.js';
 import type { EtcdOperator } from './etcd-operator.js';
@@ -113,14 +115,25 @@ export class EtcdCluster extends Construct {
   public readonly clientServiceName: string;
   /** `<name>-peer`: the headless Service that gives members their DNS names. */
   public readonly peerServiceName: string;
-  /** Client URL, e.g. `http://example-client.etcd-example.svc:2379` (no namespace part when it is unknown). */
+  /**
+   * Client URL, e.g. `http://example-client.etcd-example.svc:2379` (`https` with `tls.client`; no namespace part
+   * when it is unknown).
+   */
   public readonly clientUrl: string;
   /** The client Service `<name>-client` (port `client`). */
   public readonly clientService: k8s.KubeService;
   /** The headless peer Service `<name>-peer`, which gives members their DNS names. */
   public readonly peerService: k8s.KubeService;
-  /** What a client needs: URL, Service, port, and (once TLS arrives) the CA and client certificate Secrets. */
+  /** What a client needs: URL, Service, port, and with `tls.client` the CA and client certificate Secrets. */
   public readonly connection: EtcdConnection;
+  /**
+   * `spec.tls` as written: the Secret names of each side (the cert-manager form's `<name>-server-tls`,
+   * `<name>-client-tls`, `<name>-peer-tls` included).
+   * @default - undefined: no TLS
+   */
+  public readonly tls?: TlsSpec;
+  /** The cert-manager Issuers and Certificates made for the `tls` prop's cert-manager form (empty without it). */
+  public readonly certManagerObjects: readonly ApiObject[];
   /** The Namespace, when `createNamespace` is set. */
   public readonly namespaceObject?: k8s.KubeNamespace;
   private readonly props: EtcdClusterProps;
@@ -143,19 +156,24 @@ export class EtcdCluster extends Construct {
     this.node.addValidation({ validate: () => this.operatorProblems() });
     this.clientServiceName = clientServiceName(this.name);
     this.peerServiceName = peerServiceName(this.name);
-    this.clientUrl = clientServiceURL(this.name, this.namespace);
+    const rendered = renderEtcdClusterSpec(props, { name: this.name, namespace: this.namespace });
+    this.spec = rendered.spec;
+    this.tls = rendered.tls.spec;
+    const scheme = schemes(this.tls).client;
+    this.clientUrl = clientServiceURL(this.name, this.namespace, scheme);
+    const clientSecret = this.tls?.client?.clientSecretName;
     this.connection = {
       url: this.clientUrl,
       serviceName: this.clientServiceName,
       namespace: this.namespace,
       port: CLIENT_PORT,
-      scheme: 'http',
+      scheme,
+      ...(clientSecret ? { caSecretName: clientSecret, clientCertificateSecretName: clientSecret } : {}),
     };
     this.clients = [...(props.clients ?? [])];
     this.metricsScrapers = [...(props.metricsFrom ?? [])];
     const protect = props.deletionProtection ?? true;
     if (props.createNamespace) this.namespaceObject = this.createNamespace(protect);
-    this.spec = renderEtcdClusterSpec(props);
     this.resource = new KubeEtcdCluster(this, 'Resource', {
       metadata: { ...this.metadata(this.name), annotations: customResourceAnnotations(protect) },
       spec: this.spec,
@@ -165,6 +183,14 @@ export class EtcdCluster extends Construct {
     this.createDisruptionBudget();
     this.createNetworkPolicy();
     this.createSecretAccess();
+    const certManager = rendered.tls.certManager;
+    this.certManagerObjects = certManager
+      ? certManagerObjects(this, certManager, (name) => ({
+          ...this.metadata(name),
+          // cert-manager's CRDs come from its own installation; a first sync may run before they exist.
+          annotations: customResourceAnnotations(),
+        }))
+      : [];
   }
 
   /**
@@ -207,7 +233,12 @@ export class EtcdCluster extends Construct {
     const schedule = new EtcdBackupSchedule(
       this,
       id,
-      { clusterName: this.name, namespace: this.namespace, serviceAccountName },
+      {
+        clusterName: this.name,
+        namespace: this.namespace,
+        serviceAccountName,
+        clientCertificateSecretName: this.tls?.client?.clientSecretName,
+      },
       options,
     );
     if (!options.suspend) {
@@ -239,7 +270,13 @@ export class EtcdCluster extends Construct {
     return new EtcdDefragSchedule(
       this,
       'Defrag',
-      { clusterName: this.name, namespace: this.namespace, serviceAccountName, quotaBackendBytes },
+      {
+        clusterName: this.name,
+        namespace: this.namespace,
+        serviceAccountName,
+        quotaBackendBytes,
+        clientCertificateSecretName: this.tls?.client?.clientSecretName,
+      },
       options,
     );
   }
