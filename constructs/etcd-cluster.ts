@@ -4,7 +4,7 @@ import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { groupOf, type OperatorIdentity, registerUnique, registryOf } from './app-registry.js';
 import { EtcdBackupSchedule, type EtcdBackupScheduleOptions } from './backup-schedule.js';
-import { certManagerObjects } from './cluster/cert-manager.js';
+import { certManagerObjects, clientCertificate, type MetadataOf } from './cluster/cert-manager.js';
 import type { EtcdConnection } from './cluster/connection.js';
 import { createClusterNamespace } from './cluster/namespace.js';
 import { type EtcdClient, type EtcdClientPeer, networkPolicySpec } from './cluster/network-policy.js';
@@ -30,7 +30,11 @@ import {
 } from './conventions/ports.js';
 import { schemes, type TlsSpec } from './conventions/tls.js';
 import { EtcdDefragSchedule, type EtcdDefragScheduleOptions } from './defrag-schedule.js';
-import { type EtcdClusterSpecProps, renderEtcdClusterSpec } from './etcd-cluster-spec.js';
+import {
+  type EtcdCertManagerIssuer,
+  type EtcdClusterSpecProps,
+  renderEtcdClusterSpec,
+} from './etcd-cluster-spec.js';
 import type { EtcdOperator } from './etcd-operator.js';
 import { customResourceAnnotations, SYNC_WAVE, SyncWave } from './gitops.js';
 import type { EtcdClusterSpec } from './imports/etcd.gitops.dev.js';
@@ -43,6 +47,17 @@ import { longestCronGapSeconds } from './validate/cron.js';
 import { validateDnsLabel, validateObjectName } from './validate/names.js';
 
 export type { EtcdClient, EtcdClientPeer, EtcdConnection };
+
+/** A client certificate for an application (`EtcdCluster.addClientCertificate`). */
+export interface EtcdClientCertificateOptions {
+  /** Name of the Certificate and of the Secret cert-manager writes (`tls.crt`, `tls.key`, `ca.crt`). */
+  readonly secretName: string;
+  /**
+   * Common name of the certificate (etcd's user name when its auth is on with `--client-cert-auth`).
+   * @default - the secretName
+   */
+  readonly commonName?: string;
+}
 
 export interface EtcdClusterProps extends EtcdClusterSpecProps {
   /**
@@ -142,6 +157,7 @@ export class EtcdCluster extends Construct {
   private readonly backupSchedules: { cronJob: string; longestGapSeconds: number }[] = [];
   private readonly spec: EtcdClusterSpec;
   private backupServiceAccount?: k8s.KubeServiceAccount;
+  private readonly clientIssuer?: EtcdCertManagerIssuer;
 
   public constructor(scope: Construct, id: string, props: EtcdClusterProps) {
     super(scope, id);
@@ -184,14 +200,51 @@ export class EtcdCluster extends Construct {
     this.createNetworkPolicy();
     this.createSecretAccess();
     const certManager = rendered.tls.certManager;
-    this.certManagerObjects = certManager
-      ? certManagerObjects(this, certManager, (name) => ({
-          ...this.metadata(name),
-          // cert-manager's CRDs come from its own installation; a first sync may run before they exist.
-          annotations: customResourceAnnotations(),
-        }))
-      : [];
+    const made = certManager ? certManagerObjects(this, certManager, this.certManagerMetadata) : undefined;
+    this.certManagerObjects = made?.objects ?? [];
+    this.clientIssuer = made?.clientIssuer;
   }
+
+  /**
+   * A cert-manager Certificate `options.secretName` (and the Secret of that name: `tls.crt`, `tls.key`, `ca.crt`)
+   * that an application presents to this cluster: client auth, from the client side's CA or issuer. Needs
+   * `tls.client.certManager`. The application mounts the Secret and connects to `connection.url`.
+   */
+  public addClientCertificate(id: string, options: EtcdClientCertificateOptions): ApiObject {
+    const prop = 'addClientCertificate';
+    if (!this.clientIssuer) {
+      const got = this.tls?.client ? 'tls.client with your Secrets' : 'no tls.client';
+      throw new Error(
+        `EtcdCluster '${this.name}': ${prop}() needs tls.client.certManager (its CA or issuer signs the certificate), got ${got}; with your own Secrets, issue client certificates from the CA of tls.client.secretName yourself`,
+      );
+    }
+    const secretName = validateObjectName('secretName', options.secretName);
+    const taken = this.certManagerObjects.map((o) => o.metadata.name);
+    if (taken.includes(secretName)) {
+      throw new Error(
+        `'secretName' must not be a name the cluster's TLS objects use (${taken.join(', ')}), got '${secretName}'`,
+      );
+    }
+    const commonName = options.commonName ?? secretName;
+    if (commonName === '' || commonName.length > 64) {
+      throw new Error(`'commonName' must be 1 to 64 characters (X.509), got '${commonName}'`);
+    }
+    const made = clientCertificate(
+      this,
+      `ClientCertificate-${id}`,
+      this.certManagerMetadata(secretName),
+      this.clientIssuer,
+      commonName,
+    );
+    return made;
+  }
+
+  /** cert-manager objects: the cluster's metadata, and a dry run skipped while cert-manager's CRDs are missing. */
+  private readonly certManagerMetadata: MetadataOf = (name) => ({
+    ...this.metadata(name),
+    name,
+    annotations: customResourceAnnotations(),
+  });
 
   /**
    * Where the operator that manages this cluster runs and as whom (the `operator` prop, the app's EtcdOperator or

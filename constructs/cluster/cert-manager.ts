@@ -74,7 +74,7 @@ function issuerRef(ref: EtcdCertManagerIssuer): CertificateSpec['issuerRef'] {
 }
 
 /** Metadata of one object of the cluster (name, namespace, labels, annotations). */
-export type MetadataOf = (name: string) => ApiObjectMetadata;
+export type MetadataOf = (name: string) => ApiObjectMetadata & { readonly name: string };
 
 /**
  * Per side, the issuer of its leaf certificates: the given issuer, or a self-signed CA `<cluster>-<side>-ca`
@@ -132,6 +132,13 @@ function leaf(
   };
 }
 
+/** What the cert-manager form made: its objects and the issuer of client certificates (client side only). */
+export interface CertManagerObjects {
+  readonly objects: ApiObject[];
+  /** Signs the client side's certificates: the client CA made here or your issuer. */
+  readonly clientIssuer?: EtcdCertManagerIssuer;
+}
+
 /**
  * The Issuers and Certificates of a cert-manager plan: per side its CA (unless an issuer is given), and the leaf
  * certificates `<cluster>-server-tls`, `<cluster>-client-tls` (client side), `<cluster>-peer-tls` (peer side),
@@ -141,31 +148,27 @@ export function certManagerObjects(
   scope: Construct,
   plan: CertManagerPlan,
   metadata: MetadataOf,
-): ApiObject[] {
+): CertManagerObjects {
   const { cluster, namespace, clusterDomain } = plan;
   const objects: ApiObject[] = [];
   const signers = new Signers(scope, cluster, metadata, objects);
+  let clientIssuer: EtcdCertManagerIssuer | undefined;
   if (plan.client) {
-    const signer = signers.issuerOf(plan.client, clientCaName(cluster), 'Client');
+    clientIssuer = signers.issuerOf(plan.client, clientCaName(cluster), 'Client');
     const server = serverTlsSecretName(cluster);
     objects.push(
       certificate(
         scope,
         'ServerCertificate',
         metadata(server),
-        leaf(signer, server, ['server auth', 'client auth'], {
+        leaf(clientIssuer, server, ['server auth', 'client auth'], {
           dnsNames: servingDnsNames(cluster, namespace, clusterDomain),
         }),
       ),
     );
     const client = clientTlsSecretName(cluster);
     objects.push(
-      certificate(
-        scope,
-        'ClientCertificate',
-        metadata(client),
-        leaf(signer, client, ['client auth'], { commonName: CLIENT_CERT_COMMON_NAME }),
-      ),
+      clientCertificate(scope, 'ClientCertificate', metadata(client), clientIssuer, CLIENT_CERT_COMMON_NAME),
     );
   }
   if (plan.peer) {
@@ -182,5 +185,16 @@ export function certManagerObjects(
       ),
     );
   }
-  return objects;
+  return { objects, clientIssuer };
+}
+
+/** A client certificate (client auth, `commonName`) in the Secret named like the object, from `signer`. */
+export function clientCertificate(
+  scope: Construct,
+  id: string,
+  metadata: ApiObjectMetadata & { readonly name: string },
+  signer: EtcdCertManagerIssuer,
+  commonName: string,
+): ApiObject {
+  return certificate(scope, id, metadata, leaf(signer, metadata.name, ['client auth'], { commonName }));
 }

@@ -203,6 +203,52 @@ describe('EtcdCluster tls: cert-manager form', () => {
   });
 });
 
+describe('EtcdCluster.addClientCertificate', () => {
+  it('GIVEN the cert-manager form WHEN an application asks for a client certificate THEN a client-auth Certificate from the client CA writes a Secret of its name', () => {
+    const { construct, objects } = cluster({ client: { certManager: true } });
+    construct.addClientCertificate('api', { secretName: 'api-etcd-client' });
+    const spec = only(objects(), 'Certificate', 'api-etcd-client').spec;
+    assert.equal(spec.secretName, 'api-etcd-client');
+    assert.equal(spec.commonName, 'api-etcd-client');
+    assert.deepEqual(spec.usages, ['digital signature', 'key encipherment', 'client auth']);
+    assert.deepEqual(spec.issuerRef, { name: 'main-client-ca', kind: 'Issuer', group: 'cert-manager.io' });
+  });
+
+  it('GIVEN your issuer and a common name THEN the application certificate is issued by it with that name', () => {
+    const { construct, objects } = cluster({
+      client: { certManager: { issuer: { name: 'corp', kind: 'ClusterIssuer' } } },
+    });
+    construct.addClientCertificate('api', { secretName: 'api-etcd', commonName: 'api' });
+    const spec = only(objects(), 'Certificate', 'api-etcd').spec;
+    assert.equal(spec.commonName, 'api');
+    assert.deepEqual(spec.issuerRef, { name: 'corp', kind: 'ClusterIssuer', group: 'cert-manager.io' });
+  });
+
+  it('fails when the client side is not the cert-manager form', () => {
+    assert.throws(
+      () => cluster(secrets).construct.addClientCertificate('api', { secretName: 'api-etcd' }),
+      /^Error: EtcdCluster 'main': addClientCertificate\(\) needs tls.client.certManager .*, got tls.client with your Secrets;/,
+    );
+    assert.throws(
+      () =>
+        cluster({ peer: { certManager: true } }).construct.addClientCertificate('api', { secretName: 'a' }),
+      /got no tls.client;/,
+    );
+  });
+
+  it('fails when the Secret name is one the cluster uses, or the common name is too long', () => {
+    const { construct } = cluster({ client: { certManager: true } });
+    assert.throws(
+      () => construct.addClientCertificate('api', { secretName: 'main-client-tls' }),
+      /^Error: 'secretName' must not be a name the cluster's TLS objects use \(.*\), got 'main-client-tls'$/,
+    );
+    assert.throws(
+      () => construct.addClientCertificate('api', { secretName: 'api', commonName: 'x'.repeat(65) }),
+      /^Error: 'commonName' must be 1 to 64 characters \(X.509\), got 'x+'$/,
+    );
+  });
+});
+
 function objects2(tls: EtcdTlsProps): Manifest[] {
   return cluster(tls).objects();
 }
