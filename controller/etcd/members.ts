@@ -1,6 +1,6 @@
 // The etcd member API the membership controller uses: list, status, add learner, promote, remove, move leader.
 // Ids are 64-bit decimal strings as etcd3 returns them. "Already done" outcomes are results, not errors.
-import { withClient } from './client.js';
+import { type Endpoint, withClient } from './client.js';
 
 export interface EtcdMember {
   readonly id: string;
@@ -62,14 +62,14 @@ function toMember(member: {
   };
 }
 
-export function listMembers(endpoint: string): Promise<{ clusterId: string; members: EtcdMember[] }> {
+export function listMembers(endpoint: Endpoint): Promise<{ clusterId: string; members: EtcdMember[] }> {
   return withClient(endpoint, async (client) => {
     const response = await client.cluster.memberList({ linearizable: false });
     return { clusterId: String(response.header.cluster_id), members: response.members.map(toMember) };
   });
 }
 
-export function memberStatus(endpoint: string): Promise<EtcdStatus> {
+export function memberStatus(endpoint: Endpoint): Promise<EtcdStatus> {
   return withClient(endpoint, async (client) => {
     const status = await client.maintenance.status();
     return {
@@ -87,7 +87,7 @@ export function memberStatus(endpoint: string): Promise<EtcdStatus> {
 }
 
 /** The cluster's active alarms, as any member knows them (alarms are replicated through raft). */
-export function listAlarms(endpoint: string): Promise<EtcdAlarm[]> {
+export function listAlarms(endpoint: Endpoint): Promise<EtcdAlarm[]> {
   return withClient(endpoint, async (client) => {
     const response = await client.maintenance.alarm({ action: 'Get', memberID: 0, alarm: 'None' });
     return (response.alarms ?? []).flatMap((member): EtcdAlarm[] => {
@@ -100,7 +100,7 @@ export function listAlarms(endpoint: string): Promise<EtcdAlarm[]> {
 export type AddLearnerResult = { outcome: 'added'; member: EtcdMember } | { outcome: 'already-exists' };
 
 /** `member add --learner`; a member with that peer URL already there is `already-exists`. */
-export function addLearner(endpoint: string, peerURL: string): Promise<AddLearnerResult> {
+export function addLearner(endpoint: Endpoint, peerURL: string): Promise<AddLearnerResult> {
   return withClient(endpoint, async (client) => {
     try {
       const response = await client.cluster.memberAdd({ peerURLs: [peerURL], isLearner: true });
@@ -116,7 +116,7 @@ export function addLearner(endpoint: string, peerURL: string): Promise<AddLearne
 export type PromoteResult = 'promoted' | 'not-ready' | 'not-learner' | 'not-found';
 
 /** `member promote`; etcd refuses until the learner caught up with the leader: that is `not-ready`. */
-export function promoteMember(endpoint: string, id: string): Promise<PromoteResult> {
+export function promoteMember(endpoint: Endpoint, id: string): Promise<PromoteResult> {
   return withClient(endpoint, async (client) => {
     try {
       await client.cluster.memberPromote({ ID: id });
@@ -134,7 +134,7 @@ export function promoteMember(endpoint: string, id: string): Promise<PromoteResu
 export type RemoveResult = 'removed' | 'not-found';
 
 /** `member remove`; a member already gone is `not-found`. */
-export function removeMember(endpoint: string, id: string): Promise<RemoveResult> {
+export function removeMember(endpoint: Endpoint, id: string): Promise<RemoveResult> {
   return withClient(endpoint, async (client) => {
     try {
       await client.cluster.memberRemove({ ID: id });
@@ -147,7 +147,7 @@ export function removeMember(endpoint: string, id: string): Promise<RemoveResult
 }
 
 /** `move-leader`; must be sent to the current leader's endpoint. */
-export function moveLeader(leaderEndpoint: string, targetId: string): Promise<void> {
+export function moveLeader(leaderEndpoint: Endpoint, targetId: string): Promise<void> {
   return withClient(leaderEndpoint, async (client) => {
     await client.maintenance.moveLeader({ targetID: targetId });
   });
@@ -162,7 +162,7 @@ export const CAUGHT_UP_TIMEOUT_MS = 5_000;
  * its commit index (ReadIndex) and applied up to it (docs/design/rolling-update.md, "The decision"). `false` when
  * it does not answer within `timeoutMs`, or refuses (a learner, no leader).
  */
-export async function isCaughtUp(endpoint: string, timeoutMs = CAUGHT_UP_TIMEOUT_MS): Promise<boolean> {
+export async function isCaughtUp(endpoint: Endpoint, timeoutMs = CAUGHT_UP_TIMEOUT_MS): Promise<boolean> {
   try {
     await withClient(
       endpoint,

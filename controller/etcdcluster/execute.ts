@@ -7,6 +7,7 @@ import {
   pvcName,
   schemes,
 } from '../../constructs/conventions/index.js';
+import type { Endpoint } from '../etcd/client.js';
 import { addLearner, isEtcdBusy, moveLeader, promoteMember, removeMember } from '../etcd/members.js';
 import { apiStatus, deleteIgnoringNotFound, isAlreadyExists, patchOptions } from '../runtime/kube.js';
 import type { EtcdCluster } from './api.js';
@@ -44,7 +45,7 @@ const done = (reason: string, message: string, change?: string): Outcome => ({
   ...(change ? { change } : {}),
 });
 
-function endpoint(context: ExecuteContext): string {
+function endpoint(context: ExecuteContext): Endpoint {
   const found = context.etcd?.healthyEndpoints[0];
   if (!found) throw new Error('no healthy etcd member to send a membership change to');
   return found;

@@ -6,6 +6,8 @@ import type {
   V1Probe,
   V1Toleration,
   V1TopologySpreadConstraint,
+  V1Volume,
+  V1VolumeMount,
 } from '@kubernetes/client-node';
 import { backendFlags, extraFlags } from '../../constructs/conventions/etcd-backend.js';
 import {
@@ -24,7 +26,9 @@ import {
   defaultEtcdImage,
   ETCD_BINARY,
   initialCluster,
+  MEMBER_CLIENT_TLS_DIR,
   MEMBER_METRICS_PORT,
+  MEMBER_PEER_TLS_DIR,
   METRICS_PORT_NAME,
   memberAffinity,
   memberLabels as memberLabelsOf,
@@ -111,19 +115,20 @@ export function memberEnv(): { name: string; valueFrom: { fieldRef: { fieldPath:
 }
 
 /** Readiness answers "may clients use it"; liveness only "is the process wedged", with a large budget so a member
- *  waiting for an election (no leader for a while) is never killed. */
+ *  waiting for an election (no leader for a while) is never killed. Both ask the metrics listener, which is plain
+ *  http even when the client port needs a client certificate (a probe presents none; docs/design/tls.md). */
 export function memberProbes(version: string): { readiness: V1Probe; liveness: V1Probe } {
   const minor = parseSemver(version)?.minor ?? 6;
   const readiness: V1Probe = {
     // /readyz and /livez exist in every 3.6 but only in late 3.5 patches; /health is in all.
-    httpGet: { path: minor >= 6 ? '/readyz' : '/health', port: CLIENT_PORT, scheme: 'HTTP' },
+    httpGet: { path: minor >= 6 ? '/readyz' : '/health', port: MEMBER_METRICS_PORT, scheme: 'HTTP' },
     periodSeconds: 5,
     timeoutSeconds: 3,
     failureThreshold: 3,
   };
   const liveness: V1Probe =
     minor >= 6
-      ? { httpGet: { path: '/livez', port: CLIENT_PORT, scheme: 'HTTP' } }
+      ? { httpGet: { path: '/livez', port: MEMBER_METRICS_PORT, scheme: 'HTTP' } }
       : { tcpSocket: { port: CLIENT_PORT } };
   return {
     readiness,
@@ -170,6 +175,24 @@ function podAnnotations(cluster: EtcdCluster, moment: MemberMoment): Record<stri
   };
   if (moment.token !== undefined) annotations[ANNOTATION_CLUSTER_TOKEN] = moment.token;
   return annotations;
+}
+
+/** The Secrets of spec.tls as read-only volumes: whole directories (a `subPath` mount never sees a renewed
+ *  Secret), readable by the Pod's fsGroup only (docs/design/tls.md, "Member Pods"). */
+function tlsMounts(cluster: EtcdCluster): { volumes: V1Volume[]; mounts: V1VolumeMount[] } {
+  const sides = [
+    { name: 'tls-client', secretName: cluster.spec.tls?.client?.secretName, dir: MEMBER_CLIENT_TLS_DIR },
+    { name: 'tls-peer', secretName: cluster.spec.tls?.peer?.secretName, dir: MEMBER_PEER_TLS_DIR },
+  ].filter(
+    (side): side is { name: string; secretName: string; dir: string } => side.secretName !== undefined,
+  );
+  return {
+    volumes: sides.map((side) => ({
+      name: side.name,
+      secret: { secretName: side.secretName, defaultMode: 0o440 },
+    })),
+    mounts: sides.map((side) => ({ name: side.name, mountPath: side.dir, readOnly: true })),
+  };
 }
 
 /** The member Pod: Pod Security `restricted`, owned by the cluster, `podTemplate` merged in. */
@@ -221,7 +244,7 @@ export function buildMemberPod(cluster: EtcdCluster, moment: MemberMoment): V1Po
             { name: PEER_PORT_NAME, containerPort: PEER_PORT, protocol: 'TCP' },
             { name: METRICS_PORT_NAME, containerPort: MEMBER_METRICS_PORT, protocol: 'TCP' },
           ],
-          volumeMounts: [{ name: 'data', mountPath: DATA_MOUNT_PATH }],
+          volumeMounts: [{ name: 'data', mountPath: DATA_MOUNT_PATH }, ...tlsMounts(cluster).mounts],
           readinessProbe: probes.readiness,
           livenessProbe: probes.liveness,
           resources: memberResources(cluster),
@@ -234,6 +257,7 @@ export function buildMemberPod(cluster: EtcdCluster, moment: MemberMoment): V1Po
         ephemeral
           ? { name: 'data', emptyDir: {} }
           : { name: 'data', persistentVolumeClaim: { claimName: pvcName(moment.member) } },
+        ...tlsMounts(cluster).volumes,
       ],
     },
   };

@@ -1,5 +1,7 @@
 // The etcd half of the observed state: every member Pod's Status, the member list from the leader, and from
 // those the planner's EtcdView (health, identity, quorum). See docs/design/membership.md, "The etcd view".
+
+import type { ClientTls, Endpoint } from '../etcd/client.js';
 import {
   type EtcdAlarm,
   type EtcdMember,
@@ -12,10 +14,16 @@ import {
 import { quorumOf } from './plan-facts.js';
 import type { EtcdMemberView, EtcdView } from './types.js';
 
-/** A member Pod's client URL. */
+/** A member Pod's client URL, and the client certificate its `https` needs. */
 export interface MemberEndpoint {
   readonly member: string;
   readonly clientURL: string;
+  readonly tls?: ClientTls;
+}
+
+/** What a call to the member goes to. */
+function dial(endpoint: MemberEndpoint): Endpoint {
+  return endpoint.tls ? { url: endpoint.clientURL, tls: endpoint.tls } : endpoint.clientURL;
 }
 
 export interface EtcdObservation {
@@ -24,17 +32,17 @@ export interface EtcdObservation {
   readonly members: readonly EtcdMember[];
   /** Status of each member that answered, by member name. */
   readonly statuses: ReadonlyMap<string, EtcdStatus>;
-  /** Client URL of the leader, when it answered. */
-  readonly leaderEndpoint?: string;
-  /** Client URLs of healthy members, the leader first. */
-  readonly healthyEndpoints: readonly string[];
+  /** The leader's client endpoint, when it answered. */
+  readonly leaderEndpoint?: Endpoint;
+  /** Client endpoints of healthy members, the leader first. */
+  readonly healthyEndpoints: readonly Endpoint[];
   /** Active alarms with the member name each is raised for; undefined when no member answered the question. */
   readonly alarms?: readonly (EtcdAlarm & { readonly member?: string })[];
 }
 
 /** The alarms as the first healthy endpoint that answers knows them. */
 async function readAlarms(
-  endpoints: readonly string[],
+  endpoints: readonly Endpoint[],
   members: readonly EtcdMember[],
   memberOf: (peerURL: string) => string | undefined,
 ): Promise<EtcdObservation['alarms']> {
@@ -68,7 +76,7 @@ async function askAll(endpoints: readonly MemberEndpoint[]): Promise<Answer[]> {
   const answers = await Promise.all(
     endpoints.map(async (endpoint) => {
       try {
-        return { endpoint, status: await memberStatus(endpoint.clientURL) };
+        return { endpoint, status: await memberStatus(dial(endpoint)) };
       } catch {
         return undefined;
       }
@@ -86,7 +94,7 @@ async function readMembers(
   );
   for (const answer of ordered) {
     try {
-      const { members } = await listMembers(answer.endpoint.clientURL);
+      const { members } = await listMembers(dial(answer.endpoint));
       return { members, fromLeader: answer.status.memberId === leaderId };
     } catch {
       // next one
@@ -169,7 +177,7 @@ async function withCaughtUp(
     views.map(async (view) => {
       const answer = view.member ? byMember.get(view.member) : undefined;
       if (!view.healthy || view.learner || !answer) return view;
-      return { ...view, caughtUp: await isCaughtUp(answer.endpoint.clientURL) };
+      return { ...view, caughtUp: await isCaughtUp(dial(answer.endpoint)) };
     }),
   );
 }
@@ -214,7 +222,7 @@ export async function observeEtcd(
   const healthyEndpoints = sameCluster
     .filter((answer) => healthyNames.has(answer.endpoint.member))
     .sort((a, b) => Number(b === leaderAnswer) - Number(a === leaderAnswer))
-    .map((answer) => answer.endpoint.clientURL);
+    .map((answer) => dial(answer.endpoint));
   const alarms = await readAlarms(healthyEndpoints, list.members, memberOf);
   return {
     ...(alarms ? { alarms } : {}),
@@ -222,7 +230,7 @@ export async function observeEtcd(
     clusterId,
     members: list.members,
     statuses: new Map(answers.map((answer) => [answer.endpoint.member, answer.status])),
-    leaderEndpoint: leaderAnswer?.endpoint.clientURL,
+    ...(leaderAnswer ? { leaderEndpoint: dial(leaderAnswer.endpoint) } : {}),
     healthyEndpoints,
   };
 }

@@ -20,6 +20,8 @@ import { isNotFound } from '../runtime/kube.js';
 import type { ObjectKey } from '../runtime/types.js';
 import type { EtcdCluster } from './api.js';
 import { type EtcdObservation, observeEtcd } from './observe-etcd.js';
+import { observeTls } from './observe-tls.js';
+import type { TlsFindings } from './tls-views.js';
 import type { PlanInput } from './types.js';
 import { toClusterView, toPodView, toPvcView } from './views.js';
 
@@ -28,6 +30,8 @@ export interface Observed {
   readonly pods: readonly V1Pod[];
   readonly pvcs: readonly V1PersistentVolumeClaim[];
   readonly etcd: EtcdObservation | undefined;
+  /** The Secrets of spec.tls, judged; none without spec.tls. */
+  readonly tls?: TlsFindings;
 }
 
 export async function getCluster(kubeConfig: KubeConfig, key: ObjectKey): Promise<EtcdCluster | undefined> {
@@ -49,22 +53,23 @@ export async function getCluster(kubeConfig: KubeConfig, key: ObjectKey): Promis
 export async function observe(core: CoreV1Api, cluster: EtcdCluster): Promise<Observed> {
   const { name, namespace } = cluster.metadata as { name: string; namespace: string };
   const labelSelector = memberSelectorString(name);
-  const [pods, pvcs] = await Promise.all([
+  const [pods, pvcs, tls] = await Promise.all([
     core.listNamespacedPod({ namespace, labelSelector }),
     core.listNamespacedPersistentVolumeClaim({ namespace, labelSelector }),
+    observeTls(core, namespace, cluster.spec.tls),
   ]);
-  const endpoints = pods.items
-    .map(toPodView)
-    .flatMap((pod) =>
-      pod && !pod.terminating
-        ? [
-            {
-              member: pod.member,
-              clientURL: clientURL(name, namespace, pod.member, schemes(cluster.spec.tls).client),
-            },
-          ]
-        : [],
-    );
+  const scheme = schemes(cluster.spec.tls).client;
+  const endpoints = pods.items.map(toPodView).flatMap((pod) =>
+    pod && !pod.terminating
+      ? [
+          {
+            member: pod.member,
+            clientURL: clientURL(name, namespace, pod.member, scheme),
+            ...(scheme === 'https' && tls?.client ? { tls: tls.client } : {}),
+          },
+        ]
+      : [],
+  );
   const etcd =
     endpoints.length > 0
       ? await observeEtcd(
@@ -74,7 +79,7 @@ export async function observe(core: CoreV1Api, cluster: EtcdCluster): Promise<Ob
           cluster.status?.restore ? undefined : cluster.status?.clusterID,
         )
       : undefined;
-  return { cluster, pods: pods.items, pvcs: pvcs.items, etcd };
+  return { cluster, pods: pods.items, pvcs: pvcs.items, etcd, ...(tls ? { tls } : {}) };
 }
 
 /** The planner's input from what was observed. */
@@ -85,5 +90,6 @@ export function planInput(observed: Observed, nonce: string): PlanInput {
     pvcs: observed.pvcs.flatMap((pvc) => toPvcView(pvc) ?? []),
     etcd: observed.etcd?.view,
     nonce,
+    ...(observed.tls ? { tls: observed.tls.secrets } : {}),
   };
 }

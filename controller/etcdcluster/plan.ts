@@ -1,4 +1,5 @@
 // The membership decision: one observed snapshot in, exactly one action out. Pure; see docs/design/membership.md.
+
 import {
   canRemove,
   canStop,
@@ -16,6 +17,7 @@ import {
   targetSize,
 } from './plan-facts.js';
 import { checkSpec } from './spec-checks.js';
+import { checkTls } from './tls-checks.js';
 import type { Action, EtcdMemberView, EtcdView, PlanInput, PodView, RemoveReason } from './types.js';
 
 /** Requeue delays of the waits, in milliseconds. */
@@ -63,7 +65,7 @@ export function planMembership(input: PlanInput): Action {
   if (cluster.paused) return { kind: 'Paused' };
   if (cluster.restore === 'Restoring')
     return wait('Restoring', 'an in-place restore holds the cluster', REQUEUE.quorum);
-  const refusal = checkSpec(cluster, input.pods, input.pvcs);
+  const refusal = checkSpec(cluster, input.pods, input.pvcs) ?? checkTls(input);
   if (refusal) return refusal;
   const terminating = input.pods.find((pod) => pod.terminating);
   if (terminating)

@@ -1,5 +1,6 @@
 // What the membership planner sees (one snapshot of observed state) and what it decides (one action).
 import type { BackendSpec } from '../../constructs/conventions/etcd-backend.js';
+import type { Scheme } from '../../constructs/conventions/tls.js';
 
 /** The cluster resource, reduced to what the planner needs. */
 export interface ClusterView {
@@ -27,6 +28,8 @@ export interface ClusterView {
   readonly revision: string;
   /** Member names in `status.members`: the membership last seen, used when no member answers. */
   readonly knownMembers: readonly string[];
+  /** The schemes `spec.tls` asks for (docs/design/tls.md). */
+  readonly schemes: { readonly client: Scheme; readonly peer: Scheme };
 }
 
 /** A member Pod. */
@@ -55,6 +58,22 @@ export interface PodView {
   readonly restoreFailure?: string;
   /** Annotation `etcd.gitops.dev/initial-cluster-state`, which etcd reads at its next start. */
   readonly initialState?: 'new' | 'existing';
+  /** The schemes its etcd listens with (`--listen-client-urls`, `--listen-peer-urls`), when its args say. */
+  readonly schemes?: { readonly client?: Scheme; readonly peer?: Scheme };
+}
+
+/** One TLS Secret of `spec.tls` as the controller found it (docs/design/tls.md, "Validation"). */
+export interface TlsSecretView {
+  /** The spec field naming it, e.g. `spec.tls.peer.secretName`. */
+  readonly field: string;
+  readonly secretName: string;
+  /** Why it cannot be used (missing, a key missing, key not matching, expired, not signed by the CA that must
+   *  trust it), or nothing. */
+  readonly problem?: string;
+  /** DNS names of its `tls.crt`. */
+  readonly dnsNames: readonly string[];
+  /** Which names it must cover: a members' serving or a peer certificate; none for the client certificate. */
+  readonly covers: 'serving' | 'peer' | 'none';
 }
 
 /** A member PVC. */
@@ -105,6 +124,8 @@ export interface PlanInput {
   readonly etcd: EtcdView | undefined;
   /** Random hex the planner may use for a new cluster token (kept as input so the planner is pure). */
   readonly nonce: string;
+  /** The Secrets of `spec.tls` as found (none without `spec.tls`). */
+  readonly tls?: readonly TlsSecretView[];
 }
 
 export type RemoveReason = 'scale-in' | 'dead' | 'undo' | 'roll' | 'evict';

@@ -17,6 +17,8 @@ import {
   MEMBER_LABEL,
   memberOfPvc,
   RETAINED_BY_RESTORE_LABEL,
+  type Scheme,
+  schemes,
 } from '../../constructs/conventions/index.js';
 import { describeRestoreInitFailure, restoreInitFailure } from '../restore/init-failure.js';
 import type { EtcdCluster } from './api.js';
@@ -53,6 +55,7 @@ export function toClusterView(cluster: EtcdCluster): ClusterView {
     ...(status?.currentVersion ? { runningVersion: status.currentVersion } : {}),
     revision: podRevision(cluster),
     knownMembers: (status?.members ?? []).map((member) => member.name),
+    schemes: schemes(spec.tls),
   };
 }
 
@@ -132,6 +135,7 @@ export function toPodView(pod: V1Pod): PodView | undefined {
   const initialState = pod.metadata?.annotations?.[ANNOTATION_INITIAL_CLUSTER_STATE];
   const revision = pod.metadata?.annotations?.[ANNOTATION_POD_REVISION];
   const failure = lastFailure(container);
+  const schemes = listenSchemes(pod);
   return {
     name: pod.metadata?.name as string,
     member,
@@ -148,7 +152,20 @@ export function toPodView(pod: V1Pod): PodView | undefined {
     ...(failure ? { lastFailure: failure } : {}),
     ...(restoreFailure ? { restoreFailure: describeRestoreInitFailure(restoreFailure) } : {}),
     ...(initialState === 'new' || initialState === 'existing' ? { initialState } : {}),
+    ...(schemes ? { schemes } : {}),
   };
+}
+
+/** The schemes of the etcd container's `--listen-client-urls` and `--listen-peer-urls`. */
+function listenSchemes(pod: V1Pod): PodView['schemes'] {
+  const args = pod.spec?.containers?.find((container) => container.name === 'etcd')?.args ?? [];
+  const schemeOf = (flag: string): Scheme | undefined => {
+    const value = args.find((arg) => arg.startsWith(`${flag}=`))?.slice(flag.length + 1);
+    return value?.startsWith('https://') ? 'https' : value?.startsWith('http://') ? 'http' : undefined;
+  };
+  const client = schemeOf('--listen-client-urls');
+  const peer = schemeOf('--listen-peer-urls');
+  return client || peer ? { ...(client ? { client } : {}), ...(peer ? { peer } : {}) } : undefined;
 }
 
 export function toPvcView(pvc: V1PersistentVolumeClaim): PvcView | undefined {

@@ -156,10 +156,13 @@ describe('EtcdCluster membership with the controller killed at every step', () =
     const leader = (await memberStatus(clientURL(name, ns, member(0), 'http'))).leaderId;
     const leaderName = [...before.ids].find(([, id]) => id === leader)?.[0] as string;
     if (leader !== victim) await moveLeader(clientURL(name, ns, leaderName, 'http'), victim);
-    await waitFor(async () => (await memberStatus(clientURL(name, ns, member(0), 'http'))).leaderId === victim, {
-      what: 'crash-2 leading',
-      timeoutMs: 30_000,
-    });
+    await waitFor(
+      async () => (await memberStatus(clientURL(name, ns, member(0), 'http'))).leaderId === victim,
+      {
+        what: 'crash-2 leading',
+        timeoutMs: 30_000,
+      },
+    );
     await cluster.scale(1);
     await crashAfter('MoveLeader');
     const now = await memberStatus(clientURL(name, ns, member(0), 'http'));

@@ -2,6 +2,7 @@
 // and at the end checks that none of them is lost.
 import { noop } from 'cockatiel';
 import { Etcd3 } from 'etcd3';
+import type { ClientTls } from '../../../controller/etcd/client.js';
 
 export interface Writer {
   /** Stops writing; resolves once the loop ended. */
@@ -12,9 +13,11 @@ export interface Writer {
   lost(): Promise<string[]>;
 }
 
-export function startWriter(endpoint: string, prefix = 'writer/'): Writer {
+/** `tls`: the client certificate an `https` endpoint needs. */
+export function startWriter(endpoint: string, prefix = 'writer/', tls?: ClientTls): Writer {
   const client = new Etcd3({
     hosts: [endpoint],
+    ...(tls ? { credentials: { ...tls } } : {}),
     dialTimeout: 2_000,
     faultHandling: { host: () => noop, global: noop },
     defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + 2_000 }),

@@ -27,6 +27,7 @@ export function cluster(overrides: Partial<ClusterView> = {}): ClusterView {
     backend: { storage: { size: '1Gi' } },
     revision: REVISION,
     knownMembers: [],
+    schemes: { client: 'http', peer: 'http' },
     ...overrides,
   };
 }

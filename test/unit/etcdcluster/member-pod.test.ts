@@ -153,6 +153,61 @@ describe('buildMemberPod', () => {
     assert.equal(pod.spec?.containers[0]?.image, 'gcr.io/etcd-development/etcd:v3.6.16');
   });
 
+  it('GIVEN spec.tls client and peer THEN etcd listens and advertises https, demands client certificates on both ports, names the peer Service as the allowed peer, mounts each Secret read-only as a whole directory, and probes the plain-http metrics port', () => {
+    const pod = buildMemberPod(
+      etcdCluster({
+        tls: {
+          client: { secretName: 'demo-server-tls', clientSecretName: 'demo-client-tls' },
+          peer: { secretName: 'demo-peer-tls' },
+        },
+      }),
+      { member: 'demo-1', state: 'existing', initialCluster: ['demo-0', 'demo-1'] },
+    );
+    const container = pod.spec?.containers[0];
+    const args = container?.args ?? [];
+    for (const flag of [
+      '--listen-peer-urls=https://$(POD_IP):2380',
+      '--listen-client-urls=https://$(POD_IP):2379',
+      '--listen-metrics-urls=http://$(POD_IP):2381',
+      '--advertise-client-urls=https://demo-1.demo-peer.ns.svc:2379',
+      '--initial-advertise-peer-urls=https://demo-1.demo-peer.ns.svc:2380',
+      '--cert-file=/etc/etcd/tls/client/tls.crt',
+      '--key-file=/etc/etcd/tls/client/tls.key',
+      '--trusted-ca-file=/etc/etcd/tls/client/ca.crt',
+      '--client-cert-auth',
+      '--peer-cert-file=/etc/etcd/tls/peer/tls.crt',
+      '--peer-key-file=/etc/etcd/tls/peer/tls.key',
+      '--peer-trusted-ca-file=/etc/etcd/tls/peer/ca.crt',
+      '--peer-client-cert-auth',
+      '--peer-cert-allowed-hostname=demo-peer.ns.svc',
+    ])
+      assert.ok(args.includes(flag), `${flag} in ${args.join(' ')}`);
+    assert.equal(
+      initialEnv(pod).ETCD_INITIAL_CLUSTER,
+      'demo-0=https://demo-0.demo-peer.ns.svc:2380,demo-1=https://demo-1.demo-peer.ns.svc:2380',
+    );
+    assert.deepEqual(pod.spec?.volumes?.slice(1), [
+      { name: 'tls-client', secret: { secretName: 'demo-server-tls', defaultMode: 0o440 } },
+      { name: 'tls-peer', secret: { secretName: 'demo-peer-tls', defaultMode: 0o440 } },
+    ]);
+    assert.deepEqual(container?.volumeMounts?.slice(1), [
+      { name: 'tls-client', mountPath: '/etc/etcd/tls/client', readOnly: true },
+      { name: 'tls-peer', mountPath: '/etc/etcd/tls/peer', readOnly: true },
+    ]);
+    assert.deepEqual(container?.readinessProbe?.httpGet, { path: '/readyz', port: 2381, scheme: 'HTTP' });
+    assert.deepEqual(container?.livenessProbe?.httpGet, { path: '/livez', port: 2381, scheme: 'HTTP' });
+  });
+
+  it('GIVEN no spec.tls THEN no certificate flag or Secret volume, and http everywhere', () => {
+    const pod = buildMemberPod(etcdCluster(), { member: 'demo-0', state: 'new', initialCluster: ['demo-0'] });
+    const args = pod.spec?.containers[0]?.args ?? [];
+    assert.ok(!args.some((arg) => /cert|key-file|https/.test(arg)), args.join(' '));
+    assert.deepEqual(
+      pod.spec?.volumes?.map((volume) => volume.name),
+      ['data'],
+    );
+  });
+
   it('GIVEN any member THEN it satisfies Pod Security restricted', () => {
     const pod = buildMemberPod(etcdCluster(), { member: 'demo-0', state: 'new', initialCluster: ['demo-0'] });
     assert.equal(pod.spec?.securityContext?.runAsNonRoot, true);
