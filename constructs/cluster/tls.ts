@@ -1,6 +1,12 @@
 // The `tls` prop of EtcdCluster → `spec.tls` (Secret names) and, for the cert-manager form, what to issue
 // (docs/design/tls.md).
-import { clientTlsSecretName, peerTlsSecretName, serverTlsSecretName } from '../conventions/names.js';
+import {
+  clientCaName,
+  clientTlsSecretName,
+  peerCaName,
+  peerTlsSecretName,
+  serverTlsSecretName,
+} from '../conventions/names.js';
 import { DEFAULT_CLUSTER_DOMAIN, type TlsSpec } from '../conventions/tls.js';
 import { validateDomainName, validateObjectName } from '../validate/names.js';
 
@@ -234,8 +240,42 @@ export function renderTls(
     }
     return { spec };
   }
+  refuseSecretsOfTheOtherSide(cluster, spec, client, peer);
   return {
     spec,
     certManager: { cluster, namespace: namespace as string, clusterDomain, client, peer },
   };
+}
+
+/** Secrets the cert-manager form of one side writes, each with the side: your Secrets must not be among them. */
+function refuseSecretsOfTheOtherSide(
+  cluster: string,
+  spec: TlsSpec,
+  client: TlsSigner | undefined,
+  peer: TlsSigner | undefined,
+): void {
+  const written = new Map<string, string>();
+  if (client) {
+    for (const name of [serverTlsSecretName(cluster), clientTlsSecretName(cluster)])
+      written.set(name, 'client');
+    if ('selfSignedCa' in client) written.set(clientCaName(cluster), 'client');
+  }
+  if (peer) {
+    written.set(peerTlsSecretName(cluster), 'peer');
+    if ('selfSignedCa' in peer) written.set(peerCaName(cluster), 'peer');
+  }
+  const yours: [string, string][] = [];
+  if (!client && spec.client) {
+    yours.push(['tls.client.secretName', spec.client.secretName]);
+    yours.push(['tls.client.clientSecretName', spec.client.clientSecretName]);
+  }
+  if (!peer && spec.peer) yours.push(['tls.peer.secretName', spec.peer.secretName]);
+  for (const [prop, name] of yours) {
+    const side = written.get(name);
+    if (side) {
+      throw new Error(
+        `'${prop}' must not be '${name}': the cert-manager form of tls.${side} writes that Secret; name your Secret otherwise`,
+      );
+    }
+  }
 }

@@ -421,6 +421,17 @@ describe('EtcdCluster tls: synth-time errors', () => {
     );
   });
 
+  it('fails when your Secret on one side is a Secret the cert-manager form of the other side writes', () => {
+    fails(
+      { client: { certManager: true }, peer: { secretName: 'main-server-tls' } },
+      /^Error: 'tls.peer.secretName' must not be 'main-server-tls': the cert-manager form of tls.client writes that Secret; name your Secret otherwise$/,
+    );
+    fails(
+      { client: { secretName: 'main-peer-ca', clientSecretName: 'c' }, peer: { certManager: true } },
+      /^Error: 'tls.client.secretName' must not be 'main-peer-ca': the cert-manager form of tls.peer writes that Secret/,
+    );
+  });
+
   it('fails when the cluster domain is no DNS domain, or is given with nothing for cert-manager to issue', () => {
     fails(
       { client: { certManager: true }, clusterDomain: 'Cluster.Local.' },
@@ -429,6 +440,10 @@ describe('EtcdCluster tls: synth-time errors', () => {
     fails(
       { peer: { secretName: 'p' }, clusterDomain: 'example.org' },
       /^Error: 'tls.clusterDomain' only goes into the DNS names of certificates made with certManager, got 'example.org' with Secrets on every side$/,
+    );
+    fails(
+      { clusterDomain: 'example.org' },
+      /^Error: 'tls.clusterDomain' only goes into .*, got 'example.org' without tls.client or tls.peer$/,
     );
   });
 });
