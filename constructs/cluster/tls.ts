@@ -108,7 +108,7 @@ function describe(value: unknown): string {
   return typeof value === 'string' ? `'${value}'` : JSON.stringify(value);
 }
 
-function secretName(prop: string, value: unknown, why: string): string {
+function requiredName(prop: string, value: unknown, why: string): string {
   if (typeof value !== 'string' || value === '') {
     throw new Error(`'${prop}' is required ${why}, got ${describe(value)}`);
   }
@@ -128,7 +128,7 @@ function signerOf(prop: string, certManager: unknown): TlsSigner {
       `'${prop}.issuer.kind' must be 'Issuer' or 'ClusterIssuer', got ${describe(issuer.kind)}`,
     );
   }
-  const name = secretName(
+  const name = requiredName(
     `${prop}.issuer.name`,
     issuer.name,
     'with an issuer (the cert-manager issuer to use)',
@@ -158,7 +158,7 @@ function sideOf(
   }
   const names: Record<string, string> = {};
   for (const p of secretProps) {
-    names[p] = secretName(
+    names[p] = requiredName(
       `${prop}.${p}`,
       side[p as keyof LooseSide],
       `with ${given.map((g) => `'${prop}.${g}'`).join(', ')} (or use certManager)`,
