@@ -3,8 +3,10 @@ import type { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import {
   type CronScheduleOptions,
+  clusterConnectionArgs,
   NAMESPACE_ENV,
   namespaceEnv,
+  type OperatorJobTarget,
   operatorCronJob,
 } from './cluster/operator-cronjob.js';
 import {
@@ -15,7 +17,7 @@ import {
   keyTemplateProblem,
 } from './conventions/backup.js';
 import { backupSave } from './conventions/cli/backup-save.js';
-import { backupCronJobName, clientServiceURL } from './conventions/names.js';
+import { backupCronJobName } from './conventions/names.js';
 import {
   type ChecksumMode,
   DEFAULT_CHECKSUM_MODE,
@@ -116,10 +118,7 @@ export interface EtcdBackupScheduleOptions extends CronScheduleOptions {
 }
 
 /** What a schedule needs to know about its cluster. */
-export interface EtcdBackupTarget {
-  readonly clusterName: string;
-  /** Namespace, or undefined to read it from the Pod at run time. */
-  readonly namespace?: string;
+export interface EtcdBackupTarget extends OperatorJobTarget {
   readonly serviceAccountName: string;
 }
 
@@ -156,7 +155,7 @@ function validateOptions(o: EtcdBackupScheduleOptions): void {
 export function backupArgs(target: EtcdBackupTarget, o: EtcdBackupScheduleOptions): string[] {
   const namespace = target.namespace ?? `$(${NAMESPACE_ENV})`;
   return backupSave.args({
-    endpoints: [clientServiceURL(target.clusterName, namespace)],
+    ...clusterConnectionArgs(target),
     namespace,
     cluster: target.clusterName,
     bucket: o.bucket,
@@ -196,6 +195,7 @@ export class EtcdBackupSchedule extends Construct {
       clusterName: target.clusterName,
       component: 'backup',
       serviceAccountName: target.serviceAccountName,
+      clientCertificateSecretName: target.clientCertificateSecretName,
       startingDeadlineSeconds: options.startingDeadlineSeconds ?? 300,
       activeDeadlineSeconds: options.activeDeadlineSeconds ?? 3600,
       backoffLimit: options.backoffLimit ?? 2,

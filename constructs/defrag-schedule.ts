@@ -4,12 +4,14 @@ import type { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import {
   type CronScheduleOptions,
+  clusterConnectionArgs,
   NAMESPACE_ENV,
   namespaceEnv,
+  type OperatorJobTarget,
   operatorCronJob,
 } from './cluster/operator-cronjob.js';
 import { defrag } from './conventions/cli/defrag.js';
-import { clientServiceURL, defragCronJobName } from './conventions/names.js';
+import { defragCronJobName } from './conventions/names.js';
 import { validateCron } from './validate/cron.js';
 import { validateInteger } from './validate/names.js';
 
@@ -30,10 +32,7 @@ export interface EtcdDefragScheduleOptions extends Omit<CronScheduleOptions, 'sc
 }
 
 /** What a defrag schedule needs to know about its cluster. */
-export interface EtcdDefragTarget {
-  readonly clusterName: string;
-  /** Namespace, or undefined to read it from the Pod at run time. */
-  readonly namespace?: string;
+export interface EtcdDefragTarget extends OperatorJobTarget {
   readonly serviceAccountName: string;
   /** The cluster's effective backend quota: a NOSPACE alarm is disarmed only below it. */
   readonly quotaBackendBytes: number;
@@ -43,7 +42,7 @@ export interface EtcdDefragTarget {
 export function defragArgs(target: EtcdDefragTarget): string[] {
   const namespace = target.namespace ?? `$(${NAMESPACE_ENV})`;
   return defrag.args({
-    endpoints: [clientServiceURL(target.clusterName, namespace)],
+    ...clusterConnectionArgs(target),
     namespace,
     cluster: target.clusterName,
     quotaBackendBytes: target.quotaBackendBytes,
@@ -75,6 +74,7 @@ export class EtcdDefragSchedule extends Construct {
       clusterName: target.clusterName,
       component: 'defrag',
       serviceAccountName: target.serviceAccountName,
+      clientCertificateSecretName: target.clientCertificateSecretName,
       startingDeadlineSeconds: 600,
       activeDeadlineSeconds: options.activeDeadlineSeconds ?? 1800,
       // A run that found too little to free would find the same again: no retries, the next schedule tries.

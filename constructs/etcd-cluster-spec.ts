@@ -3,6 +3,18 @@ import { type EtcdPodTemplateProps, renderPodTemplate } from './cluster/pod-temp
 
 export type { EtcdPodTemplateProps };
 
+import { type EtcdTlsProps, type RenderedTls, renderTls } from './cluster/tls.js';
+
+export type {
+  EtcdCertManagerIssuer,
+  EtcdClientTls,
+  EtcdClientTlsSecrets,
+  EtcdPeerTls,
+  EtcdPeerTlsSecrets,
+  EtcdTlsCertManager,
+  EtcdTlsProps,
+} from './cluster/tls.js';
+
 import {
   type AutoCompactionMode,
   backendProblem,
@@ -129,6 +141,20 @@ export interface EtcdClusterSpecProps {
    * @default - none
    */
   readonly extraFlags?: Readonly<Record<string, string>>;
+  /**
+   * TLS with client-certificate authentication, per side: `client` (port 2379) and `peer` (2380), each with your
+   * Secrets (`{ secretName[, clientSecretName] }`) or `{ certManager: true | { issuer } }` (Certificates made
+   * here, cert-manager installed separately). Each side is fixed when the cluster is created (admission refuses
+   * adding or removing one).
+   * @default - none: members serve plain http on both ports
+   */
+  readonly tls?: EtcdTlsProps;
+}
+
+/** Where the cluster is: `spec.tls` names Secrets after the cluster, and certificates name its namespace. */
+export interface EtcdClusterPlace {
+  readonly name: string;
+  readonly namespace?: string;
 }
 
 function renderAutoCompaction(props: EtcdAutoCompaction | undefined): EtcdClusterSpec['autoCompaction'] {
@@ -159,8 +185,14 @@ function validateSize(size: number, allowEven: boolean): number {
   return size;
 }
 
-/** Validates the props and returns the spec to write, with defaults made explicit for size and storage. */
-export function renderEtcdClusterSpec(props: EtcdClusterSpecProps): EtcdClusterSpec {
+/**
+ * Validates the props and returns the spec to write, with defaults made explicit for size and storage, and what
+ * the `tls` prop's cert-manager form must issue.
+ */
+export function renderEtcdClusterSpec(
+  props: EtcdClusterSpecProps,
+  place: EtcdClusterPlace,
+): { spec: EtcdClusterSpec; tls: RenderedTls } {
   validateEtcdVersion(props.version);
   const size = validateSize(props.size ?? DEFAULT_SIZE, props.allowEvenSize ?? false);
   const storageSize = quantityOf('storage.size', props.storage?.size ?? DEFAULT_STORAGE_SIZE);
@@ -171,6 +203,7 @@ export function renderEtcdClusterSpec(props: EtcdClusterSpecProps): EtcdClusterS
   const limits = renderQuantities('resources.limits', props.resources?.limits);
   const podTemplate = renderPodTemplate(props.podTemplate);
   if (props.bootstrapFromBackup) validateS3Location('bootstrapFromBackup', props.bootstrapFromBackup);
+  const tls = renderTls(props.tls, place.name, place.namespace);
   const spec: EtcdClusterSpec = {
     size,
     version: props.version,
@@ -193,8 +226,9 @@ export function renderEtcdClusterSpec(props: EtcdClusterSpecProps): EtcdClusterS
     spec.quotaBackendBytes = quantityOf('quotaBackendBytes', props.quotaBackendBytes);
   }
   if (props.extraFlags && Object.keys(props.extraFlags).length > 0) spec.extraFlags = { ...props.extraFlags };
+  if (tls.spec) spec.tls = tls.spec;
   const problem = backendProblem(spec, DEFAULT_STORAGE_SIZE);
   // The spec's field names without `spec.`: the props carry the same names.
   if (problem) throw new Error(describeProblem({ ...problem, field: problem.field.replace(/^spec\./, '') }));
-  return spec;
+  return { spec, tls };
 }

@@ -4,6 +4,7 @@ import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { groupOf, type OperatorIdentity, registerUnique, registryOf } from './app-registry.js';
 import { EtcdBackupSchedule, type EtcdBackupScheduleOptions } from './backup-schedule.js';
+import { certManagerObjects, clientCertificate, type MetadataOf } from './cluster/cert-manager.js';
 import type { EtcdConnection } from './cluster/connection.js';
 import { createClusterNamespace } from './cluster/namespace.js';
 import { type EtcdClient, type EtcdClientPeer, networkPolicySpec } from './cluster/network-policy.js';
@@ -27,8 +28,13 @@ import {
   PEER_PORT,
   PEER_PORT_NAME,
 } from './conventions/ports.js';
+import { schemes, type TlsSpec } from './conventions/tls.js';
 import { EtcdDefragSchedule, type EtcdDefragScheduleOptions } from './defrag-schedule.js';
-import { type EtcdClusterSpecProps, renderEtcdClusterSpec } from './etcd-cluster-spec.js';
+import {
+  type EtcdCertManagerIssuer,
+  type EtcdClusterSpecProps,
+  renderEtcdClusterSpec,
+} from './etcd-cluster-spec.js';
 import type { EtcdOperator } from './etcd-operator.js';
 import { customResourceAnnotations, SYNC_WAVE, SyncWave } from './gitops.js';
 import type { EtcdClusterSpec } from './imports/etcd.gitops.dev.js';
@@ -41,6 +47,17 @@ import { longestCronGapSeconds } from './validate/cron.js';
 import { validateDnsLabel, validateObjectName } from './validate/names.js';
 
 export type { EtcdClient, EtcdClientPeer, EtcdConnection };
+
+/** A client certificate for an application (`EtcdCluster.addClientCertificate`). */
+export interface EtcdClientCertificateOptions {
+  /** Name of the Certificate and of the Secret cert-manager writes (`tls.crt`, `tls.key`, `ca.crt`). */
+  readonly secretName: string;
+  /**
+   * Common name of the certificate (etcd's user name when its auth is on with `--client-cert-auth`).
+   * @default - the secretName
+   */
+  readonly commonName?: string;
+}
 
 export interface EtcdClusterProps extends EtcdClusterSpecProps {
   /**
@@ -113,14 +130,25 @@ export class EtcdCluster extends Construct {
   public readonly clientServiceName: string;
   /** `<name>-peer`: the headless Service that gives members their DNS names. */
   public readonly peerServiceName: string;
-  /** Client URL, e.g. `http://example-client.etcd-example.svc:2379` (no namespace part when it is unknown). */
+  /**
+   * Client URL, e.g. `http://example-client.etcd-example.svc:2379` (`https` with `tls.client`; no namespace part
+   * when it is unknown).
+   */
   public readonly clientUrl: string;
   /** The client Service `<name>-client` (port `client`). */
   public readonly clientService: k8s.KubeService;
   /** The headless peer Service `<name>-peer`, which gives members their DNS names. */
   public readonly peerService: k8s.KubeService;
-  /** What a client needs: URL, Service, port, and (once TLS arrives) the CA and client certificate Secrets. */
+  /** What a client needs: URL, Service, port, and with `tls.client` the CA and client certificate Secrets. */
   public readonly connection: EtcdConnection;
+  /**
+   * `spec.tls` as written: the Secret names of each side (the cert-manager form's `<name>-server-tls`,
+   * `<name>-client-tls`, `<name>-peer-tls` included).
+   * @default - undefined: no TLS
+   */
+  public readonly tls?: TlsSpec;
+  /** The cert-manager Issuers and Certificates made for the `tls` prop's cert-manager form (empty without it). */
+  public readonly certManagerObjects: readonly ApiObject[];
   /** The Namespace, when `createNamespace` is set. */
   public readonly namespaceObject?: k8s.KubeNamespace;
   private readonly props: EtcdClusterProps;
@@ -129,6 +157,7 @@ export class EtcdCluster extends Construct {
   private readonly backupSchedules: { cronJob: string; longestGapSeconds: number }[] = [];
   private readonly spec: EtcdClusterSpec;
   private backupServiceAccount?: k8s.KubeServiceAccount;
+  private readonly clientIssuer?: EtcdCertManagerIssuer;
 
   public constructor(scope: Construct, id: string, props: EtcdClusterProps) {
     super(scope, id);
@@ -143,19 +172,24 @@ export class EtcdCluster extends Construct {
     this.node.addValidation({ validate: () => this.operatorProblems() });
     this.clientServiceName = clientServiceName(this.name);
     this.peerServiceName = peerServiceName(this.name);
-    this.clientUrl = clientServiceURL(this.name, this.namespace);
+    const rendered = renderEtcdClusterSpec(props, { name: this.name, namespace: this.namespace });
+    this.spec = rendered.spec;
+    this.tls = rendered.tls.spec;
+    const scheme = schemes(this.tls).client;
+    this.clientUrl = clientServiceURL(this.name, this.namespace, scheme);
+    const clientSecret = this.tls?.client?.clientSecretName;
     this.connection = {
       url: this.clientUrl,
       serviceName: this.clientServiceName,
       namespace: this.namespace,
       port: CLIENT_PORT,
-      scheme: 'http',
+      scheme,
+      ...(clientSecret ? { caSecretName: clientSecret, clientCertificateSecretName: clientSecret } : {}),
     };
     this.clients = [...(props.clients ?? [])];
     this.metricsScrapers = [...(props.metricsFrom ?? [])];
     const protect = props.deletionProtection ?? true;
     if (props.createNamespace) this.namespaceObject = this.createNamespace(protect);
-    this.spec = renderEtcdClusterSpec(props);
     this.resource = new KubeEtcdCluster(this, 'Resource', {
       metadata: { ...this.metadata(this.name), annotations: customResourceAnnotations(protect) },
       spec: this.spec,
@@ -165,7 +199,52 @@ export class EtcdCluster extends Construct {
     this.createDisruptionBudget();
     this.createNetworkPolicy();
     this.createSecretAccess();
+    const certManager = rendered.tls.certManager;
+    const made = certManager ? certManagerObjects(this, certManager, this.certManagerMetadata) : undefined;
+    this.certManagerObjects = made?.objects ?? [];
+    this.clientIssuer = made?.clientIssuer;
   }
+
+  /**
+   * A cert-manager Certificate `options.secretName` (and the Secret of that name: `tls.crt`, `tls.key`, `ca.crt`)
+   * that an application presents to this cluster: client auth, from the client side's CA or issuer. Needs
+   * `tls.client.certManager`. The application mounts the Secret and connects to `connection.url`.
+   */
+  public addClientCertificate(id: string, options: EtcdClientCertificateOptions): ApiObject {
+    const prop = 'addClientCertificate';
+    if (!this.clientIssuer) {
+      const got = this.tls?.client ? 'tls.client with your Secrets' : 'no tls.client';
+      throw new Error(
+        `EtcdCluster '${this.name}': ${prop}() needs tls.client.certManager (its CA or issuer signs the certificate), got ${got}; with your own Secrets, issue client certificates from the CA of tls.client.secretName yourself`,
+      );
+    }
+    const secretName = validateObjectName('secretName', options.secretName);
+    const taken = this.certManagerObjects.map((o) => o.metadata.name);
+    if (taken.includes(secretName)) {
+      throw new Error(
+        `'secretName' must not be a name the cluster's TLS objects use (${taken.join(', ')}), got '${secretName}'`,
+      );
+    }
+    const commonName = options.commonName ?? secretName;
+    if (commonName === '' || commonName.length > 64) {
+      throw new Error(`'commonName' must be 1 to 64 characters (X.509), got '${commonName}'`);
+    }
+    const made = clientCertificate(
+      this,
+      `ClientCertificate-${id}`,
+      this.certManagerMetadata(secretName),
+      this.clientIssuer,
+      commonName,
+    );
+    return made;
+  }
+
+  /** cert-manager objects: the cluster's metadata, and a dry run skipped while cert-manager's CRDs are missing. */
+  private readonly certManagerMetadata: MetadataOf = (name) => ({
+    ...this.metadata(name),
+    name,
+    annotations: customResourceAnnotations(),
+  });
 
   /**
    * Where the operator that manages this cluster runs and as whom (the `operator` prop, the app's EtcdOperator or
@@ -207,7 +286,12 @@ export class EtcdCluster extends Construct {
     const schedule = new EtcdBackupSchedule(
       this,
       id,
-      { clusterName: this.name, namespace: this.namespace, serviceAccountName },
+      {
+        clusterName: this.name,
+        namespace: this.namespace,
+        serviceAccountName,
+        clientCertificateSecretName: this.tls?.client?.clientSecretName,
+      },
       options,
     );
     if (!options.suspend) {
@@ -239,7 +323,13 @@ export class EtcdCluster extends Construct {
     return new EtcdDefragSchedule(
       this,
       'Defrag',
-      { clusterName: this.name, namespace: this.namespace, serviceAccountName, quotaBackendBytes },
+      {
+        clusterName: this.name,
+        namespace: this.namespace,
+        serviceAccountName,
+        quotaBackendBytes,
+        clientCertificateSecretName: this.tls?.client?.clientSecretName,
+      },
       options,
     );
   }

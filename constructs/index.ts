@@ -1,7 +1,7 @@
 export * from './api/index.js';
 export type { OperatorIdentity } from './app-registry.js';
 export * from './backup-schedule.js';
-export type { CronScheduleOptions } from './cluster/operator-cronjob.js';
+export type { CronScheduleOptions, OperatorJobTarget } from './cluster/operator-cronjob.js';
 export * from './conventions/index.js';
 export * from './defrag-schedule.js';
 export * from './etcd-cluster.js';

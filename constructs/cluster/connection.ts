@@ -1,8 +1,11 @@
 // How a client reaches an etcd cluster: what an application needs in its own config.
 
-/** The address of a cluster and, once TLS arrives, the Secrets a client needs. */
+/** The address of a cluster and, with `tls.client`, the Secrets a client needs. */
 export interface EtcdConnection {
-  /** Client URL through the client Service, e.g. `http://main-client.db.svc:2379` (no namespace part when unknown). */
+  /**
+   * Client URL through the client Service, e.g. `http://main-client.db.svc:2379`, `https://…` with `tls.client`
+   * (no namespace part when unknown).
+   */
   readonly url: string;
   /** `<cluster>-client`. */
   readonly serviceName: string;
@@ -13,15 +16,19 @@ export interface EtcdConnection {
   readonly namespace?: string;
   /** The client port. */
   readonly port: number;
-  /** `http` until TLS arrives. */
+  /** `https` with `tls.client`, else `http`. */
   readonly scheme: 'http' | 'https';
   /**
-   * Secret holding the CA that signs the members' serving certificates (`ca.crt`).
+   * Secret whose `ca.crt` is the CA of the members' serving certificate, what a client trusts:
+   * `spec.tls.client.clientSecretName` (never the serving Secret, which holds the members' key).
    * @default - none: the cluster serves plain HTTP
    */
   readonly caSecretName?: string;
   /**
-   * Secret holding a client certificate and key (`tls.crt`, `tls.key`) the members accept.
+   * Secret holding a client certificate and key (`tls.crt`, `tls.key`) the members accept:
+   * `spec.tls.client.clientSecretName`, the certificate the controller and the backup and defrag Jobs present
+   * (common name `etcd-gitops` in the cert-manager form). An application in the cluster's namespace may mount it,
+   * or present its own certificate from the same CA.
    * @default - none: the cluster does not authenticate clients by certificate
    */
   readonly clientCertificateSecretName?: string;

@@ -4,6 +4,8 @@ import { k8s } from 'cdk8s-plus-27';
 import type { Construct } from 'constructs';
 import { DEFAULT_OPERATOR_IMAGE, OPERATOR_ENTRYPOINT } from '../conventions/images.js';
 import { type Component, clusterLabels } from '../conventions/labels.js';
+import { clientServiceURL } from '../conventions/names.js';
+import { CLIENT_CERT_TLS_DIR, clientCertFiles } from '../conventions/tls.js';
 import { SYNC_WAVE, SyncWave } from '../gitops.js';
 import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from '../security.js';
 
@@ -16,6 +18,40 @@ export function namespaceEnv(target: { readonly namespace?: string }): k8s.EnvVa
     ? [{ name: NAMESPACE_ENV, valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } }]
     : [];
 }
+
+/** What every maintenance CronJob knows about its cluster. */
+export interface OperatorJobTarget {
+  readonly clusterName: string;
+  /** Namespace, or undefined to read it from the Pod at run time. */
+  readonly namespace?: string;
+  /**
+   * Secret with the client certificate the Job presents (`spec.tls.client.clientSecretName`): the Job then talks
+   * https, with the Secret mounted at `CLIENT_CERT_TLS_DIR`.
+   * @default - none: the cluster serves plain http
+   */
+  readonly clientCertificateSecretName?: string;
+}
+
+/**
+ * How a Job reaches its cluster: the client Service URL (`https` with a client certificate) and the `--cacert`,
+ * `--cert`, `--key` files of the mounted client certificate Secret.
+ */
+export function clusterConnectionArgs(target: OperatorJobTarget): {
+  endpoints: string[];
+  cacert?: string;
+  cert?: string;
+  key?: string;
+} {
+  const namespace = target.namespace ?? `$(${NAMESPACE_ENV})`;
+  if (target.clientCertificateSecretName === undefined) {
+    return { endpoints: [clientServiceURL(target.clusterName, namespace)] };
+  }
+  return { endpoints: [clientServiceURL(target.clusterName, namespace, 'https')], ...clientCertFiles() };
+}
+
+/** Secret volumes are read by the Pod's user through its group (`fsGroup`), never by others. */
+const CLIENT_CERT_MODE = 0o440;
+const CLIENT_CERT_VOLUME = 'client-tls';
 
 /** Schedule options every maintenance CronJob takes. */
 export interface CronScheduleOptions {
@@ -45,6 +81,8 @@ export interface OperatorCronJobProps extends CronScheduleOptions {
   /** Labels the cluster's NetworkPolicy selects the Pods by. */
   readonly component: Component;
   readonly serviceAccountName: string;
+  /** Mounted read-only at `CLIENT_CERT_TLS_DIR` (whole Secret, no `subPath`, so renewals reach new Jobs' Pods). */
+  readonly clientCertificateSecretName?: string;
   readonly startingDeadlineSeconds: number;
   readonly activeDeadlineSeconds: number;
   readonly backoffLimit: number;
@@ -88,6 +126,13 @@ export function operatorCronJob(scope: Construct, id: string, props: OperatorCro
 
 function podSpec(props: OperatorCronJobProps): k8s.PodSpec {
   const { container } = props;
+  const secret = props.clientCertificateSecretName;
+  const tlsMounts: k8s.VolumeMount[] = secret
+    ? [{ name: CLIENT_CERT_VOLUME, mountPath: CLIENT_CERT_TLS_DIR, readOnly: true }]
+    : [];
+  const tlsVolumes: k8s.Volume[] = secret
+    ? [{ name: CLIENT_CERT_VOLUME, secret: { secretName: secret, defaultMode: CLIENT_CERT_MODE } }]
+    : [];
   return {
     serviceAccountName: props.serviceAccountName,
     automountServiceAccountToken: false,
@@ -107,9 +152,9 @@ function podSpec(props: OperatorCronJobProps): k8s.PodSpec {
           limits: { memory: k8s.Quantity.fromString('256Mi') },
         },
         securityContext: restrictedContainerSecurityContext(),
-        volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
+        volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }, ...tlsMounts],
       },
     ],
-    volumes: [{ name: 'tmp', emptyDir: { sizeLimit: k8s.Quantity.fromString('64Mi') } }],
+    volumes: [{ name: 'tmp', emptyDir: { sizeLimit: k8s.Quantity.fromString('64Mi') } }, ...tlsVolumes],
   };
 }

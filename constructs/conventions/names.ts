@@ -44,6 +44,39 @@ export function controllerSecretsRoleName(cluster: string): string {
   return `${cluster}-${CONTROLLER_NAME}`;
 }
 
+/** `<cluster>-server-tls`: the members' serving certificate (Certificate and Secret) the constructs' cert-manager
+ *  form makes for `spec.tls.client.secretName`. */
+export function serverTlsSecretName(cluster: string): string {
+  return `${cluster}-server-tls`;
+}
+
+/** `<cluster>-client-tls`: the client certificate (Certificate and Secret) the cert-manager form makes for
+ *  `spec.tls.client.clientSecretName`. */
+export function clientTlsSecretName(cluster: string): string {
+  return `${cluster}-client-tls`;
+}
+
+/** `<cluster>-peer-tls`: the peer certificate (Certificate and Secret) the cert-manager form makes for
+ *  `spec.tls.peer.secretName`. */
+export function peerTlsSecretName(cluster: string): string {
+  return `${cluster}-peer-tls`;
+}
+
+/** `<cluster>-selfsigned`: the self-signed Issuer that signs the cert-manager form's CA certificates. */
+export function selfSignedIssuerName(cluster: string): string {
+  return `${cluster}-selfsigned`;
+}
+
+/** `<cluster>-client-ca`: the client-port CA of the cert-manager form (CA Certificate, its Secret, its Issuer). */
+export function clientCaName(cluster: string): string {
+  return `${cluster}-client-ca`;
+}
+
+/** `<cluster>-peer-ca`: the peer CA of the cert-manager form (CA Certificate, its Secret, its Issuer). */
+export function peerCaName(cluster: string): string {
+  return `${cluster}-peer-ca`;
+}
+
 /** `<cluster>-<index>`: a member, its Pod and its etcd member name. */
 export function memberName(cluster: string, index: number): string {
   return `${cluster}-${index}`;

@@ -38,6 +38,13 @@ export function clientCertFiles(dir: string = CLIENT_CERT_TLS_DIR): {
   return { cacert: `${dir}/${TLS_CA_KEY}`, cert: `${dir}/${TLS_CERT_KEY}`, key: `${dir}/${TLS_KEY_KEY}` };
 }
 
+/** The common name of the client certificate the cert-manager form makes (what the controller and the Jobs
+ *  present). */
+export const CLIENT_CERT_COMMON_NAME = 'etcd-gitops';
+
+/** The cluster domain the DNS names of certificates end in unless told otherwise. */
+export const DEFAULT_CLUSTER_DOMAIN = 'cluster.local';
+
 /** `<cluster>-peer.<namespace>.svc`: the name etcd requires in a peer's certificate
  *  (`--peer-cert-allowed-hostname`), so a certificate of the client CA never speaks raft. */
 export function peerAllowedHostname(cluster: string, namespace: string): string {
@@ -49,7 +56,7 @@ export function peerAllowedHostname(cluster: string, namespace: string): string 
 export function servingDnsNames(
   cluster: string,
   namespace: string,
-  clusterDomain = 'cluster.local',
+  clusterDomain = DEFAULT_CLUSTER_DOMAIN,
 ): string[] {
   const peer = peerServiceName(cluster);
   const client = clientServiceName(cluster);
@@ -65,7 +72,11 @@ export function servingDnsNames(
 
 /** DNS names the peer certificate must have: every member, and the peer Service (what etcd checks a peer's
  *  certificate against, see {@link peerAllowedHostname}). */
-export function peerDnsNames(cluster: string, namespace: string, clusterDomain = 'cluster.local'): string[] {
+export function peerDnsNames(
+  cluster: string,
+  namespace: string,
+  clusterDomain = DEFAULT_CLUSTER_DOMAIN,
+): string[] {
   const peer = peerServiceName(cluster);
   return [
     `*.${peer}.${namespace}.svc`,

@@ -23,6 +23,16 @@ export function validateObjectName(prop: string, name: string): string {
   return name;
 }
 
+/** Throws unless `domain` is a DNS domain such as `cluster.local` (a cluster domain, the end of DNS names). */
+export function validateDomainName(prop: string, domain: string): string {
+  if (!DNS_1123_SUBDOMAIN.test(domain) || domain.length > 253) {
+    throw new Error(
+      `'${prop}' must be a DNS domain (labels of lowercase letters, digits and '-', separated by '.'), got '${domain}'`,
+    );
+  }
+  return domain;
+}
+
 /** Throws unless `value` is an integer in [min, max]. */
 export function validateInteger(prop: string, value: number, min: number, max: number, why = ''): number {
   if (!Number.isInteger(value) || value < min || value > max) {

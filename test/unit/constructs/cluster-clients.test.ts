@@ -74,7 +74,7 @@ describe('EtcdCluster clients', () => {
     ]);
   });
 
-  it('GIVEN a cluster WHEN its connection is read THEN it names the URL, Service, namespace and port, and no TLS Secrets yet', () => {
+  it('GIVEN a cluster WHEN its connection is read THEN it names the URL, Service, namespace and port, and no TLS Secrets (no tls)', () => {
     const cluster = new EtcdCluster(clusterChart('db'), 'main', { version: '3.6.16' });
     assert.deepEqual(cluster.connection, {
       url: 'http://main-client.db.svc:2379',

@@ -111,6 +111,25 @@ describe('construct-emitted flags parse back to the same options', () => {
     });
   }
 
+  it('GIVEN a cluster with tls.client WHEN the backup CronJob args are parsed by backup save THEN https and the mounted client certificate files come back', () => {
+    const chart = clusterChart('db');
+    new EtcdCluster(chart, 'main', {
+      version: '3.6.16',
+      tls: { client: { secretName: 'main-serving', clientSecretName: 'main-client-cert' } },
+    }).addBackupSchedule(minimal);
+    const cronJob = only(synth(chart), 'CronJob', 'main-backup');
+    const args = cronJob.spec.jobTemplate.spec.template.spec.containers[0].args as string[];
+    assert.deepEqual(parseSaveArgs(args.slice(2)), {
+      ...defaults,
+      endpoints: ['https://main-client.db.svc:2379'],
+      etcdTls: {
+        caFile: '/etc/etcd-gitops/tls/ca.crt',
+        certFile: '/etc/etcd-gitops/tls/tls.crt',
+        keyFile: '/etc/etcd-gitops/tls/tls.key',
+      },
+    });
+  });
+
   it('GIVEN a chart without namespace WHEN the args are parsed THEN namespace and endpoint are the Pod namespace variable', () => {
     const parsed = parsedSchedule({}, null);
     assert.equal(parsed.namespace, '$(POD_NAMESPACE)');
@@ -197,6 +216,26 @@ describe('construct-emitted flags parse back to the same options', () => {
     quotaBackendBytes: 402_653_184,
     tls: { caFile: undefined, certFile: undefined, keyFile: undefined },
   };
+  it('GIVEN a cluster with tls.client (cert-manager form) WHEN the defrag CronJob args are parsed by defrag THEN https and the mounted client certificate files come back', () => {
+    const chart = clusterChart('db');
+    new EtcdCluster(chart, 'main', {
+      version: '3.6.16',
+      tls: { client: { certManager: true } },
+    }).addDefragSchedule();
+    const cronJob = only(synth(chart), 'CronJob', 'main-defrag');
+    const args = cronJob.spec.jobTemplate.spec.template.spec.containers[0].args as string[];
+    assert.deepEqual(args.slice(0, 1), defrag.command);
+    assert.deepEqual(parseDefragArgs(args.slice(1)), {
+      ...defragDefaults,
+      endpoints: ['https://main-client.db.svc:2379'],
+      tls: {
+        caFile: '/etc/etcd-gitops/tls/ca.crt',
+        certFile: '/etc/etcd-gitops/tls/tls.crt',
+        keyFile: '/etc/etcd-gitops/tls/tls.key',
+      },
+    });
+  });
+
   // Every flag of `defrag`. Record<keyof ...>: a new flag without a row here does not compile.
   const defragCases: Record<keyof DefragArgs, readonly [Partial<DefragArgs>, Partial<DefragOptions>]> = {
     endpoints: [
