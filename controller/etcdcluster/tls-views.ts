@@ -38,7 +38,7 @@ export function dnsNamesOf(cert: X509Certificate): string[] {
 
 /** Parses one Secret, or says why it cannot be used. */
 function parse(data: SecretData, now: Date): Parsed | string {
-  if (!data) return 'no such Secret (cert-manager may still be issuing it)';
+  if (!data) return 'no such Secret; cert-manager may still be issuing it';
   const missing = TLS_SECRET_KEYS.filter((key) => !data[key] || data[key].length === 0);
   if (missing.length > 0) return `the Secret lacks ${missing.join(', ')}`;
   let cert: X509Certificate;

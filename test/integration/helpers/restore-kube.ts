@@ -136,11 +136,22 @@ export interface ClusterAppOptions {
   readonly credentialsSecretName: string;
   /** `spec.bootstrap.backup`. @default - none */
   readonly bootstrapFromBackup?: EtcdClusterProps['bootstrapFromBackup'];
+  /** `spec.tls` (the backup CronJob then uses the client certificate). @default - none */
+  readonly tls?: EtcdClusterProps['tls'];
 }
 
 /** The user's cdk8s app, synthesized: an EtcdCluster (CR, Services, PDB, NetworkPolicy, RBAC) and its backup
  *  CronJob `<name>-backup` to MinIO, suspended (backups run by `backupNow`, i.e. `kubectl create job --from`). */
 export function clusterApp(options: ClusterAppOptions): string {
+  return clusterChart(options).app.synthYaml();
+}
+
+/** The objects of {@link clusterApp}, as JSON manifests. */
+export function clusterManifests(options: ClusterAppOptions): Record<string, unknown>[] {
+  return clusterChart(options).chart.toJson() as Record<string, unknown>[];
+}
+
+function clusterChart(options: ClusterAppOptions): { app: App; chart: Chart } {
   const app = new App();
   const chart = new Chart(app, options.name, { namespace: options.namespace });
   const cluster = new EtcdClusterConstruct(chart, options.name, {
@@ -149,6 +160,7 @@ export function clusterApp(options: ClusterAppOptions): string {
     // The controller runs in the test process, not from an EtcdOperator of this app: name its namespace.
     operatorNamespace: DEFAULT_OPERATOR_NAMESPACE,
     ...(options.bootstrapFromBackup ? { bootstrapFromBackup: options.bootstrapFromBackup } : {}),
+    ...(options.tls ? { tls: options.tls } : {}),
   });
   cluster.addBackupSchedule({
     schedule: '0 0 1 1 *',
@@ -159,7 +171,7 @@ export function clusterApp(options: ClusterAppOptions): string {
     credentialsSecretName: options.credentialsSecretName,
     backoffLimit: 0,
   });
-  return app.synthYaml();
+  return { app, chart };
 }
 
 /** `kubectl create job --from=cronjob/<cronJob> <job>` and waits for it to complete; throws with the Pod log when

@@ -76,7 +76,7 @@ describe('TLS Secrets as the controller judges them', () => {
       given: 'the serving Secret does not exist',
       secrets: () => withSecret('demo-server-tls', undefined),
       field: 'spec.tls.client.secretName',
-      problem: /^no such Secret \(cert-manager may still be issuing it\)$/,
+      problem: /^no such Secret; cert-manager may still be issuing it$/,
     },
     {
       given: 'the peer Secret lacks ca.crt',
@@ -194,12 +194,12 @@ describe('checkTls: step 3 refusals of spec.tls', () => {
   });
 
   it('GIVEN a Secret with a problem THEN the refusal names the field, the Secret and the problem, and the planner does nothing else', () => {
-    const input = tlsInput([serving([], 'no such Secret (cert-manager may still be issuing it)')]);
+    const input = tlsInput([serving([], 'no such Secret; cert-manager may still be issuing it')]);
     const action = planMembership(input);
     assert.deepEqual(action, {
       kind: 'Refuse',
       field: 'spec.tls.client.secretName',
-      value: 'demo-server-tls (no such Secret (cert-manager may still be issuing it))',
+      value: 'demo-server-tls (no such Secret; cert-manager may still be issuing it)',
       allowed:
         'a Secret in the cluster namespace with tls.crt, tls.key (its key) and ca.crt, valid now, signed by the CA that must trust it (docs/design/tls.md)',
     });
