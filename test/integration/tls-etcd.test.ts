@@ -102,6 +102,8 @@ interface TlsMember {
   readonly metricsPort: number;
   readonly clientDir: string;
   readonly peerDir: string;
+  /** `alsoServePlaintext`: `http://` next to `https://` in `--listen-client-urls`, same address. */
+  alsoServePlaintext?: boolean;
   process?: ManagedProcess;
 }
 
@@ -195,7 +197,7 @@ async function createTlsCluster(minor: '3.4' | '3.5' | '3.6'): Promise<TlsCluste
         `--data-dir=${join(dir, member.name, 'data')}`,
         `--listen-peer-urls=https://127.0.0.1:${member.peerPort}`,
         `--initial-advertise-peer-urls=https://127.0.0.1:${member.peerPort}`,
-        `--listen-client-urls=https://127.0.0.1:${member.clientPort}`,
+        `--listen-client-urls=https://127.0.0.1:${member.clientPort}${member.alsoServePlaintext ? `,http://127.0.0.1:${member.clientPort}` : ''}`,
         `--advertise-client-urls=https://127.0.0.1:${member.clientPort}`,
         `--listen-metrics-urls=http://127.0.0.1:${member.metricsPort}`,
         `--initial-cluster-token=tls-${version}`,
@@ -621,5 +623,51 @@ for (const minor of ['3.4', '3.5', '3.6'] as const) {
       const elsewhere = await httpsExchange(m('m1').clientPort, newCredentials, '/version');
       assert.equal(elsewhere.status, undefined);
     });
+
+    test('GIVEN alsoServePlaintext (http and https listen URLs of one address) WHEN clients of both schemes connect to the one port THEN plaintext HTTP is served without a certificate and TLS still requires one', async () => {
+      m('m1').alsoServePlaintext = true;
+      await cluster.restart('m1');
+      const port = m('m1').clientPort;
+      const plain = await plaintextExchange(port, '/version');
+      assert.match(plain.response, /^HTTP\/1\.1 200 OK/);
+      assert.equal(
+        await withClient(port, controllerCredentials(), (client) => client.get('tls/a').string()),
+        '1',
+      );
+      const withoutCertificate = await httpsExchange(port, { ca: cluster.pki.clientCa.cert }, '/version');
+      assert.equal(withoutCertificate.status, undefined);
+      assert.match(withoutCertificate.error ?? '', /ALERT_(BAD_CERTIFICATE|CERTIFICATE_REQUIRED)/);
+      // 3.5, 3.6: "... ignoring client cert auth for this URL"; 3.4.23 (capnslog): "... Ignored client cert auth for
+      // this url."
+      assert.match(await cluster.log('m1'), /ignor\w* client cert auth for this url/i);
+    });
+
+    if (minor === '3.4')
+      test('GIVEN etcd 3.4.23 with alsoServePlaintext WHEN it is started a few times THEN in some starts every plaintext gRPC connection is reset for the life of the process', async () => {
+        // Seen in 6 of 8 starts (plaintext HTTP/1 and TLS served every time): why alsoServePlaintext stays refused
+        // for 3.4. The outcome is fixed per process, so up to six starts make a false failure very unlikely.
+        const port = m('m1').clientPort;
+        let reset: string | undefined;
+        for (let start = 0; start < 6 && !reset; start++) {
+          if (start > 0) await cluster.restart('m1');
+          reset = await withClient(port, 'plaintext', (client) => client.get('tls/a').string()).then(
+            () => undefined,
+            (error: Error) => error.message,
+          );
+          assert.match((await plaintextExchange(port, '/version')).response, /^HTTP\/1\.1 200 OK/);
+        }
+        assert.match(reset ?? 'every start served plaintext gRPC', /UNAVAILABLE.*ECONNRESET/);
+      });
+    else
+      test('GIVEN alsoServePlaintext WHEN a plaintext gRPC client writes on the shared port THEN it is served', async () => {
+        const port = m('m1').clientPort;
+        for (let attempt = 0; attempt < 3; attempt++) {
+          await withClient(port, 'plaintext', (client) => client.put('plain/k').value(`http-${attempt}`));
+          assert.equal(
+            await withClient(port, controllerCredentials(), (client) => client.get('plain/k').string()),
+            `http-${attempt}`,
+          );
+        }
+      });
   });
 }
