@@ -644,7 +644,7 @@ for (const minor of ['3.4', '3.5', '3.6'] as const) {
 
     if (minor === '3.4')
       test('GIVEN etcd 3.4.23 with alsoServePlaintext WHEN it is started a few times THEN in some starts every plaintext gRPC connection is reset for the life of the process', async () => {
-        // Seen in 6 of 8 starts (plaintext HTTP/1 and TLS served every time): why alsoServePlaintext stays refused
+        // Seen in 10 of 16 starts (plaintext HTTP/1 and TLS served every time): why alsoServePlaintext stays refused
         // for 3.4. The outcome is fixed per process, so up to six starts make a false failure very unlikely.
         const port = m('m1').clientPort;
         let reset: string | undefined;
