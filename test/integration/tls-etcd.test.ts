@@ -174,6 +174,7 @@ async function createTlsCluster(minor: '3.4' | '3.5' | '3.6'): Promise<TlsCluste
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
+      await Promise.all(processes().map((process) => process.stop(2_000)));
       reaper.stop();
       await rm(dir, { recursive: true, force: true, maxRetries: 3 });
       unregister();
