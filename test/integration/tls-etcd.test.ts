@@ -643,23 +643,9 @@ for (const minor of ['3.4', '3.5', '3.6'] as const) {
       assert.match(await cluster.log('m1'), /ignor\w* client cert auth for this url/i);
     });
 
-    if (minor === '3.4')
-      test('GIVEN etcd 3.4.23 with alsoServePlaintext WHEN it is started a few times THEN in some starts every plaintext gRPC connection is reset for the life of the process', async () => {
-        // Seen in 10 of 16 starts (plaintext HTTP/1 and TLS served every time): why alsoServePlaintext stays refused
-        // for 3.4. The outcome is fixed per process, so up to six starts make a false failure very unlikely.
-        const port = m('m1').clientPort;
-        let reset: string | undefined;
-        for (let start = 0; start < 6 && !reset; start++) {
-          if (start > 0) await cluster.restart('m1');
-          reset = await withClient(port, 'plaintext', (client) => client.get('tls/a').string()).then(
-            () => undefined,
-            (error: Error) => error.message,
-          );
-          assert.match((await plaintextExchange(port, '/version')).response, /^HTTP\/1\.1 200 OK/);
-        }
-        assert.match(reset ?? 'every start served plaintext gRPC', /UNAVAILABLE.*ECONNRESET/);
-      });
-    else
+    // Not on 3.4.23: in 10 of 16 starts a helper observed every plaintext gRPC connection to the shared port reset
+    // for the life of the process (docs/design/tls.md); a test of that would pass or fail by chance.
+    if (minor !== '3.4')
       test('GIVEN alsoServePlaintext WHEN a plaintext gRPC client writes on the shared port THEN it is served', async () => {
         const port = m('m1').clientPort;
         for (let attempt = 0; attempt < 3; attempt++) {
