@@ -16,7 +16,8 @@ const TLS = {
   client: { secretName: 'demo-server-tls', clientSecretName: 'demo-client-tls' },
   peer: { secretName: 'demo-peer-tls' },
 };
-const NOW = new Date();
+/** Taken once the certificates exist: their notBefore is the second they were issued in. */
+let NOW = new Date();
 
 const data = (ca: TestCa, leaf: TestLeaf): SecretData =>
   Object.fromEntries(
@@ -42,6 +43,7 @@ describe('TLS Secrets as the controller judges them', () => {
       issueLeaf(clientCa, { commonName: 'etcd-gitops', usages: ['client'] }),
       issueLeaf(peerCa, { commonName: 'demo-peer', dnsNames: peerDnsNames('demo', 'ns') }),
     ]);
+    NOW = new Date();
     good = new Map([
       ['demo-server-tls', data(clientCa, serving)],
       ['demo-client-tls', data(clientCa, client)],
@@ -122,7 +124,7 @@ describe('TLS Secrets as the controller judges them', () => {
 
   it('GIVEN a client certificate from another CA THEN it is not signed by the CA members trust, and the serving certificate is not trusted by the client Secret', async () => {
     const foreign = await issueLeaf(otherCa, { commonName: 'etcd-gitops', usages: ['client'] });
-    const findings = tlsFindings(TLS, withSecret('demo-client-tls', data(otherCa, foreign)), NOW);
+    const findings = tlsFindings(TLS, withSecret('demo-client-tls', data(otherCa, foreign)), new Date());
     assert.match(
       problemOf(findings, 'spec.tls.client.clientSecretName') ?? '',
       /tls\.crt \(issuer CN=other\) is not signed by the ca\.crt of spec\.tls\.client\.secretName, which has to trust it/,
