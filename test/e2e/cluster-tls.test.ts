@@ -54,6 +54,19 @@ interface ClusterCerts {
   readonly peer: TestLeaf;
 }
 
+/** A `kubernetes.io/tls` Secret as cert-manager writes it: the leaf, its key and the issuing CA. */
+function tlsSecret(secretName: string, ca: TestCa, leaf: TestLeaf) {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    type: 'kubernetes.io/tls',
+    metadata: { name: secretName, namespace: ns },
+    data: Object.fromEntries(
+      Object.entries(tlsSecretData(ca, leaf)).map(([k, v]) => [k, Buffer.from(v).toString('base64')]),
+    ),
+  };
+}
+
 /** The three Secrets of a cluster, as `kubectl apply` input. */
 function secretsYaml(
   cluster: string,
@@ -61,20 +74,13 @@ function secretsYaml(
   certs: ClusterCerts,
   client: TestLeaf,
 ) {
-  const secret = (secretName: string, data: Record<string, string>) => ({
-    apiVersion: 'v1',
-    kind: 'Secret',
-    type: 'kubernetes.io/tls',
-    metadata: { name: secretName, namespace: ns },
-    data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
-  });
   return JSON.stringify({
     apiVersion: 'v1',
     kind: 'List',
     items: [
-      secret(`${cluster}-server-tls`, tlsSecretData(ca.client, certs.serving)),
-      secret(`${cluster}-client-tls`, tlsSecretData(ca.client, client)),
-      secret(`${cluster}-peer-tls`, tlsSecretData(ca.peer, certs.peer)),
+      tlsSecret(`${cluster}-server-tls`, ca.client, certs.serving),
+      tlsSecret(`${cluster}-client-tls`, ca.client, client),
+      tlsSecret(`${cluster}-peer-tls`, ca.peer, certs.peer),
     ],
   });
 }
@@ -168,15 +174,7 @@ async function emulateCertManager(manifests: Record<string, unknown>[]) {
     });
     leaves.set(certificate.spec.secretName, { ca, leaf });
   }
-  const secrets = [...leaves].map(([secretName, { ca, leaf }]) => ({
-    apiVersion: 'v1',
-    kind: 'Secret',
-    type: 'kubernetes.io/tls',
-    metadata: { name: secretName, namespace: ns },
-    data: Object.fromEntries(
-      Object.entries(tlsSecretData(ca, leaf)).map(([k, v]) => [k, Buffer.from(v).toString('base64')]),
-    ),
-  }));
+  const secrets = [...leaves].map(([secretName, { ca, leaf }]) => tlsSecret(secretName, ca, leaf));
   return { secrets, leaves };
 }
 

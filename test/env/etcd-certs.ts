@@ -44,25 +44,29 @@ async function inTempDir<T>(work: (dir: string) => Promise<T>): Promise<T> {
   }
 }
 
-/** A self-signed CA named `commonName`. */
-export function createCa(commonName: string, days = 3650): Promise<TestCa> {
+/**
+ * One `openssl req -x509` in a temporary directory: a new P-256 key and a certificate for `/CN=<commonName>` with
+ * the extension lines given, self-signed or signed by `signer`.
+ */
+function certificate(
+  commonName: string,
+  days: number,
+  extensions: readonly string[],
+  signer?: TestCa,
+): Promise<{ cert: string; key: string }> {
   return inTempDir(async (dir) => {
-    const config = join(dir, 'ca.cnf');
+    const config = join(dir, 'req.cnf');
     await writeFile(
       config,
-      [
-        '[req]',
-        'distinguished_name = dn',
-        'prompt = no',
-        '[dn]',
-        '[ca]',
-        'basicConstraints = critical, CA:TRUE',
-        'keyUsage = critical, keyCertSign, cRLSign, digitalSignature',
-        'subjectKeyIdentifier = hash',
-        '',
-      ].join('\n'),
+      ['[req]', 'distinguished_name = dn', 'prompt = no', '[dn]', '[ext]', ...extensions, ''].join('\n'),
     );
-    const [cert, key] = [join(dir, 'ca.crt'), join(dir, 'ca.key')];
+    const [cert, key] = [join(dir, 'out.crt'), join(dir, 'out.key')];
+    const signedBy: string[] = [];
+    if (signer) {
+      const [caCert, caKey] = [join(dir, 'ca.crt'), join(dir, 'ca.key')];
+      await Promise.all([writeFile(caCert, signer.cert), writeFile(caKey, signer.key, { mode: 0o600 })]);
+      signedBy.push('-CA', caCert, '-CAkey', caKey);
+    }
     await run('openssl', [
       'req',
       '-x509',
@@ -70,11 +74,12 @@ export function createCa(commonName: string, days = 3650): Promise<TestCa> {
       '-config',
       config,
       '-extensions',
-      'ca',
+      'ext',
       '-days',
       String(days),
       '-subj',
       `/CN=${commonName}`,
+      ...signedBy,
       '-keyout',
       key,
       '-out',
@@ -84,60 +89,33 @@ export function createCa(commonName: string, days = 3650): Promise<TestCa> {
   });
 }
 
+/** A self-signed CA named `commonName`. */
+export function createCa(commonName: string, days = 3650): Promise<TestCa> {
+  return certificate(commonName, days, [
+    'basicConstraints = critical, CA:TRUE',
+    'keyUsage = critical, keyCertSign, cRLSign, digitalSignature',
+    'subjectKeyIdentifier = hash',
+  ]);
+}
+
 /** A leaf certificate signed by `ca`. */
 export function issueLeaf(ca: TestCa, request: LeafRequest): Promise<TestLeaf> {
-  return inTempDir(async (dir) => {
-    const usages = request.usages ?? ['server', 'client'];
-    const altNames = [
-      ...(request.dnsNames ?? []).map((name) => `DNS:${name}`),
-      ...(request.ipAddresses ?? []).map((ip) => `IP:${ip}`),
-    ];
-    const config = join(dir, 'leaf.cnf');
-    await writeFile(
-      config,
-      [
-        '[req]',
-        'distinguished_name = dn',
-        'prompt = no',
-        '[dn]',
-        '[leaf]',
-        'basicConstraints = critical, CA:FALSE',
-        'keyUsage = critical, digitalSignature, keyEncipherment',
-        `extendedKeyUsage = ${usages.map((usage) => (usage === 'server' ? 'serverAuth' : 'clientAuth')).join(', ')}`,
-        ...(altNames.length > 0 ? [`subjectAltName = ${altNames.join(', ')}`] : []),
-        '',
-      ].join('\n'),
-    );
-    const files = {
-      caCert: join(dir, 'ca.crt'),
-      caKey: join(dir, 'ca.key'),
-      cert: join(dir, 'leaf.crt'),
-      key: join(dir, 'leaf.key'),
-    };
-    await Promise.all([writeFile(files.caCert, ca.cert), writeFile(files.caKey, ca.key, { mode: 0o600 })]);
-    await run('openssl', [
-      'req',
-      '-x509',
-      ...ecKey,
-      '-config',
-      config,
-      '-extensions',
-      'leaf',
-      '-days',
-      String(request.days ?? 30),
-      '-subj',
-      `/CN=${request.commonName}`,
-      '-CA',
-      files.caCert,
-      '-CAkey',
-      files.caKey,
-      '-keyout',
-      files.key,
-      '-out',
-      files.cert,
-    ]);
-    return { cert: await readFile(files.cert, 'utf8'), key: await readFile(files.key, 'utf8') };
-  });
+  const usages = request.usages ?? ['server', 'client'];
+  const altNames = [
+    ...(request.dnsNames ?? []).map((name) => `DNS:${name}`),
+    ...(request.ipAddresses ?? []).map((ip) => `IP:${ip}`),
+  ];
+  return certificate(
+    request.commonName,
+    request.days ?? 30,
+    [
+      'basicConstraints = critical, CA:FALSE',
+      'keyUsage = critical, digitalSignature, keyEncipherment',
+      `extendedKeyUsage = ${usages.map((usage) => (usage === 'server' ? 'serverAuth' : 'clientAuth')).join(', ')}`,
+      ...(altNames.length > 0 ? [`subjectAltName = ${altNames.join(', ')}`] : []),
+    ],
+    ca,
+  );
 }
 
 /** The data of a `kubernetes.io/tls` Secret as cert-manager writes it (values in clear; base64 them for `data`). */
