@@ -53,6 +53,22 @@ export interface EtcdAutoCompaction {
   readonly retention?: DurationInput | number;
 }
 
+/** When a member that does not answer is replaced because its Pod is lost (docs/design/membership.md). */
+export interface EtcdFailureDetection {
+  /**
+   * How long the member Pod's Node may be not Ready (NotReady or unreachable) before the member is replaced by a
+   * new one under a new name. Counted from when the Node stopped being Ready.
+   * @default '2m'
+   */
+  readonly nodeNotReady?: DurationInput;
+  /**
+   * How long a member Pod may stay Terminating past its grace period, or unscheduled, before the member is
+   * replaced.
+   * @default '5m'
+   */
+  readonly podStuck?: DurationInput;
+}
+
 /** Member data volumes. */
 export interface EtcdStorageProps {
   /**
@@ -118,6 +134,12 @@ export interface EtcdClusterSpecProps {
    */
   readonly pvcRetentionPolicy?: PersistentVolumeClaimRetentionPolicy;
   /**
+   * When a member that does not answer is replaced because its node died or its Pod is stuck. A member that
+   * answers is never replaced for these reasons.
+   * @default - nodeNotReady 2m, podStuck 5m
+   */
+  readonly failureDetection?: EtcdFailureDetection;
+  /**
    * Stop every change; only status is reported.
    * @default false
    */
@@ -166,6 +188,20 @@ function renderAutoCompaction(props: EtcdAutoCompaction | undefined): EtcdCluste
   return {
     mode,
     retention: mode === 'periodic' ? durationOf('autoCompaction.retention', retention) : String(retention),
+  };
+}
+
+function renderFailureDetection(
+  props: EtcdFailureDetection | undefined,
+): EtcdClusterSpec['failureDetection'] {
+  if (!props || (props.nodeNotReady === undefined && props.podStuck === undefined)) return undefined;
+  return {
+    ...(props.nodeNotReady !== undefined
+      ? { nodeNotReady: durationOf('failureDetection.nodeNotReady', props.nodeNotReady) }
+      : {}),
+    ...(props.podStuck !== undefined
+      ? { podStuck: durationOf('failureDetection.podStuck', props.podStuck) }
+      : {}),
   };
 }
 
@@ -220,6 +256,8 @@ export function renderEtcdClusterSpec(
   if (props.bootstrapFromBackup) spec.bootstrap = { backup: props.bootstrapFromBackup };
   if (props.pvcRetentionPolicy) spec.persistentVolumeClaimRetentionPolicy = props.pvcRetentionPolicy;
   if (props.paused) spec.paused = true;
+  const failureDetection = renderFailureDetection(props.failureDetection);
+  if (failureDetection) spec.failureDetection = failureDetection;
   const autoCompaction = renderAutoCompaction(props.autoCompaction);
   if (autoCompaction) spec.autoCompaction = autoCompaction;
   if (props.quotaBackendBytes !== undefined) {

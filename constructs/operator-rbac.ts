@@ -27,6 +27,8 @@ export const CONTROLLER_CLUSTER_RULES: readonly k8s.PolicyRule[] = [
   // patch: the restore labels the PVCs it retains and annotates those it abandons.
   { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: [...WATCH, 'create', 'delete', 'patch'] },
   { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
+  // get: the Node of each member Pod, read each pass to tell a member whose node died (membership.md, "Lost members").
+  { apiGroups: [''], resources: ['nodes'], verbs: ['get'] },
 ];
 
 /** Leader election, in the controller's own namespace only. */

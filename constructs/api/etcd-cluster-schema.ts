@@ -8,6 +8,7 @@ import {
   EXTRA_FLAG_NAME_PATTERN,
   OWNED_ETCD_FLAGS,
 } from '../conventions/etcd-backend.js';
+import { DEFAULT_NODE_NOT_READY, DEFAULT_POD_STUCK } from '../conventions/failure-detection.js';
 import { defaultEtcdImage } from '../conventions/images.js';
 import {
   DEFAULT_MEMBER_RESOURCES,
@@ -241,6 +242,31 @@ export const pvcRetentionSchema: JsonSchema = {
   properties: { whenDeleted: retentionValue, whenScaled: retentionValue },
 };
 
+const boundSchema = (description: string, fallback: string): JsonSchema => ({
+  type: 'string',
+  description: `${description} A duration such as 30s, 2m or 1m30s. Default ${fallback}.`,
+  pattern: DURATION_PATTERN,
+  maxLength: 32,
+  default: fallback,
+});
+
+export const failureDetectionSchema: JsonSchema = {
+  type: 'object',
+  description:
+    'When a member that does not answer is replaced (a new member under a new name) because its Pod is lost. A member that answers is never replaced for these reasons.',
+  default: {},
+  properties: {
+    nodeNotReady: boundSchema(
+      "How long the member Pod's Node may be not Ready (NotReady or unreachable) before the member is replaced.",
+      DEFAULT_NODE_NOT_READY,
+    ),
+    podStuck: boundSchema(
+      'How long a member Pod may stay Terminating past its grace period, or unscheduled, before the member is replaced.',
+      DEFAULT_POD_STUCK,
+    ),
+  },
+};
+
 export const bootstrapSchema: JsonSchema = {
   type: 'object',
   description: 'Seed a new cluster from a backup. Immutable.',
@@ -381,6 +407,7 @@ export const clusterSpecSchema: JsonSchema = {
     podTemplate: podTemplateSchema,
     bootstrap: bootstrapSchema,
     persistentVolumeClaimRetentionPolicy: pvcRetentionSchema,
+    failureDetection: failureDetectionSchema,
     autoCompaction: autoCompactionSchema,
     quotaBackendBytes: {
       ...quantitySchema,

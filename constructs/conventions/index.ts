@@ -4,6 +4,7 @@ export * from './backup.js';
 export * from './cli/index.js';
 export * from './duration.js';
 export * from './etcd-backend.js';
+export * from './failure-detection.js';
 export * from './images.js';
 export * from './labels.js';
 export * from './limits.js';

@@ -37,6 +37,22 @@ export interface EtcdClusterSpec {
    */
   persistentVolumeClaimRetentionPolicy?: PersistentVolumeClaimRetentionPolicy;
   /**
+   * When a member that does not answer is replaced (a new member under a new name) because its Pod is lost. A member that answers is never replaced for these reasons.
+   * @default {}
+   */
+  failureDetection?: {
+    /**
+     * How long the member Pod's Node may be not Ready (NotReady or unreachable) before the member is replaced. A duration such as 30s, 2m or 1m30s. Default 2m.
+     * @default "2m"
+     */
+    nodeNotReady?: string;
+    /**
+     * How long a member Pod may stay Terminating past its grace period, or unscheduled, before the member is replaced. A duration such as 30s, 2m or 1m30s. Default 5m.
+     * @default "5m"
+     */
+    podStuck?: string;
+  };
+  /**
    * etcd auto-compaction (--auto-compaction-mode, --auto-compaction-retention): how much history members keep.
    * @default {}
    */

@@ -126,10 +126,20 @@ async function etcdChange(action: Action, context: ExecuteContext): Promise<Outc
     }
     case 'RemoveMember': {
       const result = await removeMember(endpoint(context), action.id);
-      const change = { dead: 'replace', roll: 'roll', evict: 'evict', 'scale-in': 'remove', undo: 'remove' }[
-        action.reason
-      ];
-      return done('MemberRemoved', `removed member ${action.member} (${action.reason}, ${result})`, change);
+      const change = {
+        dead: 'replace',
+        lost: 'replace',
+        roll: 'roll',
+        evict: 'evict',
+        'scale-in': 'remove',
+        undo: 'remove',
+      }[action.reason];
+      const detail = action.detail ? `: ${action.detail}` : '';
+      return done(
+        'MemberRemoved',
+        `removed member ${action.member} (${action.reason}${detail}, ${result})`,
+        change,
+      );
     }
     default:
       throw new Error(`not an etcd change: ${action.kind}`);

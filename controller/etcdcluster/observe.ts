@@ -4,6 +4,7 @@ import {
   type CoreV1Api,
   CustomObjectsApi,
   type KubeConfig,
+  type V1Node,
   type V1PersistentVolumeClaim,
   type V1Pod,
 } from '@kubernetes/client-node';
@@ -12,6 +13,7 @@ import {
   API_VERSION,
   clientURL,
   ETCD_CLUSTER_PLURAL,
+  failureBounds,
   memberFromPeerURL,
   memberSelectorString,
   schemes,
@@ -23,7 +25,7 @@ import { type EtcdObservation, observeEtcd } from './observe-etcd.js';
 import { observeTls } from './observe-tls.js';
 import type { TlsFindings } from './tls-views.js';
 import type { PlanInput } from './types.js';
-import { toClusterView, toPodView, toPvcView } from './views.js';
+import { type NodeReadings, toClusterView, toPodView, toPvcView } from './views.js';
 
 export interface Observed {
   readonly cluster: EtcdCluster;
@@ -32,6 +34,8 @@ export interface Observed {
   readonly etcd: EtcdObservation | undefined;
   /** The Secrets of spec.tls, judged; none without spec.tls. */
   readonly tls?: TlsFindings;
+  /** The Nodes the member Pods are bound to (docs/design/membership.md, "Lost members"). */
+  readonly nodes: NodeReadings;
 }
 
 export async function getCluster(kubeConfig: KubeConfig, key: ObjectKey): Promise<EtcdCluster | undefined> {
@@ -50,6 +54,22 @@ export async function getCluster(kubeConfig: KubeConfig, key: ObjectKey): Promis
   }
 }
 
+/** The Node of every member Pod bound to one, read fresh; `missing` when the Node object is gone. */
+async function readNodes(core: CoreV1Api, pods: readonly V1Pod[]): Promise<NodeReadings> {
+  const names = [...new Set(pods.flatMap((pod) => (pod.spec?.nodeName ? [pod.spec.nodeName] : [])))];
+  const read = await Promise.all(
+    names.map(async (name): Promise<[string, V1Node | 'missing']> => {
+      try {
+        return [name, await core.readNode({ name })];
+      } catch (error) {
+        if (isNotFound(error)) return [name, 'missing'];
+        throw error;
+      }
+    }),
+  );
+  return new Map(read);
+}
+
 export async function observe(core: CoreV1Api, cluster: EtcdCluster): Promise<Observed> {
   const { name, namespace } = cluster.metadata as { name: string; namespace: string };
   const labelSelector = memberSelectorString(name);
@@ -59,34 +79,43 @@ export async function observe(core: CoreV1Api, cluster: EtcdCluster): Promise<Ob
     observeTls(core, namespace, cluster.spec.tls),
   ]);
   const scheme = schemes(cluster.spec.tls).client;
-  const endpoints = pods.items.map(toPodView).flatMap((pod) =>
-    pod && !pod.terminating
-      ? [
-          {
-            member: pod.member,
-            clientURL: clientURL(name, namespace, pod.member, scheme),
-            ...(scheme === 'https' && tls?.client ? { tls: tls.client } : {}),
-          },
-        ]
-      : [],
-  );
-  const etcd =
+  const endpoints = pods.items
+    .map((pod) => toPodView(pod))
+    .flatMap((pod) =>
+      pod && !pod.terminating
+        ? [
+            {
+              member: pod.member,
+              clientURL: clientURL(name, namespace, pod.member, scheme),
+              ...(scheme === 'https' && tls?.client ? { tls: tls.client } : {}),
+            },
+          ]
+        : [],
+    );
+  const [etcd, nodes] = await Promise.all([
     endpoints.length > 0
-      ? await observeEtcd(
+      ? observeEtcd(
           endpoints,
           (url) => memberFromPeerURL(name, namespace, url),
           // An in-place restore seeds a new cluster id: only pin the recorded one outside a restore.
           cluster.status?.restore ? undefined : cluster.status?.clusterID,
         )
-      : undefined;
-  return { cluster, pods: pods.items, pvcs: pvcs.items, etcd, ...(tls ? { tls } : {}) };
+      : undefined,
+    readNodes(core, pods.items),
+  ]);
+  return { cluster, pods: pods.items, pvcs: pvcs.items, etcd, nodes, ...(tls ? { tls } : {}) };
 }
 
-/** The planner's input from what was observed. */
-export function planInput(observed: Observed, nonce: string): PlanInput {
+/** The planner's input from what was observed, at `nowMs` (the clock the lost rule compares against). */
+export function planInput(observed: Observed, nonce: string, nowMs = Date.now()): PlanInput {
+  const loss = {
+    nodes: observed.nodes,
+    bounds: failureBounds(observed.cluster.spec.failureDetection),
+    nowMs,
+  };
   return {
     cluster: toClusterView(observed.cluster),
-    pods: observed.pods.flatMap((pod) => toPodView(pod) ?? []),
+    pods: observed.pods.flatMap((pod) => toPodView(pod, loss) ?? []),
     pvcs: observed.pvcs.flatMap((pvc) => toPvcView(pvc) ?? []),
     etcd: observed.etcd?.view,
     nonce,

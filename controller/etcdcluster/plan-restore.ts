@@ -21,8 +21,9 @@ const wait = (reason: string, message: string, requeueAfterMs: number, degraded 
  * The next action of the restore branch, or `undefined` when there is no lock or its phase is `Growing` (steps 3-16
  * then run as usual). First match wins:
  *  Restoring:  2.1 no token or source in the lock → Wait;  2.2 an old PVC → RetainPVC;  2.3 an old Pod → DeletePod
- *              (terminating → Wait);  2.4 no seed Pod → CreatePod on the seed PVC, else CreatePVC (ephemeral:
- *              CreatePod);  2.5 seed Ready → ReleaseToPlanner;  2.6 its restore fails → Wait (Degraded);  2.7 Wait.
+ *              (terminating and not lost → Wait);  2.4 no seed Pod → CreatePod on the seed PVC, else CreatePVC
+ *              (ephemeral: CreatePod);  2.5 seed Ready → ReleaseToPlanner;  2.6 its restore fails, or it is lost →
+ *              Wait (Degraded);  2.7 Wait.
  *  Completed:  2.8 whenScaled Delete → DeleteRetainedPVC, one by one;  2.9 ClearRestoreLock.
  *  Abandoned:  2.10 MarkAbandonedPVC, one by one;  2.11 ClearRestoreLock (Warning Event).
  * "Old" is every PVC and Pod of the cluster whose token is not the lock's; retained PVCs are nobody's.
@@ -60,12 +61,8 @@ function stopAndSeed(input: PlanInput, lock: RestoreLock): Action {
       REQUEUE.soon,
     );
   }
-  const old = input.pvcs.find((pvc) => !pvc.retained && !pvc.terminating && !isSeed(pvc, lock));
-  if (old) return { kind: 'RetainPVC', member: old.member, pvc: old.name, restore: lock.name };
-  const oldPod = input.pods.find((pod) => !isSeed(pod, lock));
-  if (oldPod && !oldPod.terminating) return { kind: 'DeletePod', member: oldPod.member, pod: oldPod.name };
-  if (oldPod)
-    return wait('StoppingMembers', `waiting for old member Pod ${oldPod.name} to stop`, REQUEUE.soon);
+  const stopping = stopOldMembers(input, lock);
+  if (stopping) return stopping;
   const seedPod = input.pods.find((pod) => isSeed(pod, lock));
   if (!seedPod) return createSeed(input, lock, token);
   if (seedPod.ready) return { kind: 'ReleaseToPlanner', member: seedPod.member, restore: lock.name };
@@ -77,7 +74,29 @@ function stopAndSeed(input: PlanInput, lock: RestoreLock): Action {
       true,
     );
   }
+  if (seedPod.lost !== undefined) {
+    return wait(
+      'SeedLost',
+      `the seed ${seedPod.name} of EtcdRestore ${lock.name} is lost (${seedPod.lost}); to seed again under a new name, delete its Pod (with --force when its node is gone) and its PVC; the old data stays on the retained PVCs`,
+      REQUEUE.failing,
+      true,
+    );
+  }
   return wait('SeedStarting', `waiting for the seed ${seedPod.name} to restore and start`, REQUEUE.starting);
+}
+
+/** Steps 2.2-2.3: every old PVC retained first, then every old Pod stopped. */
+function stopOldMembers(input: PlanInput, lock: RestoreLock): Action | undefined {
+  const old = input.pvcs.find((pvc) => !pvc.retained && !pvc.terminating && !isSeed(pvc, lock));
+  if (old) return { kind: 'RetainPVC', member: old.member, pvc: old.name, restore: lock.name };
+  const oldPods = input.pods.filter((pod) => !isSeed(pod, lock));
+  const running = oldPods.find((pod) => !pod.terminating);
+  if (running) return { kind: 'DeletePod', member: running.member, pod: running.name };
+  // A lost Pod (its node died: docs/design/membership.md, "Lost members") may stay Terminating until the node comes
+  // back; its data is on a retained PVC and its name stays taken, so it does not hold the restore up.
+  const stopping = oldPods.find((pod) => pod.lost === undefined);
+  if (!stopping) return undefined;
+  return wait('StoppingMembers', `waiting for old member Pod ${stopping.name} to stop`, REQUEUE.soon);
 }
 
 /** Step 2.4: the seed PVC (the lock's token) under a name never used before, then the seed Pod on it. */

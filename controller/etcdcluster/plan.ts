@@ -39,14 +39,15 @@ const wait = (
  * Decides the one next membership action of a cluster. First match wins (docs/design/membership.md):
  *  1. cluster being deleted → Wait;  2. paused → Paused; an in-place restore's lock (`status.restore`) in phase
  *     Restoring, Completed or Abandoned → its steps 2.1-2.11 (plan-restore.ts);  3. refused spec → Refuse;
- *  4. a member Pod terminating → Wait;
+ *  4. a member Pod terminating, not lost (docs/design/membership.md, "Lost members") → Wait;
  *  5. no member answers → seed (CreatePVC, then CreatePod `new`), recreate a known member's Pod, wait for the
  *     seed (Degraded `BootstrapRestoreFailed` while its `restore fetch` fails), or ReportQuorumLost;
  *  6. a member in etcd without Pod: PVC → CreatePod; never started → CreatePVC (resume of an add);
  *  7. quorum lost → ReportQuorumLost;
  *  8. a healthy started voter whose Pod still says `new` (a seed that has served) → MarkExisting;
- *  9. Pod without member → DeletePod; PVC without member or Pod and whenScaled Delete → DeletePVC;
- * 10. dead member, or a marked (`etcd.gitops.dev/evict`) one not healthy → RemoveMember if quorum survives it.
+ *  9. Pod without member, not yet terminating → DeletePod; PVC without member or Pod and whenScaled Delete → DeletePVC;
+ * 10. dead member (a lost Pod and no answer: reason `lost`), or a marked (`etcd.gitops.dev/evict`) one not healthy →
+ *     RemoveMember if quorum survives it.
  *     A crash-looping member on a revision no healthy member runs is not dead (its spec is the likely cause):
  *     on the current revision → Wait `RollingUpdateFailed` (Degraded); on an older one → RollMember (delete);
  * 11. learner: more members than the target (size, +1 while a healthy marked voter waits to be replaced) →
@@ -69,7 +70,8 @@ export function planMembership(input: PlanInput): Action {
   if (restoring) return restoring;
   const refusal = checkSpec(cluster, input.pods, input.pvcs) ?? checkTls(input);
   if (refusal) return refusal;
-  const terminating = input.pods.find((pod) => pod.terminating);
+  // A lost Pod (its node died, or it is stuck) may never finish terminating: it does not block (see "Lost members").
+  const terminating = input.pods.find((pod) => pod.terminating && !pod.lost);
   if (terminating)
     return wait('PodTerminating', `member Pod ${terminating.name} is terminating`, REQUEUE.soon);
   const etcd = input.etcd;
@@ -225,7 +227,7 @@ function markSeedExisting(input: PlanInput, etcd: EtcdView): Action | undefined 
 /** Step 9: the Pod, then the PVC, of a member that is no longer in etcd. */
 function cleanUpRemoved(input: PlanInput, etcd: EtcdView): Action | undefined {
   const members = new Set(memberNames(input, etcd));
-  const pod = input.pods.find((candidate) => !members.has(candidate.member));
+  const pod = input.pods.find((candidate) => !members.has(candidate.member) && !candidate.terminating);
   if (pod) return { kind: 'DeletePod', member: pod.member, pod: pod.name };
   if (input.cluster.whenScaled !== 'Delete') return undefined;
   const pvc = ourPvcs(input).find(
@@ -238,7 +240,7 @@ function isDead(input: PlanInput, member: EtcdMemberView): boolean {
   if (member.wrongIdentity) return true;
   const name = member.member as string;
   const pod = podOf(input, name);
-  if (pod) return pod.crashLooping && !member.healthy;
+  if (pod) return (pod.crashLooping || pod.lost !== undefined) && !member.healthy;
   const pvc = pvcOf(input, name);
   return member.started && (input.cluster.storage.ephemeral || !pvc || pvc.terminating);
 }
@@ -272,13 +274,17 @@ function replaceDead(input: PlanInput, etcd: EtcdView): Action | undefined {
     };
   }
   if (failed) return rollAction(input, failed, false);
-  return removeKeepingQuorum(
+  const lost = podOf(input, dead.member as string)?.lost;
+  const removal = removeKeepingQuorum(
     etcd,
     dead,
-    'dead',
+    lost && !dead.wrongIdentity ? 'lost' : 'dead',
     'ReplacementWouldLoseQuorum',
-    `removing dead member ${dead.member}`,
+    `removing ${lost ? 'lost' : 'dead'} member ${dead.member}${lost ? ` (${lost})` : ''}`,
   );
+  return removal.kind === 'RemoveMember' && removal.reason === 'lost'
+    ? { ...removal, detail: lost }
+    : removal;
 }
 
 /** `RemoveMember` (etcd first) if the healthy voters left are a quorum of the voters left, else `Wait` naming why. */
@@ -309,7 +315,12 @@ function handleLearner(input: PlanInput, etcd: EtcdView): Action | undefined {
 function waitForHealth(input: PlanInput, etcd: EtcdView): Action | undefined {
   const unhealthy = ourMembers(input, etcd).find((member) => !member.healthy);
   if (!unhealthy) return undefined;
-  return wait('MembersNotReady', `waiting for member ${unhealthy.member} to be healthy`, REQUEUE.starting);
+  const node = podOf(input, unhealthy.member as string)?.nodeNotReady;
+  return wait(
+    'MembersNotReady',
+    `waiting for member ${unhealthy.member} to be healthy${node ? `: ${node}` : ''}`,
+    REQUEUE.starting,
+  );
 }
 
 /** Step 12a: one member less: the marked one, else one that is not healthy, else the highest index. */

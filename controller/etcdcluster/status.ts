@@ -91,7 +91,7 @@ function progressReason(action: Action): string | undefined {
     case 'DeletePVC':
       return 'RemovingMember';
     case 'RemoveMember':
-      return action.reason === 'dead' ? 'ReplacingMember' : 'RemovingMember';
+      return action.reason === 'dead' || action.reason === 'lost' ? 'ReplacingMember' : 'RemovingMember';
     case 'Wait':
       return action.reason;
     default:
@@ -178,7 +178,7 @@ function degraded(
   }
   const alarm = alarmCondition(cluster, observation);
   if (alarm) return alarm;
-  const dead = action.kind === 'RemoveMember' && action.reason === 'dead';
+  const dead = action.kind === 'RemoveMember' && (action.reason === 'dead' || action.reason === 'lost');
   const unhealthy = observation?.view.members.filter((member) => !member.healthy).length ?? 0;
   // A member stopped by the roll itself is no fault (its restart is the step in progress).
   if (dead || (unhealthy > 0 && !rolling)) {

@@ -63,6 +63,11 @@ export interface PodView {
   readonly initialState?: 'new' | 'existing';
   /** The schemes its etcd listens with (`--listen-client-urls`, `--listen-peer-urls`), when its args say. */
   readonly schemes?: { readonly client?: Scheme; readonly peer?: Scheme };
+  /** Why the Pod is lost (its node died, or it is stuck Terminating or unscheduled past the bound of
+   *  `spec.failureDetection`; docs/design/membership.md, "Lost members"), or nothing. */
+  readonly lost?: string;
+  /** Its node is not Ready, not yet for longer than the bound: one line for the wait. */
+  readonly nodeNotReady?: string;
 }
 
 /** One TLS Secret of `spec.tls` as the controller found it (docs/design/tls.md, "Validation"). */
@@ -135,7 +140,7 @@ export interface PlanInput {
   readonly tls?: readonly TlsSecretView[];
 }
 
-export type RemoveReason = 'scale-in' | 'dead' | 'undo' | 'roll' | 'evict';
+export type RemoveReason = 'scale-in' | 'dead' | 'lost' | 'undo' | 'roll' | 'evict';
 export type CreatePodReason = 'seed' | 'join' | 'recreate';
 
 export type Action =
@@ -185,6 +190,8 @@ export type Action =
       readonly member: string;
       readonly id: string;
       readonly reason: RemoveReason;
+      /** Why, when the reason alone does not say it (a lost member: what happened to its Pod). */
+      readonly detail?: string;
     }
   | { readonly kind: 'DeletePod'; readonly member: string; readonly pod: string }
   | { readonly kind: 'DeletePVC'; readonly member: string; readonly pvc: string }

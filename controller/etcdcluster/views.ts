@@ -2,6 +2,7 @@
 import type {
   V1ContainerStateTerminated,
   V1ContainerStatus,
+  V1Node,
   V1PersistentVolumeClaim,
   V1Pod,
 } from '@kubernetes/client-node';
@@ -15,8 +16,12 @@ import {
   ANNOTATION_VERSION,
   DEFAULT_SIZE,
   DEFAULT_STORAGE_SIZE,
+  type FailureBounds,
+  lostReason,
   MEMBER_LABEL,
   memberOfPvc,
+  nodeNotReadyNote,
+  type PodPlacement,
   RETAINED_BY_RESTORE_LABEL,
   type Scheme,
   schemes,
@@ -124,7 +129,49 @@ function lastFailure(container: V1ContainerStatus | undefined): string | undefin
   return `exit code ${terminated.exitCode}${why ? `: ${why}` : ''}`;
 }
 
-export function toPodView(pod: V1Pod): PodView | undefined {
+/** What was read of the member Pods' Nodes: by name, `missing` when the Node object does not exist. */
+export type NodeReadings = ReadonlyMap<string, V1Node | 'missing'>;
+
+/** The Pod's Node and timings as the lost rule reads them (conventions/failure-detection.ts). */
+export function placementOf(pod: V1Pod, nodes: NodeReadings): PodPlacement {
+  const nodeName = pod.spec?.nodeName;
+  const read = nodeName ? nodes.get(nodeName) : undefined;
+  const readyCondition =
+    read && read !== 'missing'
+      ? read.status?.conditions?.find((condition) => condition.type === 'Ready')
+      : undefined;
+  const node =
+    read === 'missing'
+      ? ('missing' as const)
+      : read
+        ? {
+            ready: readyCondition?.status === 'True',
+            ...(readyCondition?.lastTransitionTime
+              ? { notReadySinceMs: new Date(readyCondition.lastTransitionTime).getTime() }
+              : {}),
+          }
+        : undefined;
+  const scheduled = pod.status?.conditions?.find((condition) => condition.type === 'PodScheduled');
+  const unscheduled = !nodeName && scheduled?.status === 'False';
+  const created = pod.metadata?.creationTimestamp;
+  const deletion = pod.metadata?.deletionTimestamp;
+  return {
+    ...(nodeName ? { nodeName } : {}),
+    ...(node ? { node } : {}),
+    ...(deletion ? { deletionMs: new Date(deletion).getTime() } : {}),
+    ...(unscheduled && created ? { unscheduledSinceMs: new Date(created).getTime() } : {}),
+    ...(unscheduled && scheduled?.message ? { unscheduledMessage: scheduled.message } : {}),
+  };
+}
+
+/** What `toPodView` needs to tell a lost Pod (docs/design/membership.md, "Lost members"). */
+export interface LossContext {
+  readonly nodes: NodeReadings;
+  readonly bounds: FailureBounds;
+  readonly nowMs: number;
+}
+
+export function toPodView(pod: V1Pod, loss?: LossContext): PodView | undefined {
   const member = pod.metadata?.labels?.[MEMBER_LABEL];
   if (!member) return undefined;
   const container = pod.status?.containerStatuses?.find((status) => status.name === 'etcd');
@@ -137,6 +184,10 @@ export function toPodView(pod: V1Pod): PodView | undefined {
   const revision = pod.metadata?.annotations?.[ANNOTATION_POD_REVISION];
   const failure = lastFailure(container);
   const schemes = listenSchemes(pod);
+  const placement = loss ? placementOf(pod, loss.nodes) : undefined;
+  const lost = placement && loss ? lostReason(placement, loss.bounds, loss.nowMs) : undefined;
+  const nodeNote =
+    placement && loss && !lost ? nodeNotReadyNote(placement, loss.bounds, loss.nowMs) : undefined;
   return {
     name: pod.metadata?.name as string,
     member,
@@ -157,6 +208,8 @@ export function toPodView(pod: V1Pod): PodView | undefined {
     ...(restoreFailure ? { restoreFailure: describeRestoreInitFailure(restoreFailure) } : {}),
     ...(initialState === 'new' || initialState === 'existing' ? { initialState } : {}),
     ...(schemes ? { schemes } : {}),
+    ...(lost ? { lost } : {}),
+    ...(nodeNote ? { nodeNotReady: nodeNote } : {}),
   };
 }
 

@@ -3,11 +3,16 @@
 // credentials come only from the standard AWS environment.
 import { FlagError } from '../../constructs/conventions/cli/flag-table.js';
 import { type RestoreFetchArgs, restoreFetch } from '../../constructs/conventions/cli/restore-fetch.js';
+import {
+  type RestoreFromMemberArgs,
+  restoreFromMember,
+} from '../../constructs/conventions/cli/restore-from-member.js';
 import { DATA_DIR } from '../../constructs/conventions/images.js';
 import { backupSourceOf, DEFAULT_CHECKSUM_MODE, DEFAULT_S3_REGION } from '../../constructs/conventions/s3.js';
 import { restoreToolPath } from './etcd-version.js';
 import { RestoreError } from './exit-codes.js';
 import type { FetchOptions } from './fetch.js';
+import type { FromMemberOptions } from './from-member.js';
 
 /** Where our image keeps the restore tools: `<dir>/v<major.minor>/etcdutl` (3.4: `etcdctl`). */
 export const defaultToolsDir = '/app/etcd';
@@ -42,6 +47,38 @@ export function fetchOptionsOf(args: RestoreFetchArgs, env: NodeJS.ProcessEnv = 
 export function parseFetchArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): FetchOptions {
   try {
     return fetchOptionsOf(restoreFetch.decode(argv), env);
+  } catch (error) {
+    if (error instanceof FlagError) throw usage(error.message);
+    throw error;
+  }
+}
+
+/** The options of `restore from-member` flags, with the same defaults as `restore fetch`. */
+export function fromMemberOptionsOf(
+  args: RestoreFromMemberArgs,
+  env: NodeJS.ProcessEnv = process.env,
+): FromMemberOptions {
+  return {
+    memberUrl: args.memberUrl,
+    memberId: args.memberId,
+    tls: {
+      ...(args.cacert ? { caFile: args.cacert } : {}),
+      ...(args.cert ? { certFile: args.cert } : {}),
+      ...(args.key ? { keyFile: args.key } : {}),
+    },
+    dataDir: args.dataDir ?? DATA_DIR,
+    clusterVersion: args.etcdVersion,
+    seed: { name: args.name, peerURL: args.initialAdvertisePeerUrls, token: args.initialClusterToken },
+    restoreTool: args.etcdutl || restoreToolPath(env[toolsDirEnv] || defaultToolsDir, args.etcdVersion),
+  };
+}
+
+export function parseFromMemberArgs(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): FromMemberOptions {
+  try {
+    return fromMemberOptionsOf(restoreFromMember.decode(argv), env);
   } catch (error) {
     if (error instanceof FlagError) throw usage(error.message);
     throw error;

@@ -3,31 +3,39 @@
 import pino, { type Logger } from 'pino';
 import { RestoreVerb } from '../../constructs/conventions/cli/commands.js';
 import { restoreFetch } from '../../constructs/conventions/cli/restore-fetch.js';
-import { parseFetchArgs } from './cli-args.js';
+import { restoreFromMember } from '../../constructs/conventions/cli/restore-from-member.js';
+import { parseFetchArgs, parseFromMemberArgs } from './cli-args.js';
 import { RestoreError, RestoreExitCode } from './exit-codes.js';
 import { fetchBackup } from './fetch.js';
+import { fetchFromMember } from './from-member.js';
 
 const usageText = `usage: ${restoreFetch.usage}
-(exactly one of --key and --latest-under-prefix) flags and exit codes: docs/design/restore.md`;
+       (exactly one of --key and --latest-under-prefix)
+       ${restoreFromMember.usage}
+flags and exit codes: docs/design/restore.md`;
+
+async function runVerb(verb: string | undefined, rest: string[], log: Logger): Promise<object> {
+  if (verb === RestoreVerb.FETCH) return fetchBackup(parseFetchArgs(rest), log);
+  if (verb === RestoreVerb.FROM_MEMBER) return fetchFromMember(parseFromMemberArgs(rest), log);
+  throw new RestoreError('InvalidArguments', `unknown verb '${verb ?? ''}'\n${usageText}`);
+}
 
 /** Runs one verb; resolves the exit code. Never throws. */
 export async function runRestore(args: string[], log: Logger, out: (text: string) => void): Promise<number> {
   const [verb, ...rest] = args;
   try {
-    if (verb !== RestoreVerb.FETCH)
-      throw new RestoreError('InvalidArguments', `unknown verb '${verb ?? ''}'\n${usageText}`);
-    const result = await fetchBackup(parseFetchArgs(rest), log);
+    const result = await runVerb(verb, rest, log);
     out(`${JSON.stringify(result)}\n`);
     return RestoreExitCode.OK;
   } catch (error) {
     if (error instanceof RestoreError) {
       log.error(
         { exitCode: error.exitCode, code: error.reason, reason: error.message },
-        'Restore fetch failed; no data dir was created',
+        `Restore ${verb} failed; no data dir was created`,
       );
       return error.exitCode;
     }
-    log.error({ exitCode: RestoreExitCode.INTERNAL, err: error }, 'Restore fetch failed unexpectedly');
+    log.error({ exitCode: RestoreExitCode.INTERNAL, err: error }, `Restore ${verb} failed unexpectedly`);
     return RestoreExitCode.INTERNAL;
   }
 }

@@ -14,6 +14,10 @@ export const RestoreExitCode = {
 /** Condition reasons of a refused or failed restore, each with its exit code. */
 export const failureExitCodes = {
   InvalidArguments: RestoreExitCode.USAGE,
+  /** `from-member`: the surviving member did not answer, or its snapshot stream broke off. */
+  MemberUnavailable: RestoreExitCode.ETCD_UNAVAILABLE,
+  /** `from-member`: the URL answered as another member than the one chosen. */
+  WrongMember: RestoreExitCode.BACKUP_REFUSED,
   BackupNotFound: RestoreExitCode.S3_ERROR,
   AccessDenied: RestoreExitCode.S3_ERROR,
   S3Unavailable: RestoreExitCode.S3_ERROR,

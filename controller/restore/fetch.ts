@@ -5,16 +5,16 @@
 //   3. fsync, rename to `restore/snapshot.db`.
 //   4. `etcdutl snapshot restore` into `restore/data`, fsync, rename to `<data-dir>`, remove `restore/`.
 // Any failure removes `restore/` and leaves `<data-dir>` as it was (absent).
-import { mkdir, readdir, rm, rmdir, stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { createS3Client, type S3Options } from '../s3/client.js';
 import { downloadSnapshot } from './download.js';
 import { snapshotVersionProblem } from './etcd-version.js';
 import { RestoreError } from './exit-codes.js';
-import { durableRename, syncTree } from './fsync.js';
 import { type BackupSource, type LocatedBackup, locateBackup } from './locate.js';
-import { runSnapshotRestore, type SeedIdentity } from './snapshot-restore.js';
+import type { SeedIdentity } from './snapshot-restore.js';
+import { existingData, freshStaging, restoreInto } from './stage.js';
 
 export interface FetchOptions {
   readonly source: BackupSource;
@@ -40,25 +40,6 @@ export type FetchResult =
       readonly snapshotBytes: number;
     };
 
-async function exists(path: string): Promise<boolean> {
-  return stat(path).then(
-    () => true,
-    () => false,
-  );
-}
-
-/** Step 1, and the guard that an existing non-empty data dir is never overwritten. */
-async function existingData(dataDir: string): Promise<'restored' | 'absent' | 'empty'> {
-  if (await exists(join(dataDir, 'member'))) return 'restored';
-  if (!(await exists(dataDir))) return 'absent';
-  const entries = await readdir(dataDir);
-  if (entries.length === 0) return 'empty';
-  throw new RestoreError(
-    'DataDirNotEmpty',
-    `${dataDir} holds ${entries.slice(0, 5).join(', ')} but no member/ directory; left untouched, nothing restored`,
-  );
-}
-
 function checkVersion(backup: LocatedBackup, clusterVersion: string): void {
   const problem = snapshotVersionProblem(backup.metadata.etcdVersion, clusterVersion);
   if (problem) {
@@ -74,9 +55,7 @@ export async function fetchBackup(options: FetchOptions, log: Logger): Promise<F
     log.info({ dataDir }, 'Data dir already holds a member: nothing to restore, left untouched');
     return { outcome: 'skipped', dataDir };
   }
-  const work = join(dirname(dataDir), 'restore');
-  await rm(work, { recursive: true, force: true });
-  await mkdir(work, { recursive: true });
+  const work = await freshStaging(dataDir);
   const s3 = createS3Client(options.s3);
   try {
     const backup = await locateBackup(s3, options.source);
@@ -87,12 +66,7 @@ export async function fetchBackup(options: FetchOptions, log: Logger): Promise<F
     checkVersion(backup, options.clusterVersion);
     const snapshot = await downloadSnapshot(s3, backup, join(work, 'snapshot.db'));
     log.info({ key: backup.key, bytes: snapshot.snapshotBytes }, 'Downloaded and verified the snapshot');
-    const staged = join(work, 'data');
-    await runSnapshotRestore(options.restoreTool, snapshot.file, staged, options.seed);
-    await syncTree(staged);
-    if (state === 'empty') await rmdir(dataDir);
-    await durableRename(staged, dataDir);
-    await rm(work, { recursive: true, force: true });
+    await restoreInto({ ...options, state, work }, snapshot.file);
     log.info(
       { dataDir, member: options.seed.name, key: backup.key },
       'Restored the data dir from the backup',

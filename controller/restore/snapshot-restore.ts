@@ -64,3 +64,20 @@ export async function runSnapshotRestore(
     );
   }
 }
+
+/** The revision a verified snapshot file holds (`snapshot status -w json`), with the same tool. */
+export async function snapshotRevision(tool: string, snapshot: string): Promise<string> {
+  try {
+    const { stdout } = await run(tool, ['snapshot', 'status', snapshot, '-w', 'json'], {
+      env: { ...process.env, ETCDCTL_API: '3' },
+    });
+    const line = stdout.trim().split('\n').at(-1) ?? '';
+    const revision = (JSON.parse(line) as { revision?: number }).revision;
+    if (typeof revision !== 'number') throw new Error(`no revision in '${line}'`);
+    return String(revision);
+  } catch (error) {
+    throw new RestoreError('RestoreFailed', `${tool} snapshot status failed: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+}

@@ -27,6 +27,7 @@ const needsNodes = (what: string) => () =>
   Promise.reject(new Error(`faults.${what} needs an environment with nodes`));
 const withoutNodes: NodeFaults = {
   stopNode: needsNodes('stopNode'),
+  restartNode: needsNodes('restartNode'),
   setNodeNetwork: needsNodes('setNodeNetwork'),
   killContainer: needsNodes('killContainer'),
   wipeVolume: needsNodes('wipeVolume'),
@@ -155,7 +156,7 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
     minio,
     nodes,
     faults: {
-      ...(nodes ? nodeFaults(kubeConfig, nodes) : withoutNodes),
+      ...(nodes ? nodeFaults(kubeConfig, nodes, controlPlane, log) : withoutNodes),
       restartApiServer: () => controlPlane.restartApiServer(),
     },
     inside: () => {

@@ -8,4 +8,4 @@ export const Subcommand = {
 } as const;
 
 export const BackupVerb = { SAVE: 'save', STATUS: 'status' } as const;
-export const RestoreVerb = { FETCH: 'fetch' } as const;
+export const RestoreVerb = { FETCH: 'fetch', FROM_MEMBER: 'from-member' } as const;

@@ -6,5 +6,6 @@ export * from './controller.js';
 export * from './defrag.js';
 export * from './flag-table.js';
 export * from './restore-fetch.js';
+export * from './restore-from-member.js';
 export * from './s3-flags.js';
 export * from './verb.js';

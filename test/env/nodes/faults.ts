@@ -2,11 +2,15 @@
 // container gone, the API not told), a node cut from the network, one container killed (the kubelet restarts it
 // per restartPolicy), a volume wiped (a lost disk).
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import type { RealNodes } from './index.js';
+import type { ControlPlane } from '../control-plane.js';
+import type { Logger } from '../log.js';
+import { type RealNodes, waitForNodeReady } from './index.js';
 
 export interface NodeFaults {
   /** Kills the node's kubelet, kube-proxy, containerd and containers at once; the Node goes NotReady. */
   stopNode(name: string): Promise<void>;
+  /** Boots a stopped node again on its old disk (as after a power cycle); resolves once its Node is Ready. */
+  restartNode(name: string): Promise<void>;
   /** Cuts (`connected = false`) or restores the node's only network link. */
   setNodeNetwork(name: string, connected: boolean): Promise<void>;
   /** Kills a running container with `signal` through its node's containerd; returns its container ID. */
@@ -15,10 +19,20 @@ export interface NodeFaults {
   wipeVolume(namespace: string, claim: string): Promise<void>;
 }
 
-export function nodeFaults(kubeConfig: KubeConfig, nodes: RealNodes): NodeFaults {
+export function nodeFaults(
+  kubeConfig: KubeConfig,
+  nodes: RealNodes,
+  controlPlane: ControlPlane,
+  log: Logger,
+): NodeFaults {
   const core = kubeConfig.makeApiClient(CoreV1Api);
   return {
     stopNode: (name) => nodes.node(name).halt(),
+    async restartNode(name) {
+      const node = nodes.node(name);
+      await node.restart();
+      await waitForNodeReady(controlPlane, node, log);
+    },
     setNodeNetwork: (name, connected) => nodes.node(name).setNetwork(connected),
     async killContainer(namespace, podName, container, signal = 'SIGKILL') {
       const pod = await core.readNamespacedPod({ namespace, name: podName });

@@ -41,6 +41,8 @@ export interface RealNodes {
   readonly provisioner: Provisioner;
   /** The node a Pod runs on. */
   node(name: string): RealNode;
+  /** Starts one more node (the next index), with every image imported; resolves once its Node is Ready. */
+  addNode(): Promise<RealNode>;
   stop(): Promise<void>;
 }
 
@@ -104,6 +106,12 @@ export async function startRealNodes(options: RealNodesOptions): Promise<RealNod
         if (!found) throw new Error(`no node ${name}; nodes: ${nodes.map((n) => n.layout.name).join(', ')}`);
         return found;
       },
+      async addNode() {
+        const node = await startNode(context, nodes.length + 1);
+        nodes.push(node);
+        await waitForNodeReady(controlPlane, node, log);
+        return node;
+      },
       stop,
     };
   } catch (error) {
@@ -154,6 +162,36 @@ async function startEnvironmentAccess(
     }),
   );
   return { connectProxy: `http://127.0.0.1:${port}`, connectProxyInside: `http://127.0.0.1:${insidePort}` };
+}
+
+/** Waits until the Node of `node` reports Ready (after it was started, or restarted after a halt). */
+export async function waitForNodeReady(
+  controlPlane: ControlPlane,
+  node: RealNode,
+  log: Logger,
+): Promise<void> {
+  const core = controlPlane.kubeConfig.makeApiClient(CoreV1Api);
+  const started = Date.now();
+  const name = node.layout.name;
+  await waitFor(
+    async () => {
+      try {
+        const read = await core.readNode({ name });
+        return read.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+      } catch {
+        return false;
+      }
+    },
+    {
+      what: `Node ${name} Ready`,
+      timeoutMs: 90_000,
+      abortIf: () => {
+        const ended = node.processes.find((p) => p.exitStatus());
+        return ended ? `${ended.name} ended ${ended.exitStatus()}:\n${ended.logTail(15)}` : undefined;
+      },
+    },
+  );
+  log.info({ node: name, ms: Date.now() - started }, 'Node Ready');
 }
 
 async function waitForNodesReady(controlPlane: ControlPlane, nodes: RealNode[], log: Logger): Promise<void> {

@@ -31,6 +31,12 @@ export interface RealNode {
   readonly processes: readonly ManagedProcess[];
   /** Kills every process of the node and its containers at once (the node died); the API is not told. */
   halt(): Promise<void>;
+  /**
+   * After `halt()`: the node boots again with what was on its disk (containerd's root, the kubelet's directory, the
+   * volumes): containerd, kubelet and kube-proxy start anew and the kubelet syncs its Pods from the API server, as
+   * after a power cycle. Its containers do not come back by themselves; the kubelet decides.
+   */
+  restart(): Promise<void>;
   /** Cuts or restores the node's network link. */
   setNetwork(up: boolean): Promise<void>;
   /** Halts the node and removes its mounts, cgroups and directory. */
@@ -48,11 +54,16 @@ export async function startNode(context: NodeContext, index: number): Promise<Re
     processes.push(context.track(p));
     return p;
   };
-  const containerd = await startContainerd(layout, context.sandboxImage, track);
-  await importImages(containerd, context.images);
-  const server = `https://${nodeNetwork.gateway}:${context.apiPort}`;
-  await startKubelet(layout, { pki: context.pki, server, containerdSocket: containerd.paths.socket }, track);
-  await startKubeProxy(layout, { pki: context.pki, server }, track);
+  /** containerd (images imported on the first boot only: its root keeps them), kubelet and kube-proxy. */
+  const boot = async (first: boolean): Promise<Containerd> => {
+    const started = await startContainerd(layout, context.sandboxImage, track);
+    if (first) await importImages(started, context.images);
+    const server = `https://${nodeNetwork.gateway}:${context.apiPort}`;
+    await startKubelet(layout, { pki: context.pki, server, containerdSocket: started.paths.socket }, track);
+    await startKubeProxy(layout, { pki: context.pki, server }, track);
+    return started;
+  };
+  const containerd = await boot(true);
   let halted: Promise<void> | undefined;
   const halt = () => {
     halted ??= (async () => {
@@ -61,11 +72,20 @@ export async function startNode(context: NodeContext, index: number): Promise<Re
     })();
     return halted;
   };
+  const restart = async () => {
+    if (!halted) throw new Error(`${layout.name} is running: halt() it first`);
+    await halted;
+    processes.length = 0;
+    createCgroupRoot(layout.cgroupRoot);
+    await boot(false);
+    halted = undefined;
+  };
   return {
     layout,
     containerd,
     processes,
     halt,
+    restart,
     setNetwork: (up) => setNodeLink(context.envNetns, layout, up),
     async stop() {
       await halt();

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { Duration } from 'cdk8s';
 import { EtcdCluster, type EtcdClusterProps } from '../../../constructs/index.js';
 import { clusterChart, matchSnapshot, only, synth } from './helpers.js';
 
@@ -24,6 +25,23 @@ describe('EtcdCluster construct', () => {
     assert.deepEqual(resource.spec, { size: 3, version: '3.6.16', storage: { size: '1Gi' } });
     assert.equal(resource.metadata.namespace, 'etcd-test');
     assert.equal(resource.metadata.annotations['argocd.argoproj.io/sync-wave'], '0');
+  });
+
+  it('GIVEN failureDetection as text and as a Duration THEN the spec carries both bounds; a bad one is refused naming the prop', () => {
+    const resource = only(
+      cluster({ failureDetection: { nodeNotReady: '30s', podStuck: Duration.minutes(10) } }).objects,
+      'EtcdCluster',
+      'main',
+    );
+    assert.deepEqual(resource.spec.failureDetection, { nodeNotReady: '30s', podStuck: '10m' });
+    assert.equal(
+      only(cluster({ failureDetection: {} }).objects, 'EtcdCluster', 'main').spec.failureDetection,
+      undefined,
+    );
+    assert.throws(
+      () => cluster({ failureDetection: { nodeNotReady: '2 minutes' } }),
+      /'failureDetection.nodeNotReady' must be a positive duration such as .*, got '2 minutes'/,
+    );
   });
 
   it('GIVEN a cluster THEN the peer Service is headless, publishes not-ready addresses and selects members by our labels', () => {

@@ -86,6 +86,7 @@ describe('EtcdOperator construct', () => {
       'pods/eviction': 'create', // a rolling change stops a healthy member through the PodDisruptionBudget
       persistentvolumeclaims: 'list,watch,create,delete,patch', // patch: PVCs a restore retains or abandons
       events: 'create,patch',
+      nodes: 'get',
     });
     // No Services: the controller reaches members by DNS names it derives, and never reads a Service object.
     // test/unit/constructs/controller-api-calls.test.ts derives these verbs from controller/ so they cannot drift.

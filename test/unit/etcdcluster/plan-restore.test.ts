@@ -97,6 +97,22 @@ const cases: Case[] = [
     expect: { kind: 'Wait', reason: 'StoppingMembers' },
   },
   {
+    given: 'an old Pod on a dead node, deleted and Terminating (lost): it holds nothing up',
+    input: locked(restoring, {
+      pvcs: [retained(0)],
+      pods: [pod(0, { terminating: true, lost: 'its node node-1 has not been Ready for 3m' })],
+    }),
+    expect: { kind: 'CreatePVC', member: 'demo-3', token: RESTORE_TOKEN },
+  },
+  {
+    given: 'an old Pod on a dead node, not deleted yet (lost, not terminating)',
+    input: locked(restoring, {
+      pvcs: [retained(0)],
+      pods: [pod(0, { running: false, ready: false, lost: 'its node node-1 has not been Ready for 3m' })],
+    }),
+    expect: { kind: 'DeletePod', pod: 'demo-0' },
+  },
+  {
     given: 'the old members stopped',
     input: stopped(),
     expect: { kind: 'CreatePVC', member: 'demo-3', token: RESTORE_TOKEN },
@@ -145,6 +161,14 @@ const cases: Case[] = [
       pods: [{ ...seedPod, restoreFailure: 'exit code 4 (S3Unavailable) after 2 restart(s)' }],
     }),
     expect: { kind: 'Wait', reason: 'SeedRestoreFailing', degraded: true },
+  },
+  {
+    given: 'the seed Pod lost (its node died before it served)',
+    input: stopped({
+      pvcs: [retained(0), seedPvc],
+      pods: [{ ...seedPod, lost: 'its node node-2 has not been Ready for 2m10s' }],
+    }),
+    expect: { kind: 'Wait', reason: 'SeedLost', degraded: true },
   },
   {
     given: 'the seed Ready',

@@ -1,9 +1,16 @@
 // The crash-loop rule of member Pods (docs/design/membership.md, "Dead members"): etcd exiting by itself with an
-// error, again and again, marks a Pod that cannot run; a process killed from outside never does.
+// error, again and again, marks a Pod that cannot run; a process killed from outside never does. And the lost Pod
+// ("Lost members"): its Node read, not Ready past the bound, gone, or the Pod unscheduled.
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
-import type { V1ContainerState, V1Pod } from '@kubernetes/client-node';
-import { failureLine, isCrashLooping, toPodView } from '../../../controller/etcdcluster/views.js';
+import { describe, it, test } from 'node:test';
+import type { V1ContainerState, V1Node, V1Pod } from '@kubernetes/client-node';
+import { failureBounds } from '../../../constructs/conventions/index.js';
+import {
+  failureLine,
+  isCrashLooping,
+  placementOf,
+  toPodView,
+} from '../../../controller/etcdcluster/views.js';
 
 function memberPod(options: {
   restarts: number;
@@ -133,5 +140,74 @@ describe('failureLine (why a rolled member does not start)', () => {
       'exit code 2: flag provided but not defined: -no-such-flag',
     );
     assert.equal(toPodView(memberPod({ restarts: 3, lastState: terminated(137) }))?.lastFailure, undefined);
+  });
+});
+
+describe('placementOf and the lost Pod', () => {
+  const NOW = Date.parse('2026-11-23T12:00:00Z');
+  const bounds = failureBounds({ nodeNotReady: '1m' });
+  const node = (ready: string, since: string): V1Node => ({
+    metadata: { name: 'node-2' },
+    status: { conditions: [{ type: 'Ready', status: ready, lastTransitionTime: new Date(since) }] },
+  });
+  const bound: V1Pod = {
+    metadata: { name: 'demo-1', labels: { 'etcd.gitops.dev/member': 'demo-1' } },
+    spec: { nodeName: 'node-2', containers: [] },
+  };
+
+  it("reads the Ready condition of the Pod's Node: Unknown past the bound is lost, before it a note", () => {
+    const late = toPodView(bound, {
+      nodes: new Map([['node-2', node('Unknown', '2026-11-23T11:58:50Z')]]),
+      bounds,
+      nowMs: NOW,
+    });
+    assert.equal(
+      late?.lost,
+      'its node node-2 has not been Ready for 1m10s (spec.failureDetection.nodeNotReady: 1m)',
+    );
+    const early = toPodView(bound, {
+      nodes: new Map([['node-2', node('False', '2026-11-23T11:59:30Z')]]),
+      bounds,
+      nowMs: NOW,
+    });
+    assert.equal(early?.lost, undefined);
+    assert.match(
+      early?.nodeNotReady ?? '',
+      /^its node node-2 has not been Ready for 30s; it is replaced after 1m/,
+    );
+    const ready = toPodView(bound, {
+      nodes: new Map([['node-2', node('True', '2026-11-20T00:00:00Z')]]),
+      bounds,
+      nowMs: NOW,
+    });
+    assert.equal(ready?.lost, undefined);
+    assert.equal(ready?.nodeNotReady, undefined);
+  });
+
+  it('a Node that no longer exists; an unscheduled Pod counted from its creation', () => {
+    assert.equal(
+      toPodView(bound, { nodes: new Map([['node-2', 'missing']]), bounds, nowMs: NOW })?.lost,
+      'its node node-2 no longer exists',
+    );
+    const pending: V1Pod = {
+      metadata: { ...bound.metadata, creationTimestamp: new Date('2026-11-23T11:54:00Z') },
+      spec: { containers: [] },
+      status: {
+        phase: 'Pending',
+        conditions: [{ type: 'PodScheduled', status: 'False', message: 'no node' }],
+      },
+    };
+    assert.deepEqual(placementOf(pending, new Map()), {
+      unscheduledSinceMs: Date.parse('2026-11-23T11:54:00Z'),
+      unscheduledMessage: 'no node',
+    });
+    assert.equal(
+      toPodView(pending, { nodes: new Map(), bounds, nowMs: NOW })?.lost,
+      'its Pod has not been scheduled for 6m (spec.failureDetection.podStuck: 5m): no node',
+    );
+  });
+
+  it('without a loss context (the etcd endpoints) nothing is lost', () => {
+    assert.equal(toPodView(bound)?.lost, undefined);
   });
 });

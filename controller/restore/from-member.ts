@@ -1,0 +1,144 @@
+// `restore from-member`: docs/design/restore.md, "Recovery from a surviving member", the seed's side.
+//   1. `<data-dir>/member` exists → done, nothing touched (a restarted or recreated seed Pod).
+//   2. ask the member at `--member-url` for Status: it must answer as `--member-id` (the survivor the restore
+//      chose) with an etcd minor not newer than the cluster's;
+//   3. stream its `Maintenance.Snapshot` (served by the member alone, without quorum; it holds every write the member
+//      had applied) into `restore/snapshot.db.part`, verifying etcd's trailing sha256; fsync, rename;
+//   4. as `restore fetch`: `etcdutl snapshot restore` with the seed's new identity, rename into place.
+// The survivor's own data is only read. Any failure removes `restore/` and leaves `<data-dir>` as it was.
+import { createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { Etcd3, IStatusResponse } from 'etcd3';
+import type { Logger } from 'pino';
+import { createEtcdClient, type EtcdTls } from '../backup/etcd-client.js';
+import { openSnapshot, SnapshotBlobs } from '../backup/snapshot-source.js';
+import { SnapshotChecksumError, SnapshotVerifier } from '../backup/snapshot-verifier.js';
+import { snapshotVersionProblem } from './etcd-version.js';
+import { RestoreError } from './exit-codes.js';
+import { durableRename } from './fsync.js';
+import { type SeedIdentity, snapshotRevision } from './snapshot-restore.js';
+import { existingData, freshStaging, restoreInto } from './stage.js';
+
+export interface FromMemberOptions {
+  /** The surviving member's client URL. */
+  readonly memberUrl: string;
+  /** The member id (decimal) it must answer as. */
+  readonly memberId: string;
+  readonly tls: EtcdTls;
+  readonly dataDir: string;
+  readonly clusterVersion: string;
+  readonly seed: SeedIdentity;
+  readonly restoreTool: string;
+}
+
+export type FromMemberResult =
+  | { readonly outcome: 'skipped'; readonly dataDir: string }
+  | {
+      readonly outcome: 'restored';
+      readonly dataDir: string;
+      readonly memberUrl: string;
+      readonly memberId: string;
+      /** The revision of the snapshot restored: every write the member had applied when it was taken. */
+      readonly revision: string;
+      readonly etcdVersion: string;
+      readonly snapshotBytes: number;
+    };
+
+async function memberStatus(client: Etcd3, options: FromMemberOptions): Promise<IStatusResponse> {
+  let status: IStatusResponse;
+  try {
+    status = await client.maintenance.status();
+  } catch (error) {
+    throw new RestoreError(
+      'MemberUnavailable',
+      `the member at ${options.memberUrl} did not answer Status: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+  const id = String(status.header.member_id);
+  if (id !== options.memberId) {
+    throw new RestoreError(
+      'WrongMember',
+      `${options.memberUrl} answers as member ${id}, not the chosen survivor ${options.memberId}; nothing copied`,
+    );
+  }
+  const problem = snapshotVersionProblem(status.version, options.clusterVersion);
+  if (problem) throw new RestoreError('SnapshotFromNewerEtcd', `${options.memberUrl}: ${problem}`);
+  return status;
+}
+
+async function copySnapshot(client: Etcd3, options: FromMemberOptions, file: string): Promise<number> {
+  const part = `${file}.part`;
+  const verifier = new SnapshotVerifier();
+  try {
+    await pipeline([
+      await openSnapshot(client),
+      new SnapshotBlobs(),
+      verifier,
+      createWriteStream(part, { flush: true }),
+    ]);
+    await durableRename(part, file);
+    return verifier.size;
+  } catch (error) {
+    await rm(part, { force: true });
+    if (error instanceof SnapshotChecksumError) {
+      throw new RestoreError('ChecksumMismatch', `the snapshot of ${options.memberUrl}: ${error.message}`, {
+        cause: error,
+      });
+    }
+    const e = error as NodeJS.ErrnoException;
+    if (typeof e?.syscall === 'string' && typeof e.path === 'string') {
+      throw new RestoreError('RestoreFailed', `writing ${part} failed: ${e.message}`, { cause: error });
+    }
+    throw new RestoreError(
+      'MemberUnavailable',
+      `the snapshot stream of ${options.memberUrl} failed: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+}
+
+/** Copies the surviving member's data into `dataDir` as a new one-member cluster, or does nothing when the seed
+ *  already has data. */
+export async function fetchFromMember(options: FromMemberOptions, log: Logger): Promise<FromMemberResult> {
+  const { dataDir } = options;
+  const state = await existingData(dataDir);
+  if (state === 'restored') {
+    log.info({ dataDir }, 'Data dir already holds a member: nothing to restore, left untouched');
+    return { outcome: 'skipped', dataDir };
+  }
+  const work = await freshStaging(dataDir);
+  const client = await createEtcdClient(options.memberUrl, options.tls);
+  try {
+    const status = await memberStatus(client, options);
+    log.info(
+      { memberUrl: options.memberUrl, memberId: options.memberId, revision: String(status.header.revision) },
+      'The surviving member answers',
+    );
+    const file = join(work, 'snapshot.db');
+    const snapshotBytes = await copySnapshot(client, options, file);
+    const revision = await snapshotRevision(options.restoreTool, file);
+    log.info({ bytes: snapshotBytes, revision }, 'Copied and verified the survivor snapshot');
+    await restoreInto({ ...options, state, work }, file);
+    log.info(
+      { dataDir, member: options.seed.name, revision },
+      'Restored the data dir from the surviving member',
+    );
+    return {
+      outcome: 'restored',
+      dataDir,
+      memberUrl: options.memberUrl,
+      memberId: options.memberId,
+      revision,
+      etcdVersion: status.version,
+      snapshotBytes,
+    };
+  } catch (error) {
+    await rm(work, { recursive: true, force: true });
+    throw error;
+  } finally {
+    client.close();
+  }
+}

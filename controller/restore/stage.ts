@@ -1,0 +1,51 @@
+// The steps every restore source shares (docs/design/restore.md, "The restore command"): the guard on the data
+// dir (step 1), the `restore/` staging directory beside it, and step 4: `etcdutl snapshot restore` of a verified
+// snapshot into `restore/data`, fsync, rename to the data dir, remove `restore/`.
+import { mkdir, readdir, rm, rmdir, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { RestoreError } from './exit-codes.js';
+import { durableRename, syncTree } from './fsync.js';
+import { runSnapshotRestore, type SeedIdentity } from './snapshot-restore.js';
+
+/** What the data dir holds: a member already (`restored`), nothing, or an empty directory. */
+export type DataDirState = 'restored' | 'absent' | 'empty';
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Step 1, and the guard that an existing non-empty data dir is never overwritten. */
+export async function existingData(dataDir: string): Promise<DataDirState> {
+  if (await exists(join(dataDir, 'member'))) return 'restored';
+  if (!(await exists(dataDir))) return 'absent';
+  const entries = await readdir(dataDir);
+  if (entries.length === 0) return 'empty';
+  throw new RestoreError(
+    'DataDirNotEmpty',
+    `${dataDir} holds ${entries.slice(0, 5).join(', ')} but no member/ directory; left untouched, nothing restored`,
+  );
+}
+
+/** A fresh `restore/` beside the data dir (whatever an interrupted run left there is removed first). */
+export async function freshStaging(dataDir: string): Promise<string> {
+  const work = join(dirname(dataDir), 'restore');
+  await rm(work, { recursive: true, force: true });
+  await mkdir(work, { recursive: true });
+  return work;
+}
+
+/** Step 4: `snapshot` (verified) becomes the data dir of `seed`; `restore/` is removed. */
+export async function restoreInto(
+  options: { dataDir: string; state: DataDirState; work: string; seed: SeedIdentity; restoreTool: string },
+  snapshot: string,
+): Promise<void> {
+  const staged = join(options.work, 'data');
+  await runSnapshotRestore(options.restoreTool, snapshot, staged, options.seed);
+  await syncTree(staged);
+  if (options.state === 'empty') await rmdir(options.dataDir);
+  await durableRename(staged, options.dataDir);
+  await rm(options.work, { recursive: true, force: true });
+}
