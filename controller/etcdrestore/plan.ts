@@ -50,8 +50,12 @@ export function planRestore(input: RestorePlanInput): RestoreAction {
   if (lock) return waitFor(lock, restore);
   if (restore.phase === 'Pending') return { kind: 'StartVerifying' };
   if (restore.phase === 'Verifying' || !restore.backupKey) return { kind: 'Verify' };
-  const token = `${restore.clusterName}-${restore.uid.slice(0, 8)}-${input.nonce}`;
-  return { kind: 'TakeLock', token, source: lockSource(restore, restore.backupKey) };
+  return { kind: 'TakeLock', token: freshToken(input), source: lockSource(restore, restore.backupKey) };
+}
+
+/** The cluster token of the restored cluster: `<cluster>-<restore uid prefix>-<random>`. */
+function freshToken({ restore, nonce }: RestorePlanInput): string {
+  return `${restore.clusterName}-${restore.uid.slice(0, 8)}-${nonce}`;
 }
 
 /** What the seed starts from: `spec.backup` with the verified exact key (never the prefix). */
@@ -113,7 +117,7 @@ function whileLocked(input: RestorePlanInput, cluster: TargetView, lock: Restore
   if (!lock.token || !lock.source) {
     // A lock taken by a controller before issue 12: the membership planner waits for its token and source.
     if (!restore.backupKey) return { kind: 'Verify' };
-    const token = lock.token ?? `${restore.clusterName}-${restore.uid.slice(0, 8)}-${input.nonce}`;
+    const token = lock.token ?? freshToken(input);
     return { kind: 'TakeLock', token, source: lockSource(restore, restore.backupKey) };
   }
   if (cluster.paused) {
