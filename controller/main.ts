@@ -4,7 +4,7 @@
 // controller factory, controller/etcdrestore/controller.ts).
 import { pino } from 'pino';
 import { CONTROLLER_NAME } from '../constructs/conventions/names.js';
-import { createEtcdClusterReconciler } from './etcdcluster/index.js';
+import { createEtcdClusterReconciler, observeCluster } from './etcdcluster/index.js';
 import { createEtcdRestoreController } from './etcdrestore/controller.js';
 import { Controller } from './runtime/controller.js';
 import { KubeEventRecorder } from './runtime/events.js';
@@ -92,5 +92,10 @@ function controllers(
     resyncPeriodMs: flags.resyncPeriodMs,
     observer: metrics.observer('etcdcluster'),
   });
-  return [etcdClusters, createEtcdRestoreController(deps, informers, flags, metrics)];
+  // The restore reconciler reads its cluster through the membership reconciler's observation, and writes no
+  // member Pod or PVC (docs/design/restore.md, invariant 7).
+  const restores = createEtcdRestoreController(deps, informers, flags, metrics, (key) =>
+    observeCluster(deps.kubeConfig, key),
+  );
+  return [etcdClusters, restores];
 }

@@ -483,15 +483,34 @@ export const memberSchema: JsonSchema = {
   },
 };
 
+/** What the seed of an in-place restore starts from: exactly one kind of source. */
+export const restoreSourceSchema: JsonSchema = {
+  type: 'object',
+  description:
+    "What the seed of the restored cluster starts from, exactly one kind. backup: the EtcdRestore's spec.backup with the exact key it verified (never latestUnderPrefix), read by the seed's restore fetch init container.",
+  minProperties: 1,
+  maxProperties: 1,
+  properties: {
+    backup: s3LocationSchema,
+  },
+};
+
 export const restoreLockSchema: JsonSchema = {
   type: 'object',
-  description: 'Set while an EtcdRestore holds this cluster (docs/design/restore.md); the lock is its name.',
+  description:
+    'Set while an EtcdRestore holds this cluster (docs/design/restore.md, "The lock"); the lock is its name. The EtcdRestore reconciler takes it with the token and source; the EtcdCluster reconciler performs the Pod and PVC steps by phase.',
   required: ['name', 'uid', 'phase'],
   properties: {
     name: { type: 'string', description: 'Name of the EtcdRestore holding the lock.' },
     uid: { type: 'string', description: 'uid of that EtcdRestore.' },
     token: { type: 'string', description: 'Fresh --initial-cluster-token of the restored cluster.' },
-    phase: { type: 'string', enum: ['Restoring', 'Growing'] },
+    source: restoreSourceSchema,
+    phase: {
+      type: 'string',
+      description:
+        'Restoring: old members are stopped and the seed is made from source. Growing: the seed serves and the cluster grows as usual. Completed: the restore is done; retained PVCs follow whenScaled, then the lock is cleared. Abandoned: the EtcdRestore was deleted before it completed; its retained PVCs are marked, then the lock is cleared.',
+      enum: ['Restoring', 'Growing', 'Completed', 'Abandoned'],
+    },
   },
 };
 

@@ -19,6 +19,7 @@ export interface JsonSchema {
   readonly minLength?: number;
   readonly maxLength?: number;
   readonly maxItems?: number;
+  readonly minProperties?: number;
   readonly maxProperties?: number;
   readonly 'x-kubernetes-validations'?: readonly CelRule[];
   readonly 'x-kubernetes-int-or-string'?: boolean;

@@ -12,6 +12,7 @@ import {
   pvcRetentionSchema,
   resourcesSchema,
   restoreLockSchema,
+  restoreSourceSchema,
   storageSchema,
   tolerationSchema,
 } from './etcd-cluster-schema.js';
@@ -30,6 +31,7 @@ export const NAMED_SCHEMAS: ReadonlyArray<readonly [string, JsonSchema]> = [
   ['EtcdClusterStatus', clusterStatusSchema],
   ['EtcdMemberStatus', memberSchema],
   ['EtcdClusterRestoreLock', restoreLockSchema],
+  ['EtcdClusterRestoreSource', restoreSourceSchema],
   ['EtcdRestoreSpec', restoreSpecSchema],
   ['EtcdRestoreStatus', restoreStatusSchema],
   ['S3Location', s3LocationSchema],

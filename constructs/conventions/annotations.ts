@@ -16,3 +16,6 @@ export const ANNOTATION_POD_REVISION = `${API_GROUP}/pod-revision`;
 /** Member Pod, set by a user: this member leaves first on scale-in, and at the same size it is replaced by a new
  *  member (`kubectl annotate pod <member> etcd.gitops.dev/evict=true`; docs/design/membership.md). */
 export const ANNOTATION_EVICT = `${API_GROUP}/evict`;
+/** Member PVC retained by an in-place restore that was deleted before it completed: that restore's name, set by the
+ *  controller and removed by the user once the old data is no longer needed (docs/design/restore.md). */
+export const ANNOTATION_ABANDONED_BY_RESTORE = `${API_GROUP}/abandoned-by-restore`;

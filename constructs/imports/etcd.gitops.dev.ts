@@ -193,7 +193,7 @@ export interface EtcdClusterStatus {
   clusterID?: string;
   /** One word for printer columns, e.g. Creating, Running, Scaling. */
   phase?: string;
-  /** Set while an EtcdRestore holds this cluster (docs/design/restore.md); the lock is its name. */
+  /** Set while an EtcdRestore holds this cluster (docs/design/restore.md, "The lock"); the lock is its name. The EtcdRestore reconciler takes it with the token and source; the EtcdCluster reconciler performs the Pod and PVC steps by phase. */
   restore?: EtcdClusterRestoreLock;
 }
 
@@ -218,7 +218,7 @@ export interface EtcdMemberStatus {
   dbSizeInUse?: number;
 }
 
-/** Set while an EtcdRestore holds this cluster (docs/design/restore.md); the lock is its name. */
+/** Set while an EtcdRestore holds this cluster (docs/design/restore.md, "The lock"); the lock is its name. The EtcdRestore reconciler takes it with the token and source; the EtcdCluster reconciler performs the Pod and PVC steps by phase. */
 export interface EtcdClusterRestoreLock {
   /** Name of the EtcdRestore holding the lock. */
   name: string;
@@ -226,7 +226,16 @@ export interface EtcdClusterRestoreLock {
   uid: string;
   /** Fresh --initial-cluster-token of the restored cluster. */
   token?: string;
-  phase: 'Restoring' | 'Growing';
+  /** What the seed of the restored cluster starts from, exactly one kind. backup: the EtcdRestore's spec.backup with the exact key it verified (never latestUnderPrefix), read by the seed's restore fetch init container. */
+  source?: EtcdClusterRestoreSource;
+  /** Restoring: old members are stopped and the seed is made from source. Growing: the seed serves and the cluster grows as usual. Completed: the restore is done; retained PVCs follow whenScaled, then the lock is cleared. Abandoned: the EtcdRestore was deleted before it completed; its retained PVCs are marked, then the lock is cleared. */
+  phase: 'Restoring' | 'Growing' | 'Completed' | 'Abandoned';
+}
+
+/** What the seed of the restored cluster starts from, exactly one kind. backup: the EtcdRestore's spec.backup with the exact key it verified (never latestUnderPrefix), read by the seed's restore fetch init container. */
+export interface EtcdClusterRestoreSource {
+  /** A backup in S3-compatible object storage: a bucket and either an exact key or the newest object under a prefix. */
+  backup?: S3Location;
 }
 
 /** Which cluster to restore from which backup. */

@@ -11,7 +11,7 @@ import {
 import type { Etcd3 } from 'etcd3';
 import type { Logger } from 'pino';
 import { DEFAULT_S3_REGION } from '../../constructs/conventions/s3.js';
-import { crashSwitchFromEnv } from '../etcdcluster/crash-switch.js';
+import { crashSwitchFromEnv } from '../runtime/crash-switch.js';
 import { createS3Client, type S3Options, type ServerSideEncryption } from '../s3/client.js';
 import { copyWithMetadata } from '../s3/copy.js';
 import { describeS3Error } from '../s3/errors.js';
@@ -26,7 +26,7 @@ import { DEFAULT_STAGING_GRACE_MS, stagingMetadata } from './staging.js';
 import { StreamFailure, streamSnapshotToS3 } from './stream-to-s3.js';
 import { sweepStaging } from './sweep-staging.js';
 
-/** TEST-ONLY steps for `ETCD_GITOPS_TEST_BACKUP_CRASH_AFTER` (etcdcluster/crash-switch.ts): `upload` = the `.part`
+/** TEST-ONLY steps for `ETCD_GITOPS_TEST_BACKUP_CRASH_AFTER` (runtime/crash-switch.ts): `upload` = the `.part`
  *  is complete and verified, not yet copied; `copy` = the backup is stored, its `.part` not yet deleted. */
 type SaveStep = 'upload' | 'copy';
 

@@ -1,5 +1,6 @@
-// Performs exactly one planned action: one etcd call or one Kubernetes write (docs/design/membership.md).
-import { type CoreV1Api, PatchStrategy } from '@kubernetes/client-node';
+// Performs exactly one planned action: one etcd call or one Kubernetes write (docs/design/membership.md); the
+// restore branch's own actions are in execute-restore.ts.
+import { type CoreV1Api, type KubeConfig, PatchStrategy } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import {
   ANNOTATION_INITIAL_CLUSTER_STATE,
@@ -9,21 +10,25 @@ import {
 } from '../../constructs/conventions/index.js';
 import type { Endpoint } from '../etcd/client.js';
 import { addLearner, isEtcdBusy, moveLeader, promoteMember, removeMember } from '../etcd/members.js';
+import { seedBackup } from '../restore/seed-init-container.js';
+import type { CrashSwitch } from '../runtime/crash-switch.js';
 import { apiStatus, deleteIgnoringNotFound, isAlreadyExists, patchOptions } from '../runtime/kube.js';
 import type { EtcdCluster } from './api.js';
-import type { CrashSwitch } from './crash-switch.js';
+import { executeRestoreStep } from './execute-restore.js';
 import { buildMemberPvc } from './member-pod.js';
 import type { EtcdObservation } from './observe-etcd.js';
 import { REQUEUE } from './plan.js';
 import { podForAction } from './pod-for-action.js';
-import type { Action } from './types.js';
+import { isRestoreLockAction } from './restore-types.js';
+import type { Action, ActionKind } from './types.js';
 
 export interface ExecuteContext {
   readonly cluster: EtcdCluster;
+  readonly kubeConfig: KubeConfig;
   readonly core: CoreV1Api;
   readonly etcd: EtcdObservation | undefined;
   readonly log: Logger;
-  readonly crash: CrashSwitch;
+  readonly crash: CrashSwitch<ActionKind>;
   /** Our image, for the `restore fetch` init container of a seed bootstrapped from a backup. */
   readonly image: string;
 }
@@ -31,8 +36,12 @@ export interface ExecuteContext {
 /** What happened, for Events, metrics and the requeue. */
 export interface Outcome {
   readonly requeueAfterMs: number;
-  /** A Normal Event for a membership change. */
-  readonly event?: { readonly reason: string; readonly message: string };
+  /** An Event for a membership change (Normal unless said). */
+  readonly event?: {
+    readonly reason: string;
+    readonly message: string;
+    readonly type?: 'Normal' | 'Warning';
+  };
   /** The membership-change metric's `action` label. */
   readonly change?: string;
   /** etcd refused for now (strict reconfiguration, learner not caught up). */
@@ -79,7 +88,9 @@ async function createPod(
     if (!isAlreadyExists(error)) throw error;
   }
   const reason = action.reason === 'seed' ? 'ClusterSeeded' : 'MemberPodCreated';
-  const message = `created Pod ${action.member} (${action.reason}, initial-cluster-state ${action.state})`;
+  const backup = seedBackup(context.cluster, action);
+  const restores = backup ? `, restores s3://${backup.bucket}/${backup.key ?? backup.latestUnderPrefix}` : '';
+  const message = `created Pod ${action.member} (${action.reason}, initial-cluster-state ${action.state}${restores})`;
   return {
     ...done(reason, message, action.reason === 'seed' ? 'seed' : undefined),
     requeueAfterMs: REQUEUE.starting,
@@ -190,9 +201,15 @@ async function kubeChange(action: Action, context: ExecuteContext): Promise<Outc
         'SeedMarkedExisting',
         `member ${action.member} has served: its next start joins the cluster (initial-cluster-state existing) instead of bootstrapping one`,
       );
-    case 'DeletePod':
+    case 'DeletePod': {
       await deleteIgnoringNotFound(() => context.core.deleteNamespacedPod({ namespace, name: action.pod }));
-      return done('MemberPodDeleted', `deleted Pod ${action.pod} of removed member ${action.member}`);
+      const restore = context.cluster.status?.restore;
+      const whose =
+        restore?.phase === 'Restoring'
+          ? `of old member ${action.member}, stopped for EtcdRestore ${restore.name} (its PVC is retained)`
+          : `of removed member ${action.member}`;
+      return done('MemberPodDeleted', `deleted Pod ${action.pod} ${whose}`);
+    }
     case 'DeletePVC':
       await deleteIgnoringNotFound(() =>
         context.core.deleteNamespacedPersistentVolumeClaim({
@@ -222,13 +239,15 @@ const KUBE_ACTIONS = new Set<Action['kind']>([
 /** Performs `action` (at most one side effect); waits, refusals and status-only actions do nothing here. */
 export async function execute(action: Action, context: ExecuteContext): Promise<Outcome> {
   if (action.kind === 'Wait') return { requeueAfterMs: action.requeueAfterMs };
-  if (!ETCD_ACTIONS.has(action.kind) && !KUBE_ACTIONS.has(action.kind))
+  if (!ETCD_ACTIONS.has(action.kind) && !KUBE_ACTIONS.has(action.kind) && !isRestoreLockAction(action))
     return { requeueAfterMs: REQUEUE.steady };
   let outcome: Outcome;
   try {
     outcome = ETCD_ACTIONS.has(action.kind)
       ? await etcdChange(action, context)
-      : await kubeChange(action, context);
+      : isRestoreLockAction(action)
+        ? await executeRestoreStep(action, context)
+        : await kubeChange(action, context);
   } catch (error) {
     if (!ETCD_ACTIONS.has(action.kind) || !isEtcdBusy(error)) throw error;
     outcome = {

@@ -36,9 +36,10 @@ export function ourPvcs(input: PlanInput): PvcView[] {
   );
 }
 
-/** The lowest `<cluster>-<n>` used by no Pod, no etcd member and no PVC. */
-export function nextMemberName(input: PlanInput): string {
+/** The lowest `<cluster>-<n>` used by no Pod, no etcd member, no PVC and none of `reserved`. */
+export function nextMemberName(input: PlanInput, reserved: readonly string[] = []): string {
   const used = new Set<string>([
+    ...reserved,
     ...input.pods.map((pod) => pod.member),
     ...input.pvcs.map((pvc) => pvc.member),
     ...(input.etcd?.members ?? []).flatMap((member) => (member.member ? [member.member] : [])),

@@ -16,6 +16,7 @@ import {
   scaleInVictim,
   targetSize,
 } from './plan-facts.js';
+import { planRestoreLock } from './plan-restore.js';
 import { checkSpec } from './spec-checks.js';
 import { checkTls } from './tls-checks.js';
 import type { Action, EtcdMemberView, EtcdView, PlanInput, PodView, RemoveReason } from './types.js';
@@ -36,7 +37,8 @@ const wait = (
 
 /**
  * Decides the one next membership action of a cluster. First match wins (docs/design/membership.md):
- *  1. cluster being deleted → Wait;  2. paused → Paused (restore lock `Restoring` → Wait);  3. refused spec → Refuse;
+ *  1. cluster being deleted → Wait;  2. paused → Paused; an in-place restore's lock (`status.restore`) in phase
+ *     Restoring, Completed or Abandoned → its steps 2.1-2.11 (plan-restore.ts);  3. refused spec → Refuse;
  *  4. a member Pod terminating, not lost (docs/design/membership.md, "Lost members") → Wait;
  *  5. no member answers → seed (CreatePVC, then CreatePod `new`), recreate a known member's Pod, wait for the
  *     seed (Degraded `BootstrapRestoreFailed` while its `restore fetch` fails), or ReportQuorumLost;
@@ -64,8 +66,8 @@ export function planMembership(input: PlanInput): Action {
   const { cluster } = input;
   if (cluster.deleting) return wait('ClusterDeleting', 'the cluster is being deleted', REQUEUE.steady);
   if (cluster.paused) return { kind: 'Paused' };
-  if (cluster.restore === 'Restoring')
-    return wait('Restoring', 'an in-place restore holds the cluster', REQUEUE.quorum);
+  const restoring = planRestoreLock(input);
+  if (restoring) return restoring;
   const refusal = checkSpec(cluster, input.pods, input.pvcs) ?? checkTls(input);
   if (refusal) return refusal;
   // A lost Pod (its node died, or it is stuck) may never finish terminating: it does not block (see "Lost members").

@@ -10,29 +10,29 @@ import {
   ETCD_CLUSTER_KIND,
   ETCD_CLUSTER_PLURAL,
 } from '../../constructs/conventions/index.js';
-import { abandonedData } from '../etcdrestore/abandoned.js';
 import { operatorImage } from '../restore/seed-init-container.js';
+import { type CrashSwitch, crashSwitchFromEnv } from '../runtime/crash-switch.js';
 import { patchStatus } from '../runtime/kube.js';
 import { ALARM_KINDS } from '../runtime/metrics.js';
 import type { ObjectKey, ReconcileResult, Reconciler, ReconcilerDeps } from '../runtime/types.js';
-import { type CrashSwitch, crashSwitchFromEnv } from './crash-switch.js';
+import { abandonedData } from './abandoned.js';
 import { execute, type Outcome } from './execute.js';
 import { getCluster, type Observed, observe, planInput } from './observe.js';
 import { planMembership } from './plan.js';
 import { alarmReason, buildStatus, describeAction, reportedAction, rollEvents } from './status.js';
-import type { Action } from './types.js';
+import type { Action, ActionKind } from './types.js';
 import { toPodView } from './views.js';
 
 const RESOURCE = { group: API_GROUP, version: API_VERSION, plural: ETCD_CLUSTER_PLURAL };
 
 export class EtcdClusterReconciler implements Reconciler {
   private readonly core: CoreV1Api;
-  private readonly crash: CrashSwitch;
+  private readonly crash: CrashSwitch<ActionKind>;
   private readonly image = operatorImage();
 
   constructor(private readonly deps: ReconcilerDeps) {
     this.core = deps.kubeConfig.makeApiClient(CoreV1Api);
-    this.crash = crashSwitchFromEnv();
+    this.crash = crashSwitchFromEnv<ActionKind>();
   }
 
   async reconcile(key: ObjectKey, signal: AbortSignal): Promise<ReconcileResult> {
@@ -48,6 +48,7 @@ export class EtcdClusterReconciler implements Reconciler {
     log.debug({ plan: action }, 'Planned membership action');
     const outcome = await execute(action, {
       cluster,
+      kubeConfig: this.deps.kubeConfig,
       core: this.core,
       etcd: observed.etcd,
       log,
@@ -69,7 +70,8 @@ export class EtcdClusterReconciler implements Reconciler {
     const subject = { apiVersion: API_GROUP_VERSION, kind: ETCD_CLUSTER_KIND, metadata: cluster.metadata };
     const event = (type: 'Normal' | 'Warning', reason: string, message: string) =>
       this.deps.events.event(subject, type, reason, message);
-    if (outcome.event) await event('Normal', outcome.event.reason, outcome.event.message);
+    if (outcome.event)
+      await event(outcome.event.type ?? 'Normal', outcome.event.reason, outcome.event.message);
     for (const told of rollEvents(cluster.status ?? {}, status))
       await event('Normal', told.reason, told.message);
     if (action.kind === 'Refuse') await event('Warning', 'InvalidSpec', describeAction(action));

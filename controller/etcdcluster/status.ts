@@ -7,10 +7,12 @@ import {
   peerURL,
   schemes,
 } from '../../constructs/conventions/index.js';
-import { type AbandonedData, abandonedMessage, RESTORE_ABANDONED_REASON } from '../etcdrestore/abandoned.js';
 import { type ConditionInput, withTransitions } from '../status/conditions.js';
+import { type AbandonedData, abandonedMessage, RESTORE_ABANDONED_REASON } from './abandoned.js';
 import type { EtcdCluster, EtcdClusterStatus, MemberStatus } from './api.js';
 import type { EtcdObservation } from './observe-etcd.js';
+import { describeRestoreStep } from './plan-restore.js';
+import { isRestoreLockAction } from './restore-types.js';
 import { podRevision } from './revision.js';
 import type { Action, PodView } from './types.js';
 
@@ -93,7 +95,7 @@ function progressReason(action: Action): string | undefined {
     case 'Wait':
       return action.reason;
     default:
-      return undefined;
+      return isRestoreLockAction(action) ? 'Restoring' : undefined;
   }
 }
 
@@ -115,6 +117,7 @@ export function describeAction(action: Action): string {
         ? `moving leadership to ${action.toMember}, so the leader is rolled last`
         : `moving leadership to ${action.toMember} before removing the leader`;
     default:
+      if (isRestoreLockAction(action)) return describeRestoreStep(action);
       return `${action.kind} ${'member' in action ? action.member : ''}`.trim();
   }
 }

@@ -1,6 +1,7 @@
 // What the membership planner sees (one snapshot of observed state) and what it decides (one action).
 import type { BackendSpec } from '../../constructs/conventions/etcd-backend.js';
 import type { Scheme } from '../../constructs/conventions/tls.js';
+import type { RestoreLock, RestoreLockAction } from './restore-types.js';
 
 /** The cluster resource, reduced to what the planner needs. */
 export interface ClusterView {
@@ -9,8 +10,8 @@ export interface ClusterView {
   readonly uid: string;
   readonly deleting: boolean;
   readonly paused: boolean;
-  /** `status.restore.phase`: an in-place restore holds the cluster (docs/design/restore.md). */
-  readonly restore?: 'Restoring' | 'Growing';
+  /** `status.restore`: an in-place restore holds the cluster (docs/design/restore.md, "The lock"). */
+  readonly restore?: RestoreLock;
   readonly size: number;
   readonly allowEvenSize: boolean;
   readonly version: string;
@@ -50,6 +51,8 @@ export interface PodView {
   readonly revision?: string;
   /** A user marked it `etcd.gitops.dev/evict=true`: it leaves first on scale-in, else it is replaced. */
   readonly evict: boolean;
+  /** Annotation `etcd.gitops.dev/cluster-token`: set on seed Pods only (an in-place restore's seed: the lock's). */
+  readonly token?: string;
   /** etcd's last exit, when it exited by itself with an error: `exit code 2: <termination message>`. */
   readonly lastFailure?: string;
   /** The etcd version of the Pod's image (annotation `etcd.gitops.dev/version`). */
@@ -94,6 +97,10 @@ export interface PvcView {
   readonly size?: string | number;
   /** Labelled `etcd.gitops.dev/retained-by-restore`: old data kept by a restore, nobody's member any more. */
   readonly retained: boolean;
+  /** The value of that label: the restore that retained it. */
+  readonly retainedBy?: string;
+  /** Annotation `etcd.gitops.dev/abandoned-by-restore`: that restore was deleted before it completed. */
+  readonly abandonedBy?: string;
 }
 
 /** One etcd member as the member list and its own Status call show it. */
@@ -189,6 +196,7 @@ export type Action =
   | { readonly kind: 'DeletePod'; readonly member: string; readonly pod: string }
   | { readonly kind: 'DeletePVC'; readonly member: string; readonly pvc: string }
   | { readonly kind: 'ReportQuorumLost'; readonly message: string }
+  | RestoreLockAction
   | { readonly kind: 'Steady' };
 
 export type ActionKind = Action['kind'];

@@ -7,6 +7,7 @@ import type {
   V1Pod,
 } from '@kubernetes/client-node';
 import {
+  ANNOTATION_ABANDONED_BY_RESTORE,
   ANNOTATION_CLUSTER_TOKEN,
   ANNOTATION_CLUSTER_UID,
   ANNOTATION_EVICT,
@@ -41,7 +42,7 @@ export function toClusterView(cluster: EtcdCluster): ClusterView {
     uid: metadata.uid as string,
     deleting: Boolean(metadata.deletionTimestamp),
     paused: spec.paused === true,
-    ...(status?.restore ? { restore: status.restore.phase } : {}),
+    ...(status?.restore ? { restore: status.restore } : {}),
     size: spec.size ?? DEFAULT_SIZE,
     allowEvenSize: spec.allowEvenSize === true,
     version: spec.version,
@@ -195,6 +196,9 @@ export function toPodView(pod: V1Pod, loss?: LossContext): PodView | undefined {
     ready: ready === true,
     crashLooping: isCrashLooping(pod),
     evict: pod.metadata?.annotations?.[ANNOTATION_EVICT] === 'true',
+    ...(pod.metadata?.annotations?.[ANNOTATION_CLUSTER_TOKEN]
+      ? { token: pod.metadata.annotations[ANNOTATION_CLUSTER_TOKEN] }
+      : {}),
     ephemeral: (pod.spec?.volumes ?? []).some(
       (volume) => volume.name === 'data' && volume.emptyDir !== undefined,
     ),
@@ -229,6 +233,8 @@ export function toPvcView(pvc: V1PersistentVolumeClaim): PvcView | undefined {
   const clusterUid = annotations[ANNOTATION_CLUSTER_UID];
   const token = annotations[ANNOTATION_CLUSTER_TOKEN];
   const size = pvc.spec?.resources?.requests?.storage;
+  const retainedBy = pvc.metadata?.labels?.[RETAINED_BY_RESTORE_LABEL];
+  const abandonedBy = annotations[ANNOTATION_ABANDONED_BY_RESTORE];
   return {
     name,
     member,
@@ -237,6 +243,8 @@ export function toPvcView(pvc: V1PersistentVolumeClaim): PvcView | undefined {
     ...(token ? { token } : {}),
     ...(pvc.spec?.storageClassName ? { storageClassName: pvc.spec.storageClassName } : {}),
     ...(size !== undefined ? { size: String(size) } : {}),
-    retained: pvc.metadata?.labels?.[RETAINED_BY_RESTORE_LABEL] !== undefined,
+    retained: retainedBy !== undefined,
+    ...(retainedBy ? { retainedBy } : {}),
+    ...(abandonedBy ? { abandonedBy } : {}),
   };
 }

@@ -1,5 +1,11 @@
-// The EtcdRestore resource as this reconciler reads and writes it: the generated API types (constructs/imports).
-import type { EtcdRestoreManifest } from '../../constructs/imports/etcd.gitops.dev.js';
+// The resources this reconciler reads and writes: the generated API types (constructs/imports). The EtcdCluster is
+// only read, apart from its lock `status.restore` (docs/design/restore.md, "The lock").
+import type {
+  EtcdClusterManifest,
+  EtcdClusterRestoreLock,
+  EtcdClusterRestoreSource,
+  EtcdRestoreManifest,
+} from '../../constructs/imports/etcd.gitops.dev.js';
 
 export type {
   Condition,
@@ -9,3 +15,8 @@ export type {
 } from '../../constructs/imports/etcd.gitops.dev.js';
 
 export type EtcdRestore = EtcdRestoreManifest;
+export type EtcdCluster = EtcdClusterManifest;
+/** `EtcdCluster.status.restore`. */
+export type RestoreLock = EtcdClusterRestoreLock;
+/** What the seed starts from (`status.restore.source`). */
+export type RestoreSource = EtcdClusterRestoreSource;

@@ -1,18 +1,45 @@
 // Reads everything one restore pass decides on: the EtcdRestore, its EtcdCluster, the cluster's Pods, PVCs and
-// etcd view (the membership reconciler's observation, LIST not cache), and the credentials Secret.
-import { type CoreV1Api, CustomObjectsApi, type KubeConfig, type V1Secret } from '@kubernetes/client-node';
+// etcd view (the membership reconciler's own observation, LIST not cache), and the credentials Secret. Reads only.
+import {
+  type CoreV1Api,
+  CustomObjectsApi,
+  type KubeConfig,
+  type V1PersistentVolumeClaim,
+  type V1Pod,
+  type V1Secret,
+} from '@kubernetes/client-node';
 import { API_GROUP, API_VERSION, ETCD_RESTORE_PLURAL } from '../../constructs/conventions/index.js';
-import { getCluster, type Observed, observe } from '../etcdcluster/observe.js';
 import { isNotFound } from '../runtime/kube.js';
 import type { ObjectKey } from '../runtime/types.js';
-import type { EtcdRestore } from './api.js';
+import type { EtcdCluster, EtcdRestore } from './api.js';
 import type { RestorePlanInput } from './types.js';
 import type { S3Credentials } from './verify.js';
-import { toMemberPodView, toMemberPvcView, toRestoreView, toTargetEtcdView, toTargetView } from './views.js';
+import {
+  type EtcdQuorumView,
+  toMemberPodView,
+  toMemberPvcView,
+  toRestoreView,
+  toTargetEtcdView,
+  toTargetView,
+} from './views.js';
+
+/** A cluster as the membership reconciler observes it (controller/etcdcluster `observeCluster`). */
+export interface ClusterObservation {
+  readonly cluster: EtcdCluster;
+  readonly pods: readonly V1Pod[];
+  readonly pvcs: readonly V1PersistentVolumeClaim[];
+  readonly etcd: EtcdQuorumView | undefined;
+}
+
+/**
+ * Observes the cluster of `key`, `undefined` when there is none. main.ts passes the membership reconciler's own
+ * (`observeCluster`), so both judge quorum and readiness from the same view (docs/design/restore.md, invariant 7).
+ */
+export type ObserveCluster = (key: ObjectKey) => Promise<ClusterObservation | undefined>;
 
 export interface RestoreObserved {
   readonly restore: EtcdRestore;
-  readonly cluster?: Observed;
+  readonly cluster?: ClusterObservation;
   readonly secret?: V1Secret;
   /** The cluster's lock is another uid's, and no EtcdRestore of that name and uid exists. */
   readonly lockHolderGone?: boolean;
@@ -52,13 +79,14 @@ async function readSecret(
 export async function observeRestore(
   kubeConfig: KubeConfig,
   core: CoreV1Api,
+  observeCluster: ObserveCluster,
   restore: EtcdRestore,
 ): Promise<RestoreObserved> {
   const namespace = restore.metadata.namespace as string;
   const phase = restore.status?.phase;
   if (phase === 'Failed') return { restore };
-  const cluster = await getCluster(kubeConfig, { namespace, name: restore.spec.clusterName });
-  const observed = cluster ? await observe(core, cluster) : undefined;
+  const observed = await observeCluster({ namespace, name: restore.spec.clusterName });
+  const cluster = observed?.cluster;
   const secret =
     phase === 'Completed'
       ? undefined

@@ -1,10 +1,12 @@
-// The EtcdRestore decision: one observed snapshot in, exactly one action out. Pure; docs/design/restore.md.
+// The EtcdRestore decision: one observed snapshot in, exactly one action out. Pure; docs/design/restore.md. It never
+// plans a Pod or PVC write: those are the membership planner's (controller/etcdcluster/plan-restore.ts), which acts
+// on the lock this planner takes; here, after the lock, the restore only reports what it sees.
 import type {
   MemberPodView,
-  MemberPvcView,
   RestoreAction,
   RestoreLock,
   RestorePlanInput,
+  RestoreView,
   TargetView,
 } from './types.js';
 
@@ -21,35 +23,53 @@ const wait = (reason: string, message: string, requeueAfterMs: number, degraded 
 
 /**
  * Decides the one next step of an in-place restore (docs/design/restore.md, "In-place recovery"):
- *  0. `Completed`: release our lock if still held → delete retained PVCs when whenScaled is Delete → Done;
+ *  0. `Completed`: hand our lock back if it still says Growing (ReleaseLock: phase Completed) → Done;
  *     `Failed` → Done.
- *  1. the lock is ours (`status.restore.uid`): step 4-7 below (`restoreStep`); the lock is held by a restore that
- *     no longer exists: mark the PVCs it retained abandoned, then release the lock (`planOrphanedLock`);
+ *  1. the lock is ours (`status.restore.uid`): Restoring → report the membership planner's progress (a lock
+ *     without token or source is completed first: TakeLock again with the same token); Growing → Complete once
+ *     the cluster is Ready at its declared size. The lock is held by a restore that no longer exists → AbandonLock
+ *     (`planOrphanedLock`);
  *  2. before the lock (Pending, Verifying, Restoring without lock), refuse when the cluster is missing, being
  *     deleted or paused, the source or Secret is unusable, or the cluster has quorum without
  *     `allowHealthyCluster`; wait while another restore holds the lock;
  *  3. Pending → StartVerifying; Verifying → Verify (the executor downloads and checks, then records
- *     `backupKey` and moves to Restoring, or fails); Restoring → TakeLock with a fresh token.
+ *     `backupKey` and moves to Restoring, or fails); Restoring → TakeLock with a fresh token and the verified
+ *     source.
  */
 export function planRestore(input: RestorePlanInput): RestoreAction {
   const { restore, cluster } = input;
   if (restore.phase === 'Failed') return { kind: 'Done' };
-  if (restore.phase === 'Completed') return afterCompletion(input);
   const lock = cluster?.lock;
-  if (cluster && lock && lock.uid === restore.uid) return restoreStep(input, cluster, lock);
-  if (lock && input.lockHolderGone) return planOrphanedLock(lock, input.pvcs);
+  const ours = lock !== undefined && lock.uid === restore.uid;
+  if (restore.phase === 'Completed')
+    return ours && lock.phase === 'Growing' ? { kind: 'ReleaseLock' } : { kind: 'Done' };
+  if (cluster && ours) return whileLocked(input, cluster, lock);
+  if (lock && input.lockHolderGone) return planOrphanedLock(lock) ?? waitFor(lock, restore);
   const refusal = refuse(input);
   if (refusal) return refusal;
-  if (lock) {
-    return wait(
-      'WaitingForRestore',
-      `EtcdRestore ${lock.name} is restoring cluster ${restore.clusterName}; this restore waits for it`,
-      RESTORE_REQUEUE.waiting,
-    );
-  }
+  if (lock) return waitFor(lock, restore);
   if (restore.phase === 'Pending') return { kind: 'StartVerifying' };
   if (restore.phase === 'Verifying' || !restore.backupKey) return { kind: 'Verify' };
-  return { kind: 'TakeLock', token: `${restore.clusterName}-${restore.uid.slice(0, 8)}-${input.nonce}` };
+  return { kind: 'TakeLock', token: freshToken(input), source: lockSource(restore, restore.backupKey) };
+}
+
+/** The cluster token of the restored cluster: `<cluster>-<restore uid prefix>-<random>`. */
+function freshToken({ restore, nonce }: RestorePlanInput): string {
+  return `${restore.clusterName}-${restore.uid.slice(0, 8)}-${nonce}`;
+}
+
+/** What the seed starts from: `spec.backup` with the verified exact key (never the prefix). */
+function lockSource(restore: RestoreView, key: string) {
+  const { latestUnderPrefix: _prefix, ...location } = restore.backup;
+  return { backup: { ...location, key } };
+}
+
+function waitFor(lock: RestoreLock, restore: RestoreView): RestoreAction {
+  return wait(
+    'WaitingForRestore',
+    `EtcdRestore ${lock.name} is restoring cluster ${restore.clusterName}; this restore waits for it`,
+    RESTORE_REQUEUE.waiting,
+  );
 }
 
 /** Step 1 (refusals); nothing has been changed when one applies. */
@@ -87,64 +107,74 @@ function refuse(input: RestorePlanInput): RestoreAction | undefined {
   return undefined;
 }
 
-/** The lowest `<cluster>-<n>` used by no Pod, no PVC (retained ones included) and no known member. */
-export function seedMemberName(input: RestorePlanInput, cluster: TargetView): string {
-  const used = new Set<string>([
-    ...input.pods.map((pod) => pod.member),
-    ...input.pvcs.map((pvc) => pvc.member),
-    ...cluster.knownMembers,
-  ]);
-  let index = 0;
-  while (used.has(`${cluster.name}-${index}`)) index += 1;
-  return `${cluster.name}-${index}`;
-}
-
-function isSeed(pod: MemberPodView, token: string | undefined): boolean {
-  return token !== undefined && pod.token === token;
-}
-
-/** Steps 4-7: the lock is ours. */
-function restoreStep(input: RestorePlanInput, cluster: TargetView, lock: RestoreLock): RestoreAction {
-  if (lock.phase === 'Growing') return grow(input, cluster);
+/** Steps 4-7 while the lock is ours: the membership planner acts, this restore reports and completes. */
+function whileLocked(input: RestorePlanInput, cluster: TargetView, lock: RestoreLock): RestoreAction {
   const { restore } = input;
-  // 4. Old PVCs are labelled retained (unlinked from membership) before any Pod is stopped.
-  const old = input.pvcs.find((pvc) => !pvc.retainedBy && pvc.token !== lock.token && !pvc.terminating);
-  if (old) return { kind: 'RetainPVC', pvc: old.name };
-  const oldPod = input.pods.find((pod) => !isSeed(pod, lock.token));
-  if (oldPod && !oldPod.terminating) return { kind: 'DeletePod', pod: oldPod.name };
-  if (oldPod) {
-    return wait('StoppingMembers', `waiting for old member Pod ${oldPod.name} to stop`, RESTORE_REQUEUE.soon);
+  if (lock.phase === 'Growing') return grow(input, cluster);
+  // The lock says Completed only after Complete was recorded: a lost status write, recorded again.
+  if (lock.phase === 'Completed') return { kind: 'Complete' };
+  if (lock.phase === 'Abandoned') return waitFor(lock, restore);
+  if (!lock.token || !lock.source) {
+    // A lock taken by a controller before issue 12: the membership planner waits for its token and source.
+    if (!restore.backupKey) return { kind: 'Verify' };
+    const token = lock.token ?? freshToken(input);
+    return { kind: 'TakeLock', token, source: lockSource(restore, restore.backupKey) };
   }
-  // 5. Seed from the backup: a new PVC and Pod under a name never used before.
-  const token = lock.token ?? '';
-  const seedPod = input.pods.find((pod) => isSeed(pod, lock.token));
-  const seedPvc = input.pvcs.find((pvc) => pvc.token !== undefined && pvc.token === lock.token);
-  const backupKey = restore.backupKey ?? '';
-  if (!seedPod) {
-    if (cluster.ephemeral) {
-      return { kind: 'CreateSeedPod', member: seedMemberName(input, cluster), token, backupKey };
-    }
-    if (!seedPvc) return { kind: 'CreateSeedPVC', member: seedMemberName(input, cluster), token };
-    return { kind: 'CreateSeedPod', member: seedPvc.member, token, backupKey };
-  }
-  // 6. Release the planner once the seed serves.
-  if (seedPod.ready) return { kind: 'ReleaseToPlanner' };
-  if (seedPod.initFailure) {
+  if (cluster.paused) {
     return wait(
-      'SeedRestoreFailing',
-      `the seed ${seedPod.name} could not restore the backup and retries: ${seedPod.initFailure}; the old data stays on the retained PVCs`,
+      'ClusterPaused',
+      `EtcdCluster ${cluster.name} was paused (spec.paused: true) during the restore; it continues once unpaused`,
       RESTORE_REQUEUE.waiting,
       true,
     );
   }
+  return restoringProgress(input, lock);
+}
+
+/** What the membership planner is doing for this restore (steps 4-6), read from the cluster's Pods and PVCs. */
+export function restoringProgress(input: RestorePlanInput, lock: RestoreLock): RestoreAction {
+  const isSeed = (pod: MemberPodView) => pod.token === lock.token;
+  const seed = input.pods.find(isSeed);
+  const from = `s3://${lock.source?.backup?.bucket}/${lock.source?.backup?.key}`;
+  if (seed?.initFailure) {
+    return wait(
+      'SeedRestoreFailing',
+      `the seed ${seed.name} could not restore ${from} and retries: ${seed.initFailure}; the old data stays on the retained PVCs`,
+      RESTORE_REQUEUE.waiting,
+      true,
+    );
+  }
+  if (seed?.ready) {
+    return wait(
+      'SeedReady',
+      `the seed ${seed.name} serves the restored data; the membership controller hands it the cluster`,
+      RESTORE_REQUEUE.soon,
+    );
+  }
+  if (seed) {
+    return wait(
+      'SeedStarting',
+      `waiting for the seed ${seed.name} to restore ${from} and start`,
+      RESTORE_REQUEUE.starting,
+    );
+  }
+  const oldPvcs = input.pvcs.filter((pvc) => !pvc.retainedBy && !pvc.terminating && pvc.token !== lock.token);
+  const oldPods = input.pods.filter((pod) => !isSeed(pod));
+  if (oldPvcs.length > 0 || oldPods.length > 0) {
+    return wait(
+      'StoppingMembers',
+      `the membership controller retains ${oldPvcs.length} old PVC(s) and stops ${oldPods.length} old member Pod(s)`,
+      RESTORE_REQUEUE.soon,
+    );
+  }
   return wait(
-    'SeedStarting',
-    `waiting for the seed ${seedPod.name} to restore and start`,
-    RESTORE_REQUEUE.starting,
+    'Seeding',
+    `the membership controller creates the seed that restores ${from}`,
+    RESTORE_REQUEUE.soon,
   );
 }
 
-/** Step 7: the planner grows the cluster; complete once it is Ready at its declared size. */
+/** Step 7: the membership planner grows the cluster; complete once it is Ready at its declared size. */
 function grow(input: RestorePlanInput, cluster: TargetView): RestoreAction {
   const etcd = input.etcd;
   const ready =
@@ -157,31 +187,13 @@ function grow(input: RestorePlanInput, cluster: TargetView): RestoreAction {
   return wait('Growing', `the restored cluster grows: ${members} members ready`, RESTORE_REQUEUE.growing);
 }
 
-/** Step 7, after `Completed` was recorded: release the lock, then retained PVCs per policy. */
-function afterCompletion(input: RestorePlanInput): RestoreAction {
-  const { restore, cluster } = input;
-  if (cluster?.lock && cluster.lock.uid === restore.uid) return { kind: 'ReleaseLock' };
-  if (cluster?.whenScaled === 'Delete') {
-    const retained = input.pvcs.find((pvc) => pvc.retainedBy === restore.name && !pvc.terminating);
-    if (retained) return { kind: 'DeleteRetainedPVC', pvc: retained.name };
-  }
-  return { kind: 'Done' };
-}
-
 /**
- * A lock whose EtcdRestore was deleted (docs/design/restore.md, "Failure after the point of no return"): the old
- * members cannot be resurrected, so the lock is released and the user is told where the old data is. First each
- * PVC the deleted restore retained gets the annotation `etcd.gitops.dev/abandoned-by-restore` (the membership
- * status reports `Degraded` while one exists), then the lock goes; a crash in between redoes the marking.
+ * A lock whose EtcdRestore no longer exists (deleted, or deleted and created again under the same name): its phase
+ * becomes `Abandoned`, and the membership planner marks the PVCs it retained and releases the cluster
+ * (docs/design/restore.md, "Failure after the point of no return"). A lock already handed back (`Completed`) or
+ * abandoned is the membership planner's to clear: `undefined`.
  */
-export function planOrphanedLock(lock: RestoreLock, pvcs: readonly MemberPvcView[]): RestoreAction {
-  const retained = pvcs.filter((pvc) => pvc.retainedBy === lock.name && !pvc.terminating);
-  const unmarked = retained.find((pvc) => pvc.abandonedBy !== lock.name);
-  if (unmarked) return { kind: 'MarkAbandonedPVC', pvc: unmarked.name, holder: lock.name };
-  return {
-    kind: 'ReleaseOrphanedLock',
-    holder: lock.name,
-    phase: lock.phase,
-    retained: retained.map((pvc) => pvc.name).sort(),
-  };
+export function planOrphanedLock(lock: RestoreLock): RestoreAction | undefined {
+  if (lock.phase !== 'Restoring' && lock.phase !== 'Growing') return undefined;
+  return { kind: 'AbandonLock', holder: lock.name, phase: lock.phase };
 }

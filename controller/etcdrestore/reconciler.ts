@@ -1,5 +1,6 @@
 // One level-triggered pass over one EtcdRestore: observe, plan one step, execute it, write status, record the
-// Event, requeue. The algorithm is in docs/design/restore.md and plan.ts.
+// Event, requeue. The algorithm is in docs/design/restore.md and plan.ts. It writes the restore's status and the
+// cluster's lock, never a Pod or PVC (the membership reconciler does those).
 import { randomBytes } from 'node:crypto';
 import { CoreV1Api } from '@kubernetes/client-node';
 import {
@@ -9,49 +10,49 @@ import {
   ETCD_RESTORE_KIND,
   ETCD_RESTORE_PLURAL,
 } from '../../constructs/conventions/index.js';
-import { crashSwitchFromEnv } from '../etcdcluster/crash-switch.js';
-import { operatorImage } from '../restore/seed-init-container.js';
+import { crashSwitchFromEnv } from '../runtime/crash-switch.js';
 import { patchStatus } from '../runtime/kube.js';
 import type { ObjectKey, ReconcileResult, Reconciler, ReconcilerDeps } from '../runtime/types.js';
 import { executeRestore } from './execute.js';
-import { credentialsOf, getRestore, observeRestore, restorePlanInput } from './observe.js';
-import { clusterSubject, reconcileDeletedRestore } from './orphaned-lock.js';
+import {
+  credentialsOf,
+  getRestore,
+  type ObserveCluster,
+  observeRestore,
+  restorePlanInput,
+} from './observe.js';
+import { reconcileDeletedRestore } from './orphaned-lock.js';
 import { planRestore } from './plan.js';
 import { buildRestoreStatus } from './status.js';
+import type { RestoreActionKind } from './types.js';
 
 const RESOURCE = { group: API_GROUP, version: API_VERSION, plural: ETCD_RESTORE_PLURAL };
 
-export interface RestoreReconcilerOptions {
-  /** Our image, for the seed's `restore fetch` init container. @default $ETCD_GITOPS_IMAGE or the package's */
-  readonly image?: string;
-}
-
 export class EtcdRestoreReconciler implements Reconciler {
   private readonly core: CoreV1Api;
-  private readonly image: string;
-  /** TEST-ONLY: `ETCD_GITOPS_TEST_RESTORE_CRASH_AFTER=<action kind>[:<n>]` (see etcdcluster/crash-switch.ts). */
-  private readonly crash = crashSwitchFromEnv(process.env.ETCD_GITOPS_TEST_RESTORE_CRASH_AFTER);
+  /** TEST-ONLY: `ETCD_GITOPS_TEST_RESTORE_CRASH_AFTER=<action kind>[:<n>]` (runtime/crash-switch.ts). */
+  private readonly crash = crashSwitchFromEnv<RestoreActionKind>(
+    process.env.ETCD_GITOPS_TEST_RESTORE_CRASH_AFTER,
+  );
 
   constructor(
     private readonly deps: ReconcilerDeps,
-    options: RestoreReconcilerOptions = {},
+    private readonly observeCluster: ObserveCluster,
   ) {
     this.core = deps.kubeConfig.makeApiClient(CoreV1Api);
-    this.image = options.image ?? operatorImage();
   }
 
   async reconcile(key: ObjectKey, signal: AbortSignal): Promise<ReconcileResult> {
     const restore = await getRestore(this.deps.kubeConfig, key);
-    if (!restore) return reconcileDeletedRestore({ ...this.deps, core: this.core }, key);
+    if (!restore) return reconcileDeletedRestore(this.deps, key);
     if (restore.metadata.deletionTimestamp) return {};
-    const observed = await observeRestore(this.deps.kubeConfig, this.core, restore);
+    const observed = await observeRestore(this.deps.kubeConfig, this.core, this.observeCluster, restore);
     if (signal.aborted) return {};
     const action = planRestore(restorePlanInput(observed, randomBytes(3).toString('hex')));
     const log = this.deps.log.child({ restore: key.name, namespace: key.namespace, action: action.kind });
     log.debug({ plan: action }, 'Planned restore step');
     const outcome = await executeRestore(action, {
       kubeConfig: this.deps.kubeConfig,
-      core: this.core,
       restore,
       cluster: observed.cluster?.cluster,
       credentials: async () => {
@@ -59,19 +60,14 @@ export class EtcdRestoreReconciler implements Reconciler {
         if ('problem' in found) throw new Error(found.problem);
         return found.credentials;
       },
-      image: this.image,
       log,
     });
     if (action.kind !== 'Wait' && action.kind !== 'Done')
       log.info({ action, outcome }, 'Performed restore step');
     // The crash switch stops the process right after a step that took effect, never after one that did not.
-    if (!outcome.notDone && !outcome.retrying) (this.crash.after as (kind: string) => void)(action.kind);
+    if (!outcome.notDone && !outcome.retrying) this.crash.after(action.kind);
     const status = buildRestoreStatus(restore, action, outcome, new Date());
     if (status) await patchStatus(this.deps.kubeConfig, RESOURCE, key, { ...status });
-    if (outcome.clusterEvent && observed.cluster) {
-      const { type, reason, message } = outcome.clusterEvent;
-      await this.deps.events.event(clusterSubject(observed.cluster.cluster), type, reason, message);
-    }
     if (outcome.event) {
       const subject = { apiVersion: API_GROUP_VERSION, kind: ETCD_RESTORE_KIND, metadata: restore.metadata };
       await this.deps.events.event(subject, outcome.event.type, outcome.event.reason, outcome.event.message);
@@ -80,10 +76,10 @@ export class EtcdRestoreReconciler implements Reconciler {
   }
 }
 
-/** The reconciler controller/main.ts registers for EtcdRestores. */
+/** The reconciler controller/main.ts registers for EtcdRestores; `observeCluster` is the membership reconciler's. */
 export function createEtcdRestoreReconciler(
   deps: ReconcilerDeps,
-  options?: RestoreReconcilerOptions,
+  observeCluster: ObserveCluster,
 ): Reconciler {
-  return new EtcdRestoreReconciler(deps, options);
+  return new EtcdRestoreReconciler(deps, observeCluster);
 }

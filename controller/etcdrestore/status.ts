@@ -17,12 +17,6 @@ export interface RestoreOutcome {
   readonly notDone?: true;
   /** A transient problem (S3 unreachable): retried, reported as Degraded. */
   readonly retrying?: { readonly reason: string; readonly message: string };
-  /** An Event for the EtcdCluster rather than the restore (the lock of a deleted restore was released). */
-  readonly clusterEvent?: {
-    readonly type: 'Normal' | 'Warning';
-    readonly reason: string;
-    readonly message: string;
-  };
 }
 
 interface Summary {
@@ -32,15 +26,6 @@ interface Summary {
   readonly message: string;
   readonly degraded?: boolean;
 }
-
-const stepMessages: Partial<Record<RestoreAction['kind'], string>> = {
-  TakeLock: 'took the cluster (status.restore); the membership planner waits',
-  RetainPVC: 'labelling the old member PVCs retained',
-  DeletePod: 'stopping the old member Pods',
-  CreateSeedPVC: 'creating the seed PVC',
-  CreateSeedPod: 'creating the seed Pod that restores the backup',
-  ReleaseToPlanner: 'the seed serves the restored data; the cluster grows to its declared size',
-};
 
 function summarize(
   current: RestorePhase,
@@ -84,19 +69,18 @@ function summarize(
         reason: 'RestoreCompleted',
         message: 'the cluster is Ready at its declared size with the restored data',
       };
-    case 'ReleaseLock':
-    case 'DeleteRetainedPVC':
-    case 'MarkAbandonedPVC':
-    case 'ReleaseOrphanedLock':
-    case 'Done':
-      return undefined;
-    default:
+    case 'TakeLock':
       return {
         phase: 'Restoring',
         progressing: true,
         reason: 'Restoring',
-        message: stepMessages[action.kind] ?? action.kind,
+        message:
+          'took the cluster (status.restore); its membership controller stops the old members and seeds from the backup',
       };
+    case 'ReleaseLock':
+    case 'AbandonLock':
+    case 'Done':
+      return undefined;
   }
 }
 

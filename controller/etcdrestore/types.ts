@@ -1,5 +1,6 @@
 // What the EtcdRestore planner sees (one observed snapshot) and what it decides (one action).
-// docs/design/restore.md, "In-place recovery".
+// docs/design/restore.md, "In-place recovery". It writes no Pod or PVC: after the lock it only reports.
+import type { RestoreLock, RestoreSource, S3Location } from './api.js';
 
 export type RestorePhase = 'Pending' | 'Verifying' | 'Restoring' | 'Completed' | 'Failed';
 
@@ -18,19 +19,15 @@ export interface RestoreView {
   readonly phase: RestorePhase;
   readonly clusterName: string;
   readonly allowHealthyCluster: boolean;
+  /** `spec.backup`. */
+  readonly backup: S3Location;
   /** What is wrong with `spec.backup` (both/neither of key and prefix, ...), checked without S3. */
   readonly sourceProblem?: string;
   /** `status.backupKey`: the exact object verified, so a later "latest" cannot change what is restored. */
   readonly backupKey?: string;
 }
 
-/** `EtcdCluster.status.restore`. */
-export interface RestoreLock {
-  readonly name: string;
-  readonly uid: string;
-  readonly token?: string;
-  readonly phase: 'Restoring' | 'Growing';
-}
+export type { RestoreLock } from './api.js';
 
 /** The EtcdCluster named by the restore. */
 export interface TargetView {
@@ -38,13 +35,8 @@ export interface TargetView {
   readonly uid: string;
   readonly deleting: boolean;
   readonly paused: boolean;
-  readonly version: string;
   readonly size: number;
-  readonly ephemeral: boolean;
-  readonly whenScaled: 'Retain' | 'Delete';
   readonly lock?: RestoreLock;
-  /** Member names in `status.members` (never reused for the seed). */
-  readonly knownMembers: readonly string[];
 }
 
 /** A member Pod of the cluster. */
@@ -67,8 +59,6 @@ export interface MemberPvcView {
   readonly token?: string;
   /** Label `etcd.gitops.dev/retained-by-restore`. */
   readonly retainedBy?: string;
-  /** Annotation `etcd.gitops.dev/abandoned-by-restore`: that restore was deleted while it held the cluster. */
-  readonly abandonedBy?: string;
 }
 
 /** etcd as the membership observation shows it; `undefined` when no member answered. */
@@ -107,29 +97,13 @@ export type RestoreAction =
     }
   | { readonly kind: 'StartVerifying' }
   | { readonly kind: 'Verify' }
-  | { readonly kind: 'TakeLock'; readonly token: string }
-  | { readonly kind: 'RetainPVC'; readonly pvc: string }
-  | { readonly kind: 'DeletePod'; readonly pod: string }
-  | { readonly kind: 'CreateSeedPVC'; readonly member: string; readonly token: string }
-  | {
-      readonly kind: 'CreateSeedPod';
-      readonly member: string;
-      readonly token: string;
-      readonly backupKey: string;
-    }
-  | { readonly kind: 'ReleaseToPlanner' }
+  /** Take the cluster (phase `Restoring`), or complete a lock taken without token or source. */
+  | { readonly kind: 'TakeLock'; readonly token: string; readonly source: RestoreSource }
   | { readonly kind: 'Complete' }
+  /** Hand the lock back after `Completed` was recorded: its phase becomes `Completed`. */
   | { readonly kind: 'ReleaseLock' }
-  | { readonly kind: 'DeleteRetainedPVC'; readonly pvc: string }
-  | { readonly kind: 'MarkAbandonedPVC'; readonly pvc: string; readonly holder: string }
-  | {
-      readonly kind: 'ReleaseOrphanedLock';
-      /** The deleted restore that held the lock, and the lock's phase then. */
-      readonly holder: string;
-      readonly phase: 'Restoring' | 'Growing';
-      /** The PVCs it retained (the old member data), sorted. */
-      readonly retained: readonly string[];
-    }
+  /** The restore holding the lock no longer exists: its phase becomes `Abandoned`. */
+  | { readonly kind: 'AbandonLock'; readonly holder: string; readonly phase: 'Restoring' | 'Growing' }
   | { readonly kind: 'Done' };
 
 export type RestoreActionKind = RestoreAction['kind'];

@@ -7,11 +7,8 @@ import {
   memberOfPvc,
   RETAINED_BY_RESTORE_LABEL,
 } from '../../constructs/conventions/index.js';
-import type { EtcdCluster } from '../etcdcluster/api.js';
-import type { EtcdObservation } from '../etcdcluster/observe-etcd.js';
 import { describeRestoreInitFailure, restoreInitFailure } from '../restore/init-failure.js';
-import { ABANDONED_BY_RESTORE_ANNOTATION } from './abandoned.js';
-import type { EtcdRestore, S3Location } from './api.js';
+import type { EtcdCluster, EtcdRestore, S3Location } from './api.js';
 import type {
   MemberPodView,
   MemberPvcView,
@@ -41,6 +38,7 @@ export function toRestoreView(restore: EtcdRestore): RestoreView {
     phase: (restore.status?.phase ?? 'Pending') as RestorePhase,
     clusterName: restore.spec.clusterName,
     allowHealthyCluster: restore.spec.allowHealthyCluster === true,
+    backup: restore.spec.backup,
     ...(problem ? { sourceProblem: problem } : {}),
     ...(restore.status?.backupKey ? { backupKey: restore.status.backupKey } : {}),
   };
@@ -53,12 +51,8 @@ export function toTargetView(cluster: EtcdCluster): TargetView {
     uid: metadata.uid as string,
     deleting: Boolean(metadata.deletionTimestamp),
     paused: spec.paused === true,
-    version: spec.version,
     size: spec.size ?? DEFAULT_SIZE,
-    ephemeral: spec.storage?.ephemeral === true,
-    whenScaled: spec.persistentVolumeClaimRetentionPolicy?.whenScaled ?? 'Retain',
     ...(status?.restore ? { lock: status.restore } : {}),
-    knownMembers: (status?.members ?? []).map((member) => member.name),
   };
 }
 
@@ -89,18 +83,24 @@ export function toMemberPvcView(pvc: V1PersistentVolumeClaim): MemberPvcView {
   const labels = pvc.metadata?.labels ?? {};
   const token = pvc.metadata?.annotations?.[ANNOTATION_CLUSTER_TOKEN];
   const retainedBy = labels[RETAINED_BY_RESTORE_LABEL];
-  const abandonedBy = pvc.metadata?.annotations?.[ABANDONED_BY_RESTORE_ANNOTATION];
   return {
     name,
     member: labels[MEMBER_LABEL] ?? memberOfPvc(name) ?? name,
     terminating: Boolean(pvc.metadata?.deletionTimestamp),
     ...(token ? { token } : {}),
     ...(retainedBy ? { retainedBy } : {}),
-    ...(abandonedBy ? { abandonedBy } : {}),
   };
 }
 
-export function toTargetEtcdView(observation: EtcdObservation | undefined): TargetEtcdView | undefined {
+/** The part of the membership reconciler's etcd observation this planner reads. */
+export interface EtcdQuorumView {
+  readonly view: {
+    readonly quorum: boolean;
+    readonly members: readonly { readonly healthy: boolean; readonly learner: boolean }[];
+  };
+}
+
+export function toTargetEtcdView(observation: EtcdQuorumView | undefined): TargetEtcdView | undefined {
   if (!observation) return undefined;
   const { members, quorum } = observation.view;
   return {

@@ -1,5 +1,6 @@
 // The seed member's `restore fetch` init container (docs/design/restore.md, "The restore command"): added to the
-// member Pod of a seed that starts from a backup, for `spec.bootstrap.backup` and for an in-place restore. Pure.
+// member Pod of a seed that starts from a backup, for `spec.bootstrap.backup` and for an in-place restore (the
+// lock's source). Pure; used by the membership executor only (controller/etcdcluster/pod-for-action.ts).
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import {
   backupSourceOf,
@@ -88,24 +89,44 @@ export interface SeedMoment {
   readonly token?: string;
 }
 
+/** What of the EtcdCluster decides whether a seed starts from a backup. */
+export interface SeedCluster {
+  readonly metadata: { readonly name?: string; readonly namespace?: string };
+  readonly spec: { readonly version: string; readonly bootstrap?: { readonly backup?: S3Location } };
+  readonly status?: {
+    readonly clusterID?: string;
+    readonly restore?: { readonly token?: string; readonly source?: { readonly backup?: S3Location } };
+  };
+}
+
 /**
- * The membership seed Pod of a cluster with `spec.bootstrap.backup` (docs/design/restore.md, "A new cluster from a
- * backup"): `pod` with the `restore fetch` init container, only for the seed (`reason: 'seed'`) and only before
- * the cluster ever had an id (`status.clusterID`); every other Pod is returned unchanged. A recreated seed whose
- * data dir exists is safe either way: the command skips a data dir that holds `member/`.
+ * The backup a seed Pod restores before etcd starts, or `undefined` for a plain member Pod (restore.md). Only a
+ * seed (`reason: 'seed'`): the seed of an in-place restore (its token is the lock's `status.restore.token`)
+ * restores the lock's `source.backup`; otherwise the seed of a cluster with `spec.bootstrap.backup` that never
+ * had an id (`status.clusterID`) restores that. A recreated seed whose data dir exists is safe either way: the
+ * command skips a data dir that holds `member/`. Throws for a restore's seed whose lock names no source.
  */
-export function withBootstrapRestore(
-  cluster: {
-    readonly metadata: { readonly name?: string; readonly namespace?: string };
-    readonly spec: { readonly version: string; readonly bootstrap?: { readonly backup?: S3Location } };
-    readonly status?: { readonly clusterID?: string };
-  },
+export function seedBackup(cluster: SeedCluster, moment: SeedMoment): S3Location | undefined {
+  if (moment.reason !== 'seed') return undefined;
+  const lock = cluster.status?.restore;
+  if (lock?.token !== undefined && moment.token === lock.token) {
+    // An in-place restore's seed without its source would start an empty cluster: never build one.
+    if (!lock.source?.backup) throw new Error(`restore seed ${moment.member}: status.restore has no source`);
+    return lock.source.backup;
+  }
+  if (cluster.status?.clusterID) return undefined;
+  return cluster.spec.bootstrap?.backup;
+}
+
+/** `pod` with the `restore fetch` init container when the seed starts from a backup ({@link seedBackup}). */
+export function withSeedRestore(
+  cluster: SeedCluster,
   pod: V1Pod,
   moment: SeedMoment,
   options: { readonly peerURL: string; readonly image?: string },
 ): V1Pod {
-  const backup = cluster.spec.bootstrap?.backup;
-  if (!backup || moment.reason !== 'seed' || cluster.status?.clusterID) return pod;
+  const backup = seedBackup(cluster, moment);
+  if (!backup) return pod;
   return withRestoreInitContainer(pod, {
     location: backup,
     clusterVersion: cluster.spec.version,

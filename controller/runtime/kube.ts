@@ -1,5 +1,6 @@
 // Kubernetes helpers every part of the controller shares: client configuration, API error codes,
-// status merge-patch on the /status subresource, server-side apply, and "not found is success" deletes.
+// status merge-patch on the /status subresource (also conditional on a resourceVersion), server-side apply, and
+// "not found is success" deletes.
 import {
   ApiException,
   type ConfigurationOptions,
@@ -58,9 +59,38 @@ export async function patchStatus<T = unknown>(
   key: ObjectKey,
   status: Record<string, unknown>,
 ): Promise<T> {
+  return mergePatchStatus(kubeConfig, resource, key, { status });
+}
+
+/**
+ * {@link patchStatus} only if the object is still at `resourceVersion` (the one read in the same pass): `false` when
+ * it changed since (409 Conflict), so a write decided on an old view loses instead of overwriting a newer one.
+ */
+export async function patchStatusAt(
+  kubeConfig: KubeConfig,
+  resource: CustomResource,
+  key: ObjectKey,
+  resourceVersion: string | undefined,
+  status: Record<string, unknown>,
+): Promise<boolean> {
+  try {
+    await mergePatchStatus(kubeConfig, resource, key, { metadata: { resourceVersion }, status });
+    return true;
+  } catch (error) {
+    if (isConflict(error)) return false;
+    throw error;
+  }
+}
+
+async function mergePatchStatus<T>(
+  kubeConfig: KubeConfig,
+  resource: CustomResource,
+  key: ObjectKey,
+  body: Record<string, unknown>,
+): Promise<T> {
   const api = kubeConfig.makeApiClient(CustomObjectsApi);
   return api.patchNamespacedCustomObjectStatus(
-    { ...resource, namespace: key.namespace, name: key.name, body: { status }, fieldManager },
+    { ...resource, namespace: key.namespace, name: key.name, body, fieldManager },
     patchOptions(PatchStrategy.MergePatch),
   );
 }

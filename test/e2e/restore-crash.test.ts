@@ -1,12 +1,13 @@
 // In-place restore with the controller killed in the middle, on the local Kubernetes with MinIO: the user's cdk8s
 // app (EtcdCluster + backup CronJob, synthesized by our constructs) is applied; the controller runs as a process
 // (`etcd-gitops controller`) inside the environment namespace; the backup is taken by a Job made from the
-// synthesized CronJob (our image, on a real node); a majority of members loses Pod and data; an EtcdRestore is created
-// while the controller carries the test-only crash switch ETCD_GITOPS_TEST_RESTORE_CRASH_AFTER, so it SIGKILLs itself
-// right after each step of the
-// restore in turn (verifying the backup, taking the lock, retaining the old PVC, stopping the old Pod, creating the
-// seed PVC, creating the seed Pod, handing the seed to the membership planner), restarted each time; a controller
-// without the switch finishes: Completed, Ready at 3, exactly the keys of the backup.
+// synthesized CronJob (our image, on a real node); a majority of members loses Pod and data; an EtcdRestore is
+// created while the controller carries a test-only crash switch, so it SIGKILLs itself right after each step of the
+// restore in turn, whichever reconciler takes it (docs/design/restore.md, "One writer per cluster"): the EtcdRestore
+// reconciler's (ETCD_GITOPS_TEST_RESTORE_CRASH_AFTER: verifying the backup, taking the lock, completing, handing the
+// lock back) and the membership reconciler's (ETCD_GITOPS_TEST_CRASH_AFTER: retaining the old PVC, stopping the old
+// Pod, creating the seed PVC, creating the seed Pod, handing the seed to its usual steps, clearing the lock),
+// restarted each time; a controller without a switch finishes: Completed, Ready at 3, exactly the keys of the backup.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { S3Client } from '@aws-sdk/client-s3';
@@ -42,12 +43,19 @@ describe('in-place restore survives the controller being killed between steps (l
   const controllers: ManagedProcess[] = [];
   const objects = () => restoreObjects(env, ns);
   const core = () => env.kubeConfig.makeApiClient(CoreV1Api);
-  const startController = (crashAfter?: string) => {
+  /** A controller process, killing itself after the step `crashAfter` of the EtcdRestore reconciler (`restore`)
+   *  or of the membership reconciler (`membership`), or running on without a switch. */
+  const startController = (crashAfter?: { restore: string } | { membership: string }) => {
+    const step = crashAfter && ('restore' in crashAfter ? crashAfter.restore : crashAfter.membership);
+    const variable =
+      crashAfter && 'restore' in crashAfter
+        ? 'ETCD_GITOPS_TEST_RESTORE_CRASH_AFTER'
+        : 'ETCD_GITOPS_TEST_CRASH_AFTER';
     const controller = startControllerProcess(env, {
-      name: `controller-${controllers.length + 1}${crashAfter ? `-crash-after-${crashAfter}` : ''}`,
+      name: `controller-${controllers.length + 1}${step ? `-crash-after-${step}` : ''}`,
       dir,
       namespace: ns,
-      env: crashAfter ? { ETCD_GITOPS_TEST_RESTORE_CRASH_AFTER: crashAfter } : {},
+      env: step ? { [variable]: step } : {},
     });
     controllers.push(controller);
     return controller;
@@ -84,7 +92,7 @@ describe('in-place restore survives the controller being killed between steps (l
     });
     await env.kubectl(['apply', '--server-side', '-f', '-'], { input: yaml });
     // The first controller carries the switch from the start: it only fires on a restore action.
-    const first = startController('Verify');
+    const first = startController({ restore: 'Verify' });
     await objects().readyAt(name, 3, whileRunning(first));
     const client = new Etcd3({ hosts: [clientURL] });
     try {
@@ -129,28 +137,43 @@ describe('in-place restore survives the controller being killed between steps (l
     // THEN the cluster is not locked yet
     assert.equal((await objects().readCluster(name)).status?.restore, undefined);
 
-    // WHEN restarted, it verifies again, takes the lock and dies
-    await crashed(startController('TakeLock'));
-    // THEN it died holding the lock, before stopping anything
-    assert.equal((await objects().readCluster(name)).status?.restore?.uid, restore.metadata.uid);
+    // WHEN restarted, the restore reconciler verifies again, takes the lock and dies
+    await crashed(startController({ restore: 'TakeLock' }));
+    // THEN it died holding the lock, with the token and the verified key to seed from, before anything was stopped
+    const taken = (await objects().readCluster(name)).status?.restore;
+    assert.equal(taken?.uid, restore.metadata.uid);
+    assert.equal(taken?.phase, 'Restoring');
+    assert.equal(taken?.source?.backup?.key, backupKey);
+    assert.ok(taken?.token);
     assert.ok(await core().readNamespacedPod({ namespace: ns, name: `${name}-0` }));
 
-    // WHEN restarted, it retains the old PVC and dies
-    await crashed(startController('RetainPVC'));
+    // WHEN restarted, the membership reconciler retains the old PVC and dies
+    await crashed(startController({ membership: 'RetainPVC' }));
     const old = await core().readNamespacedPersistentVolumeClaim({ namespace: ns, name: `${name}-0-data` });
     assert.equal(old.metadata?.labels?.['etcd.gitops.dev/retained-by-restore'], 'good');
     assert.ok(await core().readNamespacedPod({ namespace: ns, name: `${name}-0` }), 'the old Pod still runs');
 
-    // WHEN restarted, it deletes the old Pod, then the seed PVC, then the seed Pod, dying after each
-    await crashed(startController('DeletePod'));
-    await crashed(startController('CreateSeedPVC'));
-    await crashed(startController('CreateSeedPod'));
+    // WHEN restarted, it deletes the old Pod, then creates the seed PVC, then the seed Pod, dying after each
+    await crashed(startController({ membership: 'DeletePod' }));
+    await crashed(startController({ membership: 'CreatePVC' }));
+    await crashed(startController({ membership: 'CreatePod' }));
 
-    // WHEN restarted, it hands the seed to the planner once the seed serves and dies
-    await crashed(startController('ReleaseToPlanner'));
+    // WHEN restarted, it hands the seed to its usual steps once the seed serves, and dies
+    await crashed(startController({ membership: 'ReleaseToPlanner' }));
     assert.equal((await objects().readCluster(name)).status?.restore?.phase, 'Growing');
 
-    // WHEN restarted without the switch
+    // WHEN restarted, the cluster grows to 3 and the restore reconciler completes, dying before it records it
+    await crashed(startController({ restore: 'Complete' }));
+    assert.equal((await objects().readRestore('good')).status?.phase, 'Restoring');
+    // AND restarted, it records Completed, hands the lock back and dies
+    await crashed(startController({ restore: 'ReleaseLock' }));
+    assert.equal((await objects().readRestore('good')).status?.phase, 'Completed');
+    assert.equal((await objects().readCluster(name)).status?.restore?.phase, 'Completed');
+    // AND restarted, the membership reconciler clears the lock and dies
+    await crashed(startController({ membership: 'ClearRestoreLock' }));
+    assert.equal((await objects().readCluster(name)).status?.restore, undefined);
+
+    // WHEN restarted without a switch
     const last = startController();
     // THEN the restore completes and the cluster is Ready at 3, unlocked
     const done = await objects().phase('good', 'Completed', whileRunning(last));

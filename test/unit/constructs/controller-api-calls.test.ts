@@ -4,7 +4,7 @@
 //
 // How calls are found: the method names of every generated API class of @kubernetes/client-node (CoreV1Api,
 // CustomObjectsApi, CoordinationV1Api, ...) are searched as `.method(` in controller/**/*.ts; custom-object calls
-// take their resource from the `plural:` they pass. Our wrappers (`patchStatus`) and the informers (LIST and WATCH
+// take their resource from the `plural:` they pass. Our wrappers (`patchStatus`, `patchStatusAt`) and the informers (LIST and WATCH
 // of their `resource:`) are resolved the same way. What cannot be derived fails with a message saying so: the
 // generic KubernetesObjectApi (`applyObject`), raw LIST/WATCH requests outside the informer, and a custom-object call whose plural is not one of our constants.
 // API groups are not compared (every resource name we use is unique across groups); the rules test in
@@ -52,6 +52,7 @@ const INFORMER = ['controller/runtime/informer.ts', 'controller/runtime/list-req
 /** Our functions that call the API for their caller: the call inside is resolved at each call site. */
 const WRAPPERS: Readonly<Record<string, { definedIn: string; verb: string; subresource?: string }>> = {
   patchStatus: { definedIn: 'controller/runtime/kube.ts', verb: 'patch', subresource: 'status' },
+  patchStatusAt: { definedIn: 'controller/runtime/kube.ts', verb: 'patch', subresource: 'status' },
 };
 
 interface Source {

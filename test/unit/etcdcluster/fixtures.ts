@@ -89,3 +89,21 @@ export function steady(n: number, overrides: Partial<PlanInput> = {}): PlanInput
     ...overrides,
   };
 }
+
+/** The token of the fixture restore's seed (`status.restore.token`). */
+export const RESTORE_TOKEN = 'demo-r1r1r1r1-abc123';
+
+/** `status.restore` of EtcdRestore r1 in `phase`, seeding from a verified backup. */
+export function restoreLock(
+  phase: NonNullable<ClusterView['restore']>['phase'],
+  overrides: Partial<NonNullable<ClusterView['restore']>> = {},
+): NonNullable<ClusterView['restore']> {
+  return {
+    name: 'r1',
+    uid: 'r1r1r1r1-0000',
+    token: RESTORE_TOKEN,
+    source: { backup: { bucket: 'backups', key: 'ns/demo/b.db', credentialsSecretName: 's3' } },
+    phase,
+    ...overrides,
+  };
+}

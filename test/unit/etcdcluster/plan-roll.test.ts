@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { planMembership } from '../../../controller/etcdcluster/plan.js';
 import type { Action, PlanInput, PodView } from '../../../controller/etcdcluster/types.js';
-import { etcd, member, pod, pvc, REVISION, steady } from './fixtures.js';
+import { etcd, member, pod, pvc, REVISION, restoreLock, steady } from './fixtures.js';
 
 interface Case {
   readonly given: string;
@@ -155,9 +155,9 @@ const cases: Case[] = [
     expect: { kind: 'Paused' },
   },
   {
-    given: 'an in-place restore holding the cluster',
-    input: { ...all3, cluster: { ...all3.cluster, restore: 'Restoring' } },
-    expect: { kind: 'Wait', reason: 'Restoring' },
+    given: 'an in-place restore holding the cluster (its branch, not the roll)',
+    input: { ...all3, cluster: { ...all3.cluster, restore: restoreLock('Restoring') } },
+    expect: { kind: 'RetainPVC', pvc: 'demo-0-data' },
   },
   {
     given: 'a refused spec (downgrade) with every Pod out of date',

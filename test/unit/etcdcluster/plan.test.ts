@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { planMembership } from '../../../controller/etcdcluster/plan.js';
 import type { Action, PlanInput } from '../../../controller/etcdcluster/types.js';
-import { cluster, etcd, member, pod, pvc, steady, UID } from './fixtures.js';
+import { cluster, etcd, member, pod, pvc, restoreLock, steady, UID } from './fixtures.js';
 
 interface Case {
   readonly given: string;
@@ -135,13 +135,13 @@ const cases: Case[] = [
     expect: { kind: 'Wait', reason: 'PodTerminating' },
   },
   {
-    given: 'an in-place restore holding the cluster',
-    input: withCluster(steady(1), { restore: 'Restoring', size: 3 }),
-    expect: { kind: 'Wait', reason: 'Restoring' },
+    given: 'an in-place restore holding the cluster (its branch comes first, plan-restore.test.ts)',
+    input: withCluster(steady(1), { restore: restoreLock('Restoring'), size: 3 }),
+    expect: { kind: 'RetainPVC', pvc: 'demo-0-data', restore: 'r1' },
   },
   {
     given: 'a restore growing the cluster',
-    input: withCluster(steady(1), { restore: 'Growing', size: 3 }),
+    input: withCluster(steady(1), { restore: restoreLock('Growing'), size: 3 }),
     expect: { kind: 'AddLearner', member: 'demo-1' },
   },
   {

@@ -1,5 +1,5 @@
 // The Pod of a CreatePod action: a cluster bootstrapped from a backup gets `restore fetch` on its seed only,
-// and only before the cluster ever had an id.
+// and only before the cluster ever had an id; the seed of an in-place restore gets it from the lock's source.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { EtcdCluster } from '../../../controller/etcdcluster/api.js';
@@ -67,6 +67,35 @@ describe('podForAction', () => {
       podForAction(cluster({ status: { clusterID: '42' } }), seed, image).spec?.initContainers,
       undefined,
     );
+  });
+
+  test('GIVEN an in-place restore holding the cluster WHEN its seed Pod (the lock’s token) is made THEN restore fetch reads the lock’s source, at the revision of the spec', () => {
+    const verified = {
+      bucket: 'restores',
+      key: 'ns/main/20260102T000000Z-rev7.db',
+      credentialsSecretName: 's3-r',
+    };
+    const restored = cluster({
+      spec: { size: 3, version: '3.6.16' },
+      status: {
+        clusterID: '42',
+        restore: {
+          name: 'r1',
+          uid: 'r',
+          token: seed.token,
+          source: { backup: verified },
+          phase: 'Restoring',
+        },
+      },
+    });
+    const pod = podForAction(restored, seed, image);
+    const init = pod.spec?.initContainers ?? [];
+    assert.equal(init[0]?.name, 'restore');
+    assert.ok(init[0]?.args?.includes(`--key=${verified.key}`), init[0]?.args?.join(' '));
+    assert.deepEqual(init[0]?.envFrom, [{ secretRef: { name: 's3-r' } }]);
+    assert.ok(pod.metadata?.annotations?.['etcd.gitops.dev/pod-revision']);
+    // AND a joiner of the growing cluster is a plain member Pod
+    assert.equal(podForAction(restored, join, image).spec?.initContainers, undefined);
   });
 
   test('GIVEN no spec.bootstrap WHEN the seed Pod is made THEN no init container', () => {

@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { EtcdCluster } from '../../../controller/etcdcluster/api.js';
-import { crashSwitchFromEnv } from '../../../controller/etcdcluster/crash-switch.js';
 import type { EtcdObservation } from '../../../controller/etcdcluster/observe-etcd.js';
 import { buildStatus } from '../../../controller/etcdcluster/status.js';
+import { crashSwitchFromEnv } from '../../../controller/runtime/crash-switch.js';
 import { etcd, member } from './fixtures.js';
 
 const cluster = (status?: EtcdCluster['status']): EtcdCluster => ({

@@ -1,10 +1,11 @@
-// The seed Pod of a cluster bootstrapped from a backup (`spec.bootstrap.backup`): the member Pod plus the
-// `restore fetch` init container, for the seed only and only before the cluster ever had an id.
+// The seed Pod that starts from a backup: the member Pod plus the `restore fetch` init container, for the seed only:
+// the seed of an in-place restore (its token is the lock's) restores the lock's source; the seed of a cluster
+// bootstrapped from a backup (`spec.bootstrap.backup`) restores that, only before the cluster ever had an id.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { EtcdCluster } from '../../../controller/etcdcluster/api.js';
 import { buildMemberPod, type MemberMoment } from '../../../controller/etcdcluster/member-pod.js';
-import { type SeedMoment, withBootstrapRestore } from '../../../controller/restore/seed-init-container.js';
+import { type SeedMoment, withSeedRestore } from '../../../controller/restore/seed-init-container.js';
 
 const backup = {
   bucket: 'backups',
@@ -29,12 +30,12 @@ const seed: MemberMoment & SeedMoment = {
 };
 const peerURL = 'http://main-0.main-peer.ns.svc:2380';
 const podOf = (c: EtcdCluster, moment = seed) =>
-  withBootstrapRestore(c, buildMemberPod(c, moment), moment, {
+  withSeedRestore(c, buildMemberPod(c, moment), moment, {
     peerURL,
     image: 'ghcr.io/etcd-gitops/etcd-gitops:9.9.9',
   });
 
-describe('withBootstrapRestore', () => {
+describe('withSeedRestore: spec.bootstrap.backup', () => {
   it('GIVEN spec.bootstrap.backup WHEN the seed Pod is made THEN restore fetch runs first, from that location, for the cluster version, seed name, peer URL and token', () => {
     const pod = podOf(cluster());
     const init = pod.spec?.initContainers?.[0];
@@ -70,5 +71,53 @@ describe('withBootstrapRestore', () => {
   it('GIVEN no spec.bootstrap THEN the seed Pod is unchanged', () => {
     const c = cluster({ spec: { size: 3, version: '3.6.16' } });
     assert.deepEqual(podOf(c), buildMemberPod(c, seed));
+  });
+});
+
+describe('withSeedRestore: the seed of an in-place restore', () => {
+  const verified = {
+    bucket: 'restores',
+    key: 'prod/main/20250101T000000Z-rev42.db',
+    endpoint: 'http://minio.other:9000',
+    credentialsSecretName: 's3-restore',
+  };
+  const locked = (lock: Partial<NonNullable<NonNullable<EtcdCluster['status']>['restore']>> = {}) =>
+    cluster({
+      status: {
+        clusterID: '1234',
+        restore: {
+          name: 'r1',
+          uid: 'r-uid',
+          token: 'main-u-1-abc',
+          source: { backup: verified },
+          phase: 'Restoring',
+          ...lock,
+        },
+      },
+    });
+  it("GIVEN the lock's token WHEN the seed Pod is made THEN restore fetch reads the lock's source (its exact key and Secret), even after the cluster had an id and with spec.bootstrap.backup set", () => {
+    const init = podOf(locked()).spec?.initContainers?.[0];
+    assert.equal(init?.name, 'restore');
+    assert.deepEqual(init?.envFrom, [{ secretRef: { name: 's3-restore' } }]);
+    for (const arg of [
+      '--bucket=restores',
+      '--key=prod/main/20250101T000000Z-rev42.db',
+      '--s3-endpoint=http://minio.other:9000',
+      '--initial-cluster-token=main-u-1-abc',
+      '--name=main-0',
+    ]) {
+      assert.ok(init?.args?.includes(arg), `${arg} in ${init?.args}`);
+    }
+    assert.equal(
+      init?.args?.some((arg) => arg.startsWith('--latest-under-prefix')),
+      false,
+    );
+  });
+  it('GIVEN a seed with another token than the lock THEN it is a plain member Pod once the cluster had an id', () => {
+    const c = locked({ token: 'another-token' });
+    assert.deepEqual(podOf(c), buildMemberPod(c, seed));
+  });
+  it('fails when the restore seed would start without a source (an empty cluster)', () => {
+    assert.throws(() => podOf(locked({ source: undefined })), /status\.restore has no source/);
   });
 });

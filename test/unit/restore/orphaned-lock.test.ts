@@ -1,13 +1,14 @@
-// The pieces around an orphaned restore lock that are pure: which restore key a cluster's lock enqueues, the PVCs
-// a deleted restore left behind, and the cluster's Degraded condition naming them (built by the membership status).
+// The pieces around an orphaned restore lock that are pure: which restore key a cluster's lock enqueues, which lock
+// the EtcdRestore reconciler abandons, the PVCs a deleted restore left behind, and the cluster's Degraded condition
+// naming them (built by the membership status; the marking itself is in test/unit/etcdcluster/plan-restore.test.ts).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1PersistentVolumeClaim } from '@kubernetes/client-node';
+import { abandonedData, abandonedMessage } from '../../../controller/etcdcluster/abandoned.js';
 import type { EtcdCluster } from '../../../controller/etcdcluster/api.js';
 import { buildStatus } from '../../../controller/etcdcluster/status.js';
-import { abandonedData, abandonedMessage } from '../../../controller/etcdrestore/abandoned.js';
+import { toPvcView } from '../../../controller/etcdcluster/views.js';
 import { planOrphanedLock } from '../../../controller/etcdrestore/plan.js';
-import { toMemberPvcView } from '../../../controller/etcdrestore/views.js';
 import { lockHolderKeys } from '../../../controller/etcdrestore/watch-keys.js';
 
 const pvc = (
@@ -65,19 +66,28 @@ describe('abandoned PVCs', () => {
     );
     assert.match(message, /etcd\.gitops\.dev\/abandoned-by-restore/);
   });
-  it('GIVEN a PVC view THEN abandonedBy comes from the annotation', () => {
-    assert.equal(toMemberPvcView(pvc('demo-0-data', abandoned('r0'))).abandonedBy, 'r0');
-    assert.equal(toMemberPvcView(pvc('demo-0-data')).abandonedBy, undefined);
+  it('GIVEN a PVC view THEN retainedBy and abandonedBy come from the label and the annotation', () => {
+    assert.equal(toPvcView(pvc('demo-0-data', abandoned('r0')))?.abandonedBy, 'r0');
+    assert.equal(toPvcView(pvc('demo-0-data', abandoned('r0')))?.retainedBy, 'r0');
+    assert.equal(toPvcView(pvc('demo-0-data'))?.abandonedBy, undefined);
   });
-  it('GIVEN the views of marked and unmarked PVCs THEN the unmarked one is marked next', () => {
-    const views = [pvc('demo-0-data', abandoned('r0')), pvc('demo-1-data')].map(toMemberPvcView);
-    const lock = { name: 'r0', uid: 'x', phase: 'Restoring' as const };
-    assert.deepEqual(planOrphanedLock(lock, views), {
-      kind: 'MarkAbandonedPVC',
-      pvc: 'demo-1-data',
-      holder: 'r0',
+});
+
+describe('planOrphanedLock', () => {
+  for (const phase of ['Restoring', 'Growing'] as const) {
+    it(`GIVEN the lock of a deleted restore in phase ${phase} THEN its phase becomes Abandoned`, () => {
+      assert.deepEqual(planOrphanedLock({ name: 'r0', uid: 'x', phase }), {
+        kind: 'AbandonLock',
+        holder: 'r0',
+        phase,
+      });
     });
-  });
+  }
+  for (const phase of ['Completed', 'Abandoned'] as const) {
+    it(`GIVEN a lock already ${phase} THEN it is left to the membership planner`, () => {
+      assert.equal(planOrphanedLock({ name: 'r0', uid: 'x', phase }), undefined);
+    });
+  }
 });
 
 describe('the cluster status with abandoned PVCs', () => {

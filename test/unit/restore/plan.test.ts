@@ -1,5 +1,7 @@
 // The EtcdRestore planner, table by table: every refusal, the lock, each step of docs/design/restore.md and the
-// resumption after a crash between two steps (the observed state of that moment gives the next step).
+// resumption after a crash between two steps (the observed state of that moment gives the next step). After the
+// lock it only reports what the membership planner does (test/unit/etcdcluster/plan-restore.test.ts): no action of
+// this planner writes a Pod or PVC (its action type has none).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { planRestore } from '../../../controller/etcdrestore/plan.js';
@@ -13,18 +15,23 @@ import type {
 
 const uid = 'aaaaaaaa-1111-2222-3333-444444444444';
 const token = 'main-aaaaaaaa-abc123';
-const lock = { name: 'r1', uid, token, phase: 'Restoring' as const };
+const backup = {
+  bucket: 'backups',
+  key: 'ns/main/b.db',
+  endpoint: 'http://minio.example:9000',
+  region: 'eu-1',
+  forcePathStyle: true,
+  credentialsSecretName: 's3',
+};
+const source = { backup };
+const lock = { name: 'r1', uid, token, source, phase: 'Restoring' as const };
 
 const cluster = (over: Partial<TargetView> = {}): TargetView => ({
   name: 'main',
   uid: 'cccccccc-0000',
   deleting: false,
   paused: false,
-  version: '3.6.16',
   size: 3,
-  ephemeral: false,
-  whenScaled: 'Retain',
-  knownMembers: ['main-0', 'main-1', 'main-2'],
   ...over,
 });
 const pod = (n: number, over: Partial<MemberPodView> = {}): MemberPodView => ({
@@ -56,6 +63,7 @@ function input(
       phase: phase ?? 'Pending',
       clusterName: 'main',
       allowHealthyCluster: false,
+      backup,
       ...(phase && phase !== 'Pending' && phase !== 'Verifying' ? { backupKey: 'ns/main/b.db' } : {}),
     },
     cluster: cluster(),
@@ -150,27 +158,37 @@ describe('planRestore: one restore per cluster', () => {
 describe('planRestore: the steps in order', () => {
   check('1. Pending → StartVerifying', input(), { kind: 'StartVerifying' });
   check('2. Verifying → Verify (download and check)', input({ phase: 'Verifying' }), { kind: 'Verify' });
-  check('3. Restoring without a lock → TakeLock with a fresh token', input({ phase: 'Restoring' }), {
-    kind: 'TakeLock',
-    token: 'main-aaaaaaaa-abc123',
-  });
   check(
-    '4a. lock taken → label the first old PVC retained',
+    '3. Restoring without a lock → TakeLock with a fresh token and spec.backup at the verified key as the source',
+    input({ phase: 'Restoring' }),
+    { kind: 'TakeLock', token: 'main-aaaaaaaa-abc123', source: { backup } },
+  );
+  check(
+    '3. a restore of the newest backup under a prefix → the source names the verified key, never the prefix',
+    input({
+      phase: 'Restoring',
+      restore: {
+        ...input({ phase: 'Restoring' }).restore,
+        backup: { bucket: 'backups', latestUnderPrefix: 'ns/main/', credentialsSecretName: 's3' },
+        backupKey: 'ns/main/c.db',
+      },
+    }),
+    {
+      kind: 'TakeLock',
+      source: { backup: { bucket: 'backups', key: 'ns/main/c.db', credentialsSecretName: 's3' } },
+    },
+  );
+  check(
+    '4. lock taken → reports that the membership controller retains the old PVCs and stops the old Pods',
     input({ phase: 'Restoring', cluster: cluster({ lock }) }),
-    { kind: 'RetainPVC', pvc: 'main-0-data' },
+    {
+      kind: 'Wait',
+      reason: 'StoppingMembers',
+      message: 'the membership controller retains 3 old PVC(s) and stops 3 old member Pod(s)',
+    },
   );
   check(
-    '4a. one PVC retained → the next one',
-    input({ phase: 'Restoring', cluster: cluster({ lock }), pvcs: [retained[0]!, oldPvcs[1]!, oldPvcs[2]!] }),
-    { kind: 'RetainPVC', pvc: 'main-1-data' },
-  );
-  check(
-    '4b. every PVC retained → delete the old member Pods',
-    input({ phase: 'Restoring', cluster: cluster({ lock }), pvcs: retained }),
-    { kind: 'DeletePod', pod: 'main-0' },
-  );
-  check(
-    '4b. an old Pod still terminating → wait for it',
+    '4. every PVC retained, an old Pod terminating → still stopping',
     input({
       phase: 'Restoring',
       cluster: cluster({ lock }),
@@ -180,47 +198,18 @@ describe('planRestore: the steps in order', () => {
     { kind: 'Wait', reason: 'StoppingMembers' },
   );
   check(
-    '5a. old Pods gone → a seed PVC under a name never used (not a retained PVC, not a known member)',
+    '5. old Pods gone, no seed yet → Seeding',
     input({ phase: 'Restoring', cluster: cluster({ lock }), pvcs: retained, pods: [], etcd: undefined }),
-    { kind: 'CreateSeedPVC', member: 'main-3', token },
-  );
-  check(
-    '5a. a wiped member (no PVC) keeps its name out of reach through status.members',
-    input({
-      phase: 'Restoring',
-      cluster: cluster({ lock, knownMembers: ['main-0', 'main-1', 'main-2', 'main-3'] }),
-      pvcs: retained.slice(0, 1),
-      pods: [],
-      etcd: undefined,
-    }),
-    { kind: 'CreateSeedPVC', member: 'main-4' },
+    {
+      kind: 'Wait',
+      reason: 'Seeding',
+      message: 'the membership controller creates the seed that restores s3://backups/ns/main/b.db',
+    },
   );
   const seedPvc = pvc(3, { token });
-  check(
-    '5b. seed PVC exists → the seed Pod with the verified key',
-    input({
-      phase: 'Restoring',
-      cluster: cluster({ lock }),
-      pvcs: [...retained, seedPvc],
-      pods: [],
-      etcd: undefined,
-    }),
-    { kind: 'CreateSeedPod', member: 'main-3', token, backupKey: 'ns/main/b.db' },
-  );
-  check(
-    '5b. ephemeral storage → the seed Pod without a PVC',
-    input({
-      phase: 'Restoring',
-      cluster: cluster({ lock, ephemeral: true }),
-      pvcs: [],
-      pods: [],
-      etcd: undefined,
-    }),
-    { kind: 'CreateSeedPod', member: 'main-3' },
-  );
   const seedPod = pod(3, { token });
   check(
-    '5c. seed Pod restoring → wait',
+    '5. seed Pod restoring → SeedStarting',
     input({
       phase: 'Restoring',
       cluster: cluster({ lock }),
@@ -231,7 +220,7 @@ describe('planRestore: the steps in order', () => {
     { kind: 'Wait', reason: 'SeedStarting' },
   );
   check(
-    '5c. the seed init container fails → wait, degraded, naming the failure (never deletes retained PVCs)',
+    '5. the seed init container fails → SeedRestoreFailing, degraded, naming the failure',
     input({
       phase: 'Restoring',
       cluster: cluster({ lock }),
@@ -242,7 +231,7 @@ describe('planRestore: the steps in order', () => {
     { kind: 'Wait', reason: 'SeedRestoreFailing', degraded: true },
   );
   check(
-    '6. seed ready → release the planner (lock phase Growing)',
+    '6. seed Ready → SeedReady (the membership planner hands the cluster to its usual steps)',
     input({
       phase: 'Restoring',
       cluster: cluster({ lock }),
@@ -250,7 +239,12 @@ describe('planRestore: the steps in order', () => {
       pods: [{ ...seedPod, ready: true }],
       etcd: { quorum: true, members: 1, healthyVoters: 1, learners: 0 },
     }),
-    { kind: 'ReleaseToPlanner' },
+    { kind: 'Wait', reason: 'SeedReady' },
+  );
+  check(
+    '4-6. the cluster paused after the lock was taken → waits, degraded (the membership planner changes nothing)',
+    input({ phase: 'Restoring', cluster: cluster({ lock, paused: true }) }),
+    { kind: 'Wait', reason: 'ClusterPaused', degraded: true },
   );
   const growing = cluster({ lock: { ...lock, phase: 'Growing' } });
   check(
@@ -272,29 +266,18 @@ describe('planRestore: the steps in order', () => {
     { kind: 'Complete' },
   );
   check(
-    '8. Completed with the lock still held → ReleaseLock',
+    '7. Completed with the lock still Growing → ReleaseLock (its phase becomes Completed)',
     input({ phase: 'Completed', cluster: growing }),
-    {
-      kind: 'ReleaseLock',
-    },
+    { kind: 'ReleaseLock' },
   );
   check(
-    '9. Completed, whenScaled Delete → delete our retained PVCs one by one',
-    input({ phase: 'Completed', cluster: cluster({ whenScaled: 'Delete' }), pvcs: [...retained, seedPvc] }),
-    { kind: 'DeleteRetainedPVC', pvc: 'main-0-data' },
-  );
-  check(
-    '9. Completed, whenScaled Retain → the retained PVCs stay; done',
-    input({ phase: 'Completed', cluster: cluster(), pvcs: retained }),
+    '7. Completed and the lock handed back → done (the membership planner applies whenScaled and clears it)',
+    input({ phase: 'Completed', cluster: cluster({ lock: { ...lock, phase: 'Completed' } }) }),
     { kind: 'Done' },
   );
   check(
-    '9. Completed, whenScaled Delete → PVCs retained by another restore are not ours to delete',
-    input({
-      phase: 'Completed',
-      cluster: cluster({ whenScaled: 'Delete' }),
-      pvcs: retained.map((p) => ({ ...p, retainedBy: 'r0' })),
-    }),
+    '7. Completed while another restore holds the lock → done',
+    input({ phase: 'Completed', cluster: cluster({ lock: { ...lock, uid: 'other', phase: 'Growing' } }) }),
     { kind: 'Done' },
   );
   check('Failed is terminal', input({ phase: 'Failed', cluster: undefined }), { kind: 'Done' });
@@ -302,9 +285,9 @@ describe('planRestore: the steps in order', () => {
 
 describe('planRestore: resumption after a crash between steps', () => {
   check(
-    'GIVEN the lock was written but the restore status was not THEN the lock (ours by uid) wins: retain PVCs',
+    'GIVEN the lock was written but the restore status was not THEN the lock (ours by uid) wins: it reports',
     input({ phase: 'Restoring', cluster: cluster({ lock }), etcd: lostQuorum }),
-    { kind: 'RetainPVC' },
+    { kind: 'Wait', reason: 'StoppingMembers' },
   );
   check(
     'GIVEN a crash while verifying THEN it verifies again (nothing was changed)',
@@ -317,26 +300,17 @@ describe('planRestore: resumption after a crash between steps', () => {
     { kind: 'Verify' },
   );
   check(
-    'GIVEN the seed PVC was created but not the Pod THEN the Pod is created on that PVC (no second seed)',
-    input({
-      phase: 'Restoring',
-      cluster: cluster({ lock }),
-      pvcs: [...retained, pvc(3, { token })],
-      pods: [],
-      etcd: undefined,
-    }),
-    { kind: 'CreateSeedPod', member: 'main-3' },
+    'GIVEN our lock without token and source (taken before issue 12) THEN TakeLock again with the verified source and a token',
+    input({ phase: 'Restoring', cluster: cluster({ lock: { name: 'r1', uid, phase: 'Restoring' } }) }),
+    { kind: 'TakeLock', token: 'main-aaaaaaaa-abc123', source: { backup } },
   );
   check(
-    'GIVEN the seed PVC exists WHEN the seed Pod was deleted by someone THEN it is recreated on the same PVC',
+    'GIVEN our lock with a token but without source THEN the token is kept',
     input({
       phase: 'Restoring',
-      cluster: cluster({ lock }),
-      pvcs: [...retained, pvc(3, { token })],
-      pods: [],
-      etcd: undefined,
+      cluster: cluster({ lock: { name: 'r1', uid, token: 'kept', phase: 'Restoring' } }),
     }),
-    { kind: 'CreateSeedPod', member: 'main-3', token },
+    { kind: 'TakeLock', token: 'kept', source: { backup } },
   );
   check(
     'GIVEN the lock moved to Growing but Completed was not recorded THEN the cluster being Ready completes it',
@@ -349,7 +323,12 @@ describe('planRestore: resumption after a crash between steps', () => {
     { kind: 'Complete' },
   );
   check(
-    'GIVEN the lock was released THEN a Completed restore is done (a new restore may take the cluster)',
+    'GIVEN the lock says Completed but the restore status does not THEN Completed is recorded again',
+    input({ phase: 'Restoring', cluster: cluster({ lock: { ...lock, phase: 'Completed' } }) }),
+    { kind: 'Complete' },
+  );
+  check(
+    'GIVEN the lock was cleared THEN a Completed restore is done (a new restore may take the cluster)',
     input({
       phase: 'Completed',
       cluster: cluster(),
@@ -360,56 +339,39 @@ describe('planRestore: resumption after a crash between steps', () => {
 });
 
 describe('planRestore: the lock of a deleted restore (orphaned lock)', () => {
-  const gone = { name: 'r0', uid: 'bbbbbbbb-gone', token: 't0', phase: 'Restoring' as const };
-  const retainedByGone = oldPvcs.map((p) => ({ ...p, retainedBy: 'r0' }));
+  const gone = { name: 'r0', uid: 'bbbbbbbb-gone', token: 't0', source, phase: 'Restoring' as const };
   check(
-    'GIVEN the holder still exists THEN this restore waits (never releases a live restore’s lock)',
-    input({ cluster: cluster({ lock: gone }), pvcs: retainedByGone, etcd: undefined }),
+    'GIVEN the holder still exists THEN this restore waits (never abandons a live restore’s lock)',
+    input({ cluster: cluster({ lock: gone }), etcd: undefined }),
     { kind: 'Wait', reason: 'WaitingForRestore' },
   );
+  for (const phase of ['Restoring', 'Growing'] as const) {
+    check(
+      `GIVEN the holder was deleted while the lock says ${phase} THEN the lock is abandoned`,
+      input({ cluster: cluster({ lock: { ...gone, phase } }), etcd: undefined, lockHolderGone: true }),
+      { kind: 'AbandonLock', holder: 'r0', phase },
+    );
+  }
+  for (const phase of ['Completed', 'Abandoned'] as const) {
+    check(
+      `GIVEN the holder was deleted after the lock became ${phase} THEN this restore waits for the membership planner to clear it`,
+      input({ cluster: cluster({ lock: { ...gone, phase } }), etcd: undefined, lockHolderGone: true }),
+      { kind: 'Wait', reason: 'WaitingForRestore' },
+    );
+  }
   check(
-    'GIVEN the holder was deleted after retaining PVCs THEN the first one is marked abandoned',
-    input({ cluster: cluster({ lock: gone }), pvcs: retainedByGone, etcd: undefined, lockHolderGone: true }),
-    { kind: 'MarkAbandonedPVC', pvc: 'main-0-data', holder: 'r0' },
-  );
-  check(
-    'GIVEN every PVC it retained is marked THEN the lock is released, naming them (sorted)',
-    input({
-      phase: 'Verifying',
-      cluster: cluster({ lock: gone }),
-      pvcs: [...retainedByGone].reverse().map((p) => ({ ...p, abandonedBy: 'r0' })),
-      etcd: undefined,
-      lockHolderGone: true,
-    }),
-    { kind: 'ReleaseOrphanedLock', holder: 'r0', retained: ['main-0-data', 'main-1-data', 'main-2-data'] },
-  );
-  check(
-    'GIVEN the holder was deleted before it retained anything THEN the lock is released at once, naming no PVC',
-    input({ cluster: cluster({ lock: gone }), etcd: undefined, lockHolderGone: true }),
-    { kind: 'ReleaseOrphanedLock', holder: 'r0', phase: 'Restoring', retained: [] },
-  );
-  check(
-    'GIVEN PVCs retained by another restore THEN they are not marked for the deleted one',
-    input({
-      cluster: cluster({ lock: { ...gone, phase: 'Growing' } }),
-      pvcs: oldPvcs.map((p) => ({ ...p, retainedBy: 'older' })),
-      lockHolderGone: true,
-    }),
-    { kind: 'ReleaseOrphanedLock', phase: 'Growing', retained: [] },
-  );
-  check(
-    'GIVEN a restore deleted and created again under the same name (new uid) THEN the old lock is released',
+    'GIVEN a restore deleted and created again under the same name (new uid) THEN the old lock is abandoned',
     input({
       phase: 'Restoring',
       cluster: cluster({ lock: { ...gone, name: 'r1' } }),
       etcd: undefined,
       lockHolderGone: true,
     }),
-    { kind: 'ReleaseOrphanedLock', holder: 'r1' },
+    { kind: 'AbandonLock', holder: 'r1' },
   );
   check(
     'GIVEN our own lock THEN lockHolderGone never matters (the lock is ours by uid)',
     input({ phase: 'Restoring', cluster: cluster({ lock }), lockHolderGone: true }),
-    { kind: 'RetainPVC' },
+    { kind: 'Wait', reason: 'StoppingMembers' },
   );
 });

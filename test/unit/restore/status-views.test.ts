@@ -1,7 +1,9 @@
 // The EtcdRestore status after each kind of step, and the views the planner reads (pure).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { pino } from 'pino';
 import type { EtcdRestore } from '../../../controller/etcdrestore/api.js';
+import { executeRestore } from '../../../controller/etcdrestore/execute.js';
 import { buildRestoreStatus } from '../../../controller/etcdrestore/status.js';
 import { sourceProblem, toMemberPodView, toMemberPvcView } from '../../../controller/etcdrestore/views.js';
 
@@ -103,6 +105,79 @@ describe('buildRestoreStatus', () => {
 
   it('GIVEN Done THEN nothing is written', () =>
     assert.equal(buildRestoreStatus(restore({ phase: 'Completed' }), { kind: 'Done' }, {}, now), undefined));
+
+  it('GIVEN TakeLock THEN Restoring, saying that the membership controller acts now', () => {
+    const status = buildRestoreStatus(
+      restore({ phase: 'Restoring' }),
+      {
+        kind: 'TakeLock',
+        token: 't',
+        source: { backup: { bucket: 'b', key: 'k', credentialsSecretName: 's' } },
+      },
+      {},
+      now,
+    );
+    assert.equal(status?.phase, 'Restoring');
+    assert.equal(condition(status, 'Progressing')?.reason, 'Restoring');
+    assert.match(
+      status?.message ?? '',
+      /membership controller stops the old members and seeds from the backup/,
+    );
+  });
+
+  it('GIVEN the lock handed back or abandoned THEN this restore’s status is not rewritten', () => {
+    const completed = restore({ phase: 'Completed' });
+    assert.equal(buildRestoreStatus(completed, { kind: 'ReleaseLock' }, {}, now), undefined);
+    const waiting = restore({ phase: 'Pending' });
+    const abandon = { kind: 'AbandonLock', holder: 'r0', phase: 'Restoring' } as const;
+    assert.equal(buildRestoreStatus(waiting, abandon, {}, now), undefined);
+  });
+
+  it('GIVEN a report of the membership controller’s progress THEN Restoring, Progressing True with that reason', () => {
+    const status = buildRestoreStatus(
+      restore({ phase: 'Restoring' }),
+      { kind: 'Wait', reason: 'StoppingMembers', message: 'retains 1 old PVC(s)', requeueAfterMs: 1000 },
+      {},
+      now,
+    );
+    assert.equal(status?.phase, 'Restoring');
+    assert.equal(condition(status, 'Progressing')?.status, 'True');
+    assert.equal(condition(status, 'Progressing')?.reason, 'StoppingMembers');
+    assert.equal(condition(status, 'Degraded')?.status, 'False');
+  });
+});
+
+describe('executeRestore: Events of a wait', () => {
+  const context = (previous?: string) => ({
+    kubeConfig: undefined as never,
+    restore: restore({
+      phase: 'Restoring',
+      ...(previous
+        ? {
+            conditions: [
+              { type: 'Progressing', status: 'True', reason: previous, message: '', lastTransitionTime: '' },
+            ],
+          }
+        : {}),
+    }),
+    cluster: undefined,
+    credentials: async () => ({ accessKeyId: 'a', secretAccessKey: 'b' }),
+    log: pino({ level: 'silent' }),
+  });
+  const wait = (reason: string, degraded = false) =>
+    ({ kind: 'Wait', reason, message: `m ${reason}`, requeueAfterMs: 1000, degraded }) as const;
+
+  it('GIVEN a new reason THEN one Normal Event; the same reason again THEN none', async () => {
+    const first = await executeRestore(wait('SeedStarting'), context('StoppingMembers'));
+    assert.deepEqual(first.event, { type: 'Normal', reason: 'SeedStarting', message: 'm SeedStarting' });
+    const again = await executeRestore(wait('SeedStarting'), context('SeedStarting'));
+    assert.equal(again.event, undefined);
+  });
+
+  it('GIVEN a degraded wait THEN a Warning Event on every pass', async () => {
+    const failing = await executeRestore(wait('SeedRestoreFailing', true), context('SeedRestoreFailing'));
+    assert.equal(failing.event?.type, 'Warning');
+  });
 });
 
 describe('sourceProblem', () => {

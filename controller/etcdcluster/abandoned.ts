@@ -1,11 +1,13 @@
 // Old member data left by an EtcdRestore that was deleted while it held its cluster (docs/design/restore.md,
 // "Failure after the point of no return"): the PVCs it retained carry `etcd.gitops.dev/abandoned-by-restore:
-// <restore>` until the user deletes them or removes the annotation; while one exists the cluster reports
-// `Degraded` (reason `RestoreAbandoned`) naming them. Pure.
+// <restore>` (marked by the restore branch, plan-restore.ts) until the user deletes them or removes the annotation;
+// while one exists the cluster reports `Degraded` (reason `RestoreAbandoned`) naming them. Pure.
 import type { V1PersistentVolumeClaim } from '@kubernetes/client-node';
-import { API_GROUP, RETAINED_BY_RESTORE_LABEL } from '../../constructs/conventions/index.js';
+import {
+  ANNOTATION_ABANDONED_BY_RESTORE,
+  RETAINED_BY_RESTORE_LABEL,
+} from '../../constructs/conventions/index.js';
 
-export const ABANDONED_BY_RESTORE_ANNOTATION = `${API_GROUP}/abandoned-by-restore`;
 export const RESTORE_ABANDONED_REASON = 'RestoreAbandoned';
 
 /** The PVCs one deleted restore left behind. */
@@ -19,7 +21,7 @@ export interface AbandonedData {
 export function abandonedData(pvcs: readonly V1PersistentVolumeClaim[]): AbandonedData[] {
   const byRestore = new Map<string, string[]>();
   for (const pvc of pvcs) {
-    const restore = pvc.metadata?.annotations?.[ABANDONED_BY_RESTORE_ANNOTATION];
+    const restore = pvc.metadata?.annotations?.[ANNOTATION_ABANDONED_BY_RESTORE];
     if (!restore || pvc.metadata?.deletionTimestamp) continue;
     byRestore.set(restore, [...(byRestore.get(restore) ?? []), pvc.metadata?.name as string]);
   }
@@ -37,6 +39,6 @@ export function abandonedMessage(restore: string, pvcs: readonly string[]): stri
     `EtcdRestore ${restore} was deleted before it completed; the old member data is on the retained ` +
     `PVC${pvcs.length > 1 ? 's' : ''} ${pvcs.join(', ')} (label ${RETAINED_BY_RESTORE_LABEL}=${restore}). ` +
     'If the cluster has no quorum, create a new EtcdRestore; once that data is no longer needed, delete those ' +
-    `PVCs or remove their annotation ${ABANDONED_BY_RESTORE_ANNOTATION}`
+    `PVCs or remove their annotation ${ANNOTATION_ABANDONED_BY_RESTORE}`
   );
 }
