@@ -13,7 +13,7 @@ export interface KubeEtcdRestoreProps {
    * @default - a name generated from the construct path
    */
   readonly metadata?: ApiObjectMetadata;
-  /** Which cluster, from which backup. */
+  /** Which cluster, from which backup (`backup`) or surviving member (`survivor`). */
   readonly spec: EtcdRestoreSpec;
 }
 
@@ -23,7 +23,19 @@ export class KubeEtcdRestore extends ApiObject {
 
   public constructor(scope: Construct, id: string, props: KubeEtcdRestoreProps) {
     validateDnsLabel('spec.clusterName', props.spec.clusterName);
-    validateS3Location('spec.backup', props.spec.backup);
+    const { backup, survivor } = props.spec;
+    if ((backup === undefined) === (survivor === undefined)) {
+      throw new Error(
+        `set exactly one of 'spec.backup' (restore a backup from S3) and 'spec.survivor' (recover from a member that still has its data), got ${backup ? 'both' : 'neither'}`,
+      );
+    }
+    if (backup) validateS3Location('spec.backup', backup);
+    if (survivor && (survivor.member === undefined) === (survivor.newest !== true)) {
+      throw new Error(
+        `'spec.survivor' takes exactly one of member (a member name such as main-2) and newest: true, got ${JSON.stringify(survivor)}`,
+      );
+    }
+    if (survivor?.member !== undefined) validateDnsLabel('spec.survivor.member', survivor.member);
     super(scope, id, {
       ...KubeEtcdRestore.GVK,
       ...props,

@@ -487,11 +487,21 @@ export const memberSchema: JsonSchema = {
 export const restoreSourceSchema: JsonSchema = {
   type: 'object',
   description:
-    "What the seed of the restored cluster starts from, exactly one kind. backup: the EtcdRestore's spec.backup with the exact key it verified (never latestUnderPrefix), read by the seed's restore fetch init container.",
+    "What the seed of the restored cluster starts from, exactly one kind. backup: the EtcdRestore's spec.backup with the exact key it verified (never latestUnderPrefix), read by the seed's restore fetch init container. member: a surviving member whose snapshot the seed's restore from-member init container copies.",
   minProperties: 1,
   maxProperties: 1,
   properties: {
     backup: s3LocationSchema,
+    member: {
+      type: 'object',
+      description:
+        "A surviving member (EtcdRestore spec.survivor): the seed's restore from-member init container copies the snapshot this member serves, after checking it answers with this id.",
+      required: ['name', 'id'],
+      properties: {
+        name: { type: 'string', description: 'Member name (its Pod).' },
+        id: { type: 'string', description: 'etcd member id, decimal.' },
+      },
+    },
   },
 };
 

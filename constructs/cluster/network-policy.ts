@@ -1,4 +1,4 @@
-// The NetworkPolicy of one etcd cluster: the peer port from members only, the client port from the controller,
+// The NetworkPolicy of one etcd cluster: the peer port from members only, the client port from members, the controller,
 // this cluster's backup and defrag Jobs and the clients the user allows (label selectors or cdk8s-plus workloads).
 import { type IPodSelector, k8s, type NamespaceSelectorConfig } from 'cdk8s-plus-27';
 import type { OperatorIdentity } from '../app-registry.js';
@@ -71,8 +71,8 @@ export function clientPeers(client: EtcdClient): k8s.NetworkPolicyPeer[] {
 }
 
 /**
- * The spec: ingress only, peer port from members, client port from controller, backup and defrag Jobs and
- * `clients`, metrics port from `metricsScrapers`.
+ * The spec: ingress only, peer port from members, client port from members, controller, backup and defrag Jobs
+ * and `clients`, metrics port from `metricsScrapers`.
  */
 export function networkPolicySpec(
   cluster: string,
@@ -92,7 +92,12 @@ export function networkPolicySpec(
     policyTypes: ['Ingress'],
     ingress: [
       { from: [members], ports: [tcp(PEER_PORT)] },
-      { from: [controller, backups, defrag, ...clients.flatMap(clientPeers)], ports: [tcp(CLIENT_PORT)] },
+      // Members too: the seed of a survivor restore copies the survivor's snapshot over its client port
+      // (docs/design/restore.md, "Recovery from a surviving member").
+      {
+        from: [controller, backups, defrag, members, ...clients.flatMap(clientPeers)],
+        ports: [tcp(CLIENT_PORT)],
+      },
       // The metrics port only from the scrapers the user names (none: closed).
       ...(metricsScrapers.length > 0
         ? [{ from: metricsScrapers.flatMap(clientPeers), ports: [tcp(MEMBER_METRICS_PORT)] }]

@@ -226,24 +226,59 @@ export interface EtcdClusterRestoreLock {
   uid: string;
   /** Fresh --initial-cluster-token of the restored cluster. */
   token?: string;
-  /** What the seed of the restored cluster starts from, exactly one kind. backup: the EtcdRestore's spec.backup with the exact key it verified (never latestUnderPrefix), read by the seed's restore fetch init container. */
+  /** What the seed of the restored cluster starts from, exactly one kind. backup: the EtcdRestore's spec.backup with the exact key it verified (never latestUnderPrefix), read by the seed's restore fetch init container. member: a surviving member whose snapshot the seed's restore from-member init container copies. */
   source?: EtcdClusterRestoreSource;
   /** Restoring: old members are stopped and the seed is made from source. Growing: the seed serves and the cluster grows as usual. Completed: the restore is done; retained PVCs follow whenScaled, then the lock is cleared. Abandoned: the EtcdRestore was deleted before it completed; its retained PVCs are marked, then the lock is cleared. */
   phase: 'Restoring' | 'Growing' | 'Completed' | 'Abandoned';
 }
 
-/** What the seed of the restored cluster starts from, exactly one kind. backup: the EtcdRestore's spec.backup with the exact key it verified (never latestUnderPrefix), read by the seed's restore fetch init container. */
+/** What the seed of the restored cluster starts from, exactly one kind. backup: the EtcdRestore's spec.backup with the exact key it verified (never latestUnderPrefix), read by the seed's restore fetch init container. member: a surviving member whose snapshot the seed's restore from-member init container copies. */
 export interface EtcdClusterRestoreSource {
   /** A backup in S3-compatible object storage: a bucket and either an exact key or the newest object under a prefix. */
   backup?: S3Location;
+  /** A surviving member (EtcdRestore spec.survivor): the seed's restore from-member init container copies the snapshot this member serves, after checking it answers with this id. */
+  member?: {
+    /** Member name (its Pod). */
+    name: string;
+    /** etcd member id, decimal. */
+    id: string;
+  };
 }
 
 /** Which cluster to restore from which backup. */
 export interface EtcdRestoreSpec {
   /** Name of the EtcdCluster in the same namespace. Immutable. */
   clusterName: string;
-  /** A backup in S3-compatible object storage: a bucket and either an exact key or the newest object under a prefix. */
-  backup: S3Location;
+  /** A backup in S3-compatible object storage: a bucket and either an exact key or the newest object under a prefix. Exactly one of backup and survivor. */
+  backup?: {
+    /** Bucket name (3-63 characters: lowercase letters, digits, dots and hyphens). */
+    bucket: string;
+    /** Exact object key of the backup. */
+    key?: string;
+    /** Use the newest backup whose key starts with this prefix. */
+    latestUnderPrefix?: string;
+    /** S3 endpoint URL, e.g. http://minio.storage.svc:9000. */
+    endpoint?: string;
+    /**
+     * S3 region.
+     * @default "us-east-1"
+     */
+    region?: string;
+    /**
+     * Address the bucket as a path (http://host/bucket/key), as MinIO and most S3-compatible stores need.
+     * @default false
+     */
+    forcePathStyle?: boolean;
+    /** Secret in the same namespace with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and optionally AWS_SESSION_TOKEN). */
+    credentialsSecretName: string;
+  };
+  /** Recover from a member that still runs with its data instead of a backup (after quorum loss): the controller copies that member's data (a snapshot it serves alone) into a new member, which the cluster then grows from. Every write that member had applied is kept, also writes newer than the last backup; writes it had not applied are lost. Exactly one of backup and survivor. */
+  survivor?: {
+    /** The member to recover from, e.g. main-2 (its Pod name). */
+    member?: string;
+    /** Recover from the answering member that has applied the most (the highest raft index). */
+    newest?: boolean;
+  };
   /**
    * Restore even when the cluster is healthy (its current data is replaced).
    * @default false
@@ -263,6 +298,10 @@ export interface EtcdRestoreStatus {
   backupKey?: string;
   /** etcd revision of the restored snapshot. */
   revision?: number;
+  /** spec.survivor: the member recovered from (its data was copied, never changed). */
+  sourceMember?: string;
+  /** spec.survivor: the etcd member id of sourceMember, decimal. */
+  sourceMemberId?: string;
   startedAt?: string;
   completedAt?: string;
   /** Human-readable detail of the phase. */

@@ -19,6 +19,8 @@ export interface EtcdStatus {
   readonly version: string;
   readonly isLearner: boolean;
   readonly raftIndex: string;
+  /** The store revision this member has applied (`header.revision`; served without quorum). */
+  readonly revision: string;
   /** The member's current raft term (at most one leader per term). */
   readonly raftTerm: string;
   /** Size of the backend file in bytes: what the quota counts. */
@@ -79,6 +81,7 @@ export function memberStatus(endpoint: Endpoint): Promise<EtcdStatus> {
       version: status.version,
       isLearner: status.isLearner === true,
       raftIndex: String(status.raftIndex),
+      revision: String(status.header.revision),
       raftTerm: String(status.raftTerm ?? status.header.raft_term),
       dbSize: Number(status.dbSize),
       dbSizeInUse: Number(status.dbSizeInUse ?? status.dbSize),

@@ -10,7 +10,7 @@ import {
 } from '../../constructs/conventions/index.js';
 import type { Endpoint } from '../etcd/client.js';
 import { addLearner, isEtcdBusy, moveLeader, promoteMember, removeMember } from '../etcd/members.js';
-import { seedBackup } from '../restore/seed-init-container.js';
+import { describeSeedSource, seedSource } from '../restore/seed-init-container.js';
 import type { CrashSwitch } from '../runtime/crash-switch.js';
 import { apiStatus, deleteIgnoringNotFound, isAlreadyExists, patchOptions } from '../runtime/kube.js';
 import type { EtcdCluster } from './api.js';
@@ -88,8 +88,8 @@ async function createPod(
     if (!isAlreadyExists(error)) throw error;
   }
   const reason = action.reason === 'seed' ? 'ClusterSeeded' : 'MemberPodCreated';
-  const backup = seedBackup(context.cluster, action);
-  const restores = backup ? `, restores s3://${backup.bucket}/${backup.key ?? backup.latestUnderPrefix}` : '';
+  const source = seedSource(context.cluster, action);
+  const restores = source ? `, restores ${describeSeedSource(source)}` : '';
   const message = `created Pod ${action.member} (${action.reason}, initial-cluster-state ${action.state}${restores})`;
   return {
     ...done(reason, message, action.reason === 'seed' ? 'seed' : undefined),

@@ -21,8 +21,9 @@ const wait = (reason: string, message: string, requeueAfterMs: number, degraded 
  * The next action of the restore branch, or `undefined` when there is no lock or its phase is `Growing` (steps 3-16
  * then run as usual). First match wins:
  *  Restoring:  2.1 no token or source in the lock → Wait;  2.2 an old PVC → RetainPVC;  2.3 an old Pod → DeletePod
- *              (terminating and not lost → Wait);  2.4 no seed Pod → CreatePod on the seed PVC, else CreatePVC
- *              (ephemeral: CreatePod);  2.5 seed Ready → ReleaseToPlanner;  2.6 its restore fails, or it is lost →
+ *              (terminating and not lost → Wait; a survivor's Pod is kept);  2.4 no seed Pod → CreatePod on the seed
+ *              PVC, else CreatePVC (ephemeral: CreatePod);  2.5 seed Ready → DeletePod of the survivor's Pod (a
+ *              survivor restore), then ReleaseToPlanner;  2.6 its restore fails, or it is lost →
  *              Wait (Degraded);  2.7 Wait.
  *  Completed:  2.8 whenScaled Delete → DeleteRetainedPVC, one by one;  2.9 ClearRestoreLock.
  *  Abandoned:  2.10 MarkAbandonedPVC, one by one;  2.11 ClearRestoreLock (Warning Event).
@@ -61,11 +62,13 @@ function stopAndSeed(input: PlanInput, lock: RestoreLock): Action {
       REQUEUE.soon,
     );
   }
-  const stopping = stopOldMembers(input, lock);
+  // A survivor (source.member) runs until the seed has copied it and serves: it is the source, then an old member.
+  const survivor = source.member?.name;
+  const stopping = stopOldMembers(input, lock, survivor);
   if (stopping) return stopping;
   const seedPod = input.pods.find((pod) => isSeed(pod, lock));
   if (!seedPod) return createSeed(input, lock, token);
-  if (seedPod.ready) return { kind: 'ReleaseToPlanner', member: seedPod.member, restore: lock.name };
+  if (seedPod.ready) return stopSurvivor(input, lock, survivor) ?? releaseToPlanner(seedPod, lock);
   if (seedPod.restoreFailure) {
     return wait(
       'SeedRestoreFailing',
@@ -85,11 +88,24 @@ function stopAndSeed(input: PlanInput, lock: RestoreLock): Action {
   return wait('SeedStarting', `waiting for the seed ${seedPod.name} to restore and start`, REQUEUE.starting);
 }
 
-/** Steps 2.2-2.3: every old PVC retained first, then every old Pod stopped. */
-function stopOldMembers(input: PlanInput, lock: RestoreLock): Action | undefined {
+function releaseToPlanner(seedPod: PodView, lock: RestoreLock): Action {
+  return { kind: 'ReleaseToPlanner', member: seedPod.member, restore: lock.name };
+}
+
+/** Step 2.5 of a survivor restore: the seed serves, so the survivor's Pod is stopped (its PVC stays retained). */
+function stopSurvivor(input: PlanInput, lock: RestoreLock, survivor: string | undefined): Action | undefined {
+  const pod = survivor ? input.pods.find((p) => p.member === survivor && !isSeed(p, lock)) : undefined;
+  if (!pod) return undefined;
+  if (!pod.terminating) return { kind: 'DeletePod', member: pod.member, pod: pod.name };
+  if (pod.lost !== undefined) return undefined;
+  return wait('StoppingMembers', `waiting for the survivor's Pod ${pod.name} to stop`, REQUEUE.soon);
+}
+
+/** Steps 2.2-2.3: every old PVC retained first, then every old Pod stopped (but the survivor's, `keep`). */
+function stopOldMembers(input: PlanInput, lock: RestoreLock, keep: string | undefined): Action | undefined {
   const old = input.pvcs.find((pvc) => !pvc.retained && !pvc.terminating && !isSeed(pvc, lock));
   if (old) return { kind: 'RetainPVC', member: old.member, pvc: old.name, restore: lock.name };
-  const oldPods = input.pods.filter((pod) => !isSeed(pod, lock));
+  const oldPods = input.pods.filter((pod) => !isSeed(pod, lock) && pod.member !== keep);
   const running = oldPods.find((pod) => !pod.terminating);
   if (running) return { kind: 'DeletePod', member: running.member, pod: running.name };
   // A lost Pod (its node died: docs/design/membership.md, "Lost members") may stay Terminating until the node comes

@@ -5,7 +5,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { EtcdCluster, EtcdRestore, RestoreLock } from './api.js';
 import { patchLock } from './lock.js';
-import { RESTORE_REQUEUE } from './plan.js';
+import { describeSource, RESTORE_REQUEUE } from './plan.js';
 import type { RestoreOutcome } from './status.js';
 import type { RestoreAction } from './types.js';
 import { type S3Credentials, verifyBackup } from './verify.js';
@@ -31,14 +31,11 @@ function target(context: RestoreExecuteContext): { cluster: EtcdCluster; name: s
 
 async function verify(context: RestoreExecuteContext): Promise<RestoreOutcome> {
   const { cluster } = target(context);
-  const result = await verifyBackup(
-    context.restore.spec.backup,
-    await context.credentials(),
-    cluster.spec.version,
-    context.log,
-  );
+  const backup = context.restore.spec.backup;
+  if (!backup) throw new Error('Verify planned for a restore without spec.backup');
+  const result = await verifyBackup(backup, await context.credentials(), cluster.spec.version, context.log);
   if (result.ok) {
-    const message = `verified s3://${context.restore.spec.backup.bucket}/${result.key} (revision ${result.revision}, etcd ${result.etcdVersion})`;
+    const message = `verified s3://${backup.bucket}/${result.key} (revision ${result.revision}, etcd ${result.etcdVersion})`;
     return { ...step('BackupVerified', message), verified: { key: result.key, revision: result.revision } };
   }
   const problem = { reason: result.reason, message: `${result.message}; nothing was changed` };
@@ -73,13 +70,11 @@ async function lockStep(
     return { requeueAfterMs: RESTORE_REQUEUE.soon, notDone: true };
   }
   switch (action.kind) {
-    case 'TakeLock': {
-      const backup = action.source.backup;
+    case 'TakeLock':
       return step(
         'RestoreStarted',
-        `took cluster ${name} to restore s3://${backup?.bucket}/${backup?.key}; its membership controller retains the old PVCs, stops the old members and seeds from the backup`,
+        `took cluster ${name} to restore ${describeSource(action.source)}; its membership controller retains the old PVCs, stops the old members and seeds from it`,
       );
-    }
     case 'ReleaseLock':
       return step(
         'ClusterReleased',
@@ -115,6 +110,11 @@ export async function executeRestore(
       return { requeueAfterMs: 0 };
     case 'Verify':
       return verify(context);
+    case 'ChooseSurvivor':
+      return {
+        ...step('SurvivorChosen', action.message),
+        chosen: { member: action.member, id: action.id, revision: action.revision },
+      };
     case 'TakeLock':
     case 'ReleaseLock':
     case 'AbandonLock':

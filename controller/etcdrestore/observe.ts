@@ -19,6 +19,7 @@ import {
   toMemberPodView,
   toMemberPvcView,
   toRestoreView,
+  toSurvivorViews,
   toTargetEtcdView,
   toTargetView,
 } from './views.js';
@@ -135,7 +136,9 @@ export function credentialsOf(
 export function restorePlanInput(observed: RestoreObserved, nonce: string): RestorePlanInput {
   const { restore, cluster } = observed;
   const credentials =
-    restore.status?.phase === 'Completed' ? undefined : credentialsOf(restore, observed.secret);
+    restore.status?.phase === 'Completed' || restore.spec.survivor
+      ? undefined
+      : credentialsOf(restore, observed.secret);
   return {
     restore: toRestoreView(restore),
     cluster: cluster ? toTargetView(cluster.cluster) : undefined,
@@ -143,6 +146,12 @@ export function restorePlanInput(observed: RestoreObserved, nonce: string): Rest
     pods: (cluster?.pods ?? []).flatMap((pod) => toMemberPodView(pod) ?? []),
     pvcs: (cluster?.pvcs ?? []).map(toMemberPvcView),
     etcd: toTargetEtcdView(cluster?.etcd),
+    ...(restore.spec.survivor
+      ? {
+          survivors: toSurvivorViews(cluster?.etcd, cluster?.cluster.status?.clusterID),
+          ...(cluster ? { clusterVersion: cluster.cluster.spec.version } : {}),
+        }
+      : {}),
     ...(observed.lockHolderGone ? { lockHolderGone: true } : {}),
     nonce,
   };

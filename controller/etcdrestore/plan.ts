@@ -1,11 +1,13 @@
 // The EtcdRestore decision: one observed snapshot in, exactly one action out. Pure; docs/design/restore.md. It never
 // plans a Pod or PVC write: those are the membership planner's (controller/etcdcluster/plan-restore.ts), which acts
 // on the lock this planner takes; here, after the lock, the restore only reports what it sees.
+import { chooseSurvivor } from './survivor.js';
 import type {
   MemberPodView,
   RestoreAction,
   RestoreLock,
   RestorePlanInput,
+  RestoreSource,
   RestoreView,
   TargetView,
 } from './types.js';
@@ -49,8 +51,9 @@ export function planRestore(input: RestorePlanInput): RestoreAction {
   if (refusal) return refusal;
   if (lock) return waitFor(lock, restore);
   if (restore.phase === 'Pending') return { kind: 'StartVerifying' };
-  if (restore.phase === 'Verifying' || !restore.backupKey) return { kind: 'Verify' };
-  return { kind: 'TakeLock', token: freshToken(input), source: lockSource(restore, restore.backupKey) };
+  const source = restore.phase === 'Verifying' ? undefined : lockSource(restore);
+  if (!source) return verify(input);
+  return { kind: 'TakeLock', token: freshToken(input), source };
 }
 
 /** The cluster token of the restored cluster: `<cluster>-<restore uid prefix>-<random>`. */
@@ -58,10 +61,19 @@ function freshToken({ restore, nonce }: RestorePlanInput): string {
   return `${restore.clusterName}-${restore.uid.slice(0, 8)}-${nonce}`;
 }
 
-/** What the seed starts from: `spec.backup` with the verified exact key (never the prefix). */
-function lockSource(restore: RestoreView, key: string) {
+/** Verifying: download and check the backup (executor), or choose the survivor from the members' answers. */
+function verify(input: RestorePlanInput): RestoreAction {
+  if (!input.restore.survivor) return { kind: 'Verify' };
+  return chooseSurvivor(input.restore, input.survivors ?? [], input.clusterVersion);
+}
+
+/** What the seed starts from, once verified: `spec.backup` with the verified exact key (never the prefix), or the
+ *  chosen survivor; `undefined` before. */
+function lockSource(restore: RestoreView): RestoreSource | undefined {
+  if (restore.survivor) return restore.sourceMember ? { member: { ...restore.sourceMember } } : undefined;
+  if (!restore.backup || !restore.backupKey) return undefined;
   const { latestUnderPrefix: _prefix, ...location } = restore.backup;
-  return { backup: { ...location, key } };
+  return { backup: { ...location, key: restore.backupKey } };
 }
 
 function waitFor(lock: RestoreLock, restore: RestoreView): RestoreAction {
@@ -116,9 +128,9 @@ function whileLocked(input: RestorePlanInput, cluster: TargetView, lock: Restore
   if (lock.phase === 'Abandoned') return waitFor(lock, restore);
   if (!lock.token || !lock.source) {
     // A lock taken by a controller before issue 12: the membership planner waits for its token and source.
-    if (!restore.backupKey) return { kind: 'Verify' };
-    const token = lock.token ?? freshToken(input);
-    return { kind: 'TakeLock', token, source: lockSource(restore, restore.backupKey) };
+    const source = lockSource(restore);
+    if (!source) return verify(input);
+    return { kind: 'TakeLock', token: lock.token ?? freshToken(input), source };
   }
   if (cluster.paused) {
     return wait(
@@ -135,7 +147,7 @@ function whileLocked(input: RestorePlanInput, cluster: TargetView, lock: Restore
 export function restoringProgress(input: RestorePlanInput, lock: RestoreLock): RestoreAction {
   const isSeed = (pod: MemberPodView) => pod.token === lock.token;
   const seed = input.pods.find(isSeed);
-  const from = `s3://${lock.source?.backup?.bucket}/${lock.source?.backup?.key}`;
+  const from = describeSource(lock.source);
   if (seed?.initFailure) {
     return wait(
       'SeedRestoreFailing',
@@ -159,7 +171,8 @@ export function restoringProgress(input: RestorePlanInput, lock: RestoreLock): R
     );
   }
   const oldPvcs = input.pvcs.filter((pvc) => !pvc.retainedBy && !pvc.terminating && pvc.token !== lock.token);
-  const oldPods = input.pods.filter((pod) => !isSeed(pod));
+  // A survivor's Pod runs until the seed serves: it is the source, not a member to stop.
+  const oldPods = input.pods.filter((pod) => !isSeed(pod) && pod.member !== lock.source?.member?.name);
   if (oldPvcs.length > 0 || oldPods.length > 0) {
     return wait(
       'StoppingMembers',
@@ -196,4 +209,10 @@ function grow(input: RestorePlanInput, cluster: TargetView): RestoreAction {
 export function planOrphanedLock(lock: RestoreLock): RestoreAction | undefined {
   if (lock.phase !== 'Restoring' && lock.phase !== 'Growing') return undefined;
   return { kind: 'AbandonLock', holder: lock.name, phase: lock.phase };
+}
+
+/** The lock's source in words: `s3://bucket/key` or `member main-2`. */
+export function describeSource(source: RestoreSource | undefined): string {
+  if (source?.member) return `member ${source.member.name}`;
+  return `s3://${source?.backup?.bucket}/${source?.backup?.key}`;
 }

@@ -3,6 +3,7 @@
 
 import { type ConditionInput, withTransitions } from '../status/conditions.js';
 import type { EtcdRestore, EtcdRestoreStatus } from './api.js';
+import { describeSource } from './plan.js';
 import type { RestoreAction, RestorePhase } from './types.js';
 
 /** What the executor reports back for status and Events. */
@@ -11,6 +12,8 @@ export interface RestoreOutcome {
   readonly event?: { readonly type: 'Normal' | 'Warning'; readonly reason: string; readonly message: string };
   /** Verify succeeded: the exact key and its revision. */
   readonly verified?: { readonly key: string; readonly revision: string };
+  /** ChooseSurvivor: the member recovered from, its id and its revision. */
+  readonly chosen?: { readonly member: string; readonly id: string; readonly revision: string };
   /** Verify (or a refusal) failed for good: the restore is `Failed`, nothing was changed. */
   readonly failed?: { readonly reason: string; readonly message: string };
   /** The step did not take effect (its write lost to a concurrent one): it is planned again, nothing to report. */
@@ -62,6 +65,8 @@ function summarize(
       const key = outcome.verified?.key ?? '';
       return { phase: 'Restoring', progressing: true, reason: 'BackupVerified', message: `verified ${key}` };
     }
+    case 'ChooseSurvivor':
+      return { phase: 'Restoring', progressing: true, reason: 'SurvivorChosen', message: action.message };
     case 'Complete':
       return {
         phase: 'Completed',
@@ -74,8 +79,7 @@ function summarize(
         phase: 'Restoring',
         progressing: true,
         reason: 'Restoring',
-        message:
-          'took the cluster (status.restore); its membership controller stops the old members and seeds from the backup',
+        message: `took the cluster (status.restore); its membership controller stops the old members and seeds from ${describeSource(action.source)}`,
       };
     case 'ReleaseLock':
     case 'AbandonLock':
@@ -130,6 +134,11 @@ export function buildRestoreStatus(
     ),
     message: summary.message,
   };
+  if (outcome.chosen) {
+    status.sourceMember = outcome.chosen.member;
+    status.sourceMemberId = outcome.chosen.id;
+    status.revision = Number(outcome.chosen.revision);
+  }
   if (outcome.verified) {
     status.backupKey = outcome.verified.key;
     status.revision = Number(outcome.verified.revision);

@@ -2,6 +2,8 @@
 // docs/design/restore.md, "In-place recovery". It writes no Pod or PVC: after the lock it only reports.
 import type { RestoreLock, RestoreSource, S3Location } from './api.js';
 
+export type { RestoreSource } from './api.js';
+
 export type RestorePhase = 'Pending' | 'Verifying' | 'Restoring' | 'Completed' | 'Failed';
 
 /** Condition reasons of a refusal: the restore ends `Failed` and nothing was changed. */
@@ -10,7 +12,8 @@ export type RefusalReason =
   | 'ClusterDeleting'
   | 'ClusterPaused'
   | 'ClusterHealthy'
-  | 'InvalidBackupSource';
+  | 'InvalidBackupSource'
+  | 'InvalidSurvivor';
 
 /** The EtcdRestore, reduced to what the planner needs. */
 export interface RestoreView {
@@ -19,8 +22,12 @@ export interface RestoreView {
   readonly phase: RestorePhase;
   readonly clusterName: string;
   readonly allowHealthyCluster: boolean;
-  /** `spec.backup`. */
-  readonly backup: S3Location;
+  /** `spec.backup` (exactly one of it and `survivor`). */
+  readonly backup?: S3Location;
+  /** `spec.survivor`: recover from a member that still has its data (docs/design/restore.md). */
+  readonly survivor?: { readonly member?: string; readonly newest?: boolean };
+  /** `status.sourceMember` and `status.sourceMemberId`: the survivor chosen when verified. */
+  readonly sourceMember?: { readonly name: string; readonly id: string };
   /** What is wrong with `spec.backup` (both/neither of key and prefix, ...), checked without S3. */
   readonly sourceProblem?: string;
   /** `status.backupKey`: the exact object verified, so a later "latest" cannot change what is restored. */
@@ -69,6 +76,19 @@ export interface TargetEtcdView {
   readonly learners: number;
 }
 
+/** A member that answered Status (by itself, no quorum needed): a candidate survivor. */
+export interface SurvivorView {
+  readonly member: string;
+  readonly id: string;
+  /** It answered as the member the member list names, in the cluster's recorded cluster id. */
+  readonly sameCluster: boolean;
+  readonly learner: boolean;
+  /** The member's raft index and the store revision it has applied, decimal. */
+  readonly raftIndex: string;
+  readonly revision: string;
+  readonly version: string;
+}
+
 export interface RestorePlanInput {
   readonly restore: RestoreView;
   /** `undefined`: no EtcdCluster of that name in the namespace. */
@@ -81,6 +101,10 @@ export interface RestorePlanInput {
   /** The lock is held by another uid and no EtcdRestore with its name and uid exists any more (deleted, or
    *  deleted and created again under the same name). Only looked up when the lock is not this restore's. */
   readonly lockHolderGone?: boolean;
+  /** Members that answered Status (for `spec.survivor`), by name. */
+  readonly survivors?: readonly SurvivorView[];
+  /** The cluster's `spec.version`: a survivor of a newer minor cannot seed it. */
+  readonly clusterVersion?: string;
   /** Random hex for a new cluster token (input, so the planner stays pure). */
   readonly nonce: string;
 }
@@ -97,6 +121,15 @@ export type RestoreAction =
     }
   | { readonly kind: 'StartVerifying' }
   | { readonly kind: 'Verify' }
+  | {
+      /** `spec.survivor`: the member to recover from, recorded as the restore's source (its data only read). */
+      readonly kind: 'ChooseSurvivor';
+      readonly member: string;
+      readonly id: string;
+      readonly revision: string;
+      /** What is recovered and what is lost, for the status and the Event. */
+      readonly message: string;
+    }
   /** Take the cluster (phase `Restoring`), or complete a lock taken without token or source. */
   | { readonly kind: 'TakeLock'; readonly token: string; readonly source: RestoreSource }
   | { readonly kind: 'Complete' }

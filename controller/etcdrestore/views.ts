@@ -14,6 +14,7 @@ import type {
   MemberPvcView,
   RestorePhase,
   RestoreView,
+  SurvivorView,
   TargetEtcdView,
   TargetView,
 } from './types.js';
@@ -31,14 +32,18 @@ export function sourceProblem(location: S3Location | undefined): string | undefi
 }
 
 export function toRestoreView(restore: EtcdRestore): RestoreView {
-  const problem = sourceProblem(restore.spec?.backup);
+  const survivor = restore.spec?.survivor;
+  const problem = survivor ? undefined : sourceProblem(restore.spec?.backup);
+  const { sourceMember, sourceMemberId } = restore.status ?? {};
   return {
     name: restore.metadata.name as string,
     uid: restore.metadata.uid as string,
     phase: (restore.status?.phase ?? 'Pending') as RestorePhase,
     clusterName: restore.spec.clusterName,
     allowHealthyCluster: restore.spec.allowHealthyCluster === true,
-    backup: restore.spec.backup,
+    ...(restore.spec.backup ? { backup: restore.spec.backup } : {}),
+    ...(survivor ? { survivor } : {}),
+    ...(sourceMember && sourceMemberId ? { sourceMember: { name: sourceMember, id: sourceMemberId } } : {}),
     ...(problem ? { sourceProblem: problem } : {}),
     ...(restore.status?.backupKey ? { backupKey: restore.status.backupKey } : {}),
   };
@@ -96,8 +101,52 @@ export function toMemberPvcView(pvc: V1PersistentVolumeClaim): MemberPvcView {
 export interface EtcdQuorumView {
   readonly view: {
     readonly quorum: boolean;
-    readonly members: readonly { readonly healthy: boolean; readonly learner: boolean }[];
+    readonly members: readonly {
+      readonly id: string;
+      readonly member: string | undefined;
+      readonly healthy: boolean;
+      readonly learner: boolean;
+      readonly wrongIdentity: boolean;
+    }[];
   };
+  /** The cluster id the member list came from. */
+  readonly clusterId: string;
+  /** Status of each member that answered, by member name. */
+  readonly statuses: ReadonlyMap<
+    string,
+    {
+      readonly memberId: string;
+      readonly clusterId: string;
+      readonly isLearner: boolean;
+      readonly raftIndex: string;
+      readonly revision: string;
+      readonly version: string;
+    }
+  >;
+}
+
+/** Every member that answered Status, as a candidate survivor (docs/design/restore.md, `spec.survivor`). */
+export function toSurvivorViews(
+  observation: EtcdQuorumView | undefined,
+  recordedClusterId: string | undefined,
+): SurvivorView[] {
+  if (!observation) return [];
+  const clusterId = recordedClusterId ?? observation.clusterId;
+  return [...observation.statuses.entries()]
+    .map(([member, status]) => {
+      const listed = observation.view.members.find((candidate) => candidate.member === member);
+      return {
+        member,
+        id: status.memberId,
+        sameCluster:
+          status.clusterId === clusterId && listed?.id === status.memberId && listed.wrongIdentity !== true,
+        learner: status.isLearner || listed?.learner === true,
+        raftIndex: status.raftIndex,
+        revision: status.revision,
+        version: status.version,
+      };
+    })
+    .sort((a, b) => a.member.localeCompare(b.member, 'en', { numeric: true }));
 }
 
 export function toTargetEtcdView(observation: EtcdQuorumView | undefined): TargetEtcdView | undefined {

@@ -4,13 +4,19 @@
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import {
   backupSourceOf,
+  CLIENT_CERT_TLS_DIR,
+  clientCertFiles,
+  clientURL,
   DATA_DIR,
   DATA_MOUNT_PATH,
   DEFAULT_OPERATOR_IMAGE,
   OPERATOR_ENTRYPOINT,
   OPERATOR_IMAGE_ENV,
   restoreFetch,
+  restoreFromMember,
   s3ConnectionOf,
+  schemes,
+  type TlsSpec,
 } from '../../constructs/conventions/index.js';
 import type { S3Location } from '../../constructs/imports/etcd.gitops.dev.js';
 import { restrictedContainerSecurityContext } from '../../constructs/security.js';
@@ -89,50 +95,139 @@ export interface SeedMoment {
   readonly token?: string;
 }
 
-/** What of the EtcdCluster decides whether a seed starts from a backup. */
+/** A surviving member a seed copies (`restore from-member`, docs/design/restore.md). */
+export interface SurvivorSource {
+  readonly name: string;
+  readonly id: string;
+}
+
+/** What a seed starts from: a backup or a surviving member. */
+export type SeedSource = { readonly backup: S3Location } | { readonly member: SurvivorSource };
+
+/** What of the EtcdCluster decides whether a seed starts from a backup or a survivor. */
 export interface SeedCluster {
   readonly metadata: { readonly name?: string; readonly namespace?: string };
-  readonly spec: { readonly version: string; readonly bootstrap?: { readonly backup?: S3Location } };
+  readonly spec: {
+    readonly version: string;
+    readonly bootstrap?: { readonly backup?: S3Location };
+    readonly tls?: TlsSpec;
+  };
   readonly status?: {
     readonly clusterID?: string;
-    readonly restore?: { readonly token?: string; readonly source?: { readonly backup?: S3Location } };
+    readonly restore?: {
+      readonly token?: string;
+      readonly source?: { readonly backup?: S3Location; readonly member?: SurvivorSource };
+    };
   };
 }
 
 /**
- * The backup a seed Pod restores before etcd starts, or `undefined` for a plain member Pod (restore.md). Only a
- * seed (`reason: 'seed'`): the seed of an in-place restore (its token is the lock's `status.restore.token`)
- * restores the lock's `source.backup`; otherwise the seed of a cluster with `spec.bootstrap.backup` that never
- * had an id (`status.clusterID`) restores that. A recreated seed whose data dir exists is safe either way: the
- * command skips a data dir that holds `member/`. Throws for a restore's seed whose lock names no source.
+ * What a seed Pod restores before etcd starts, or `undefined` for a plain member Pod (restore.md). Only a seed
+ * (`reason: 'seed'`): the seed of an in-place restore (its token is the lock's `status.restore.token`) restores the
+ * lock's source (a backup, or a surviving member); otherwise the seed of a cluster with `spec.bootstrap.backup`
+ * that never had an id (`status.clusterID`) restores that. A recreated seed whose data dir exists is safe either
+ * way: both commands skip a data dir that holds `member/`. Throws for a restore's seed whose lock names no source.
  */
-export function seedBackup(cluster: SeedCluster, moment: SeedMoment): S3Location | undefined {
+export function seedSource(cluster: SeedCluster, moment: SeedMoment): SeedSource | undefined {
   if (moment.reason !== 'seed') return undefined;
   const lock = cluster.status?.restore;
   if (lock?.token !== undefined && moment.token === lock.token) {
     // An in-place restore's seed without its source would start an empty cluster: never build one.
-    if (!lock.source?.backup) throw new Error(`restore seed ${moment.member}: status.restore has no source`);
-    return lock.source.backup;
+    if (lock.source?.backup) return { backup: lock.source.backup };
+    if (lock.source?.member) return { member: lock.source.member };
+    throw new Error(`restore seed ${moment.member}: status.restore has no source`);
   }
   if (cluster.status?.clusterID) return undefined;
-  return cluster.spec.bootstrap?.backup;
+  const backup = cluster.spec.bootstrap?.backup;
+  return backup ? { backup } : undefined;
 }
 
-/** `pod` with the `restore fetch` init container when the seed starts from a backup ({@link seedBackup}). */
+/** The source in words for Events: `s3://bucket/key` or `member main-2`. */
+export function describeSeedSource(source: SeedSource): string {
+  if ('member' in source) return `member ${source.member.name}`;
+  return `s3://${source.backup.bucket}/${source.backup.key ?? source.backup.latestUnderPrefix}`;
+}
+
+const SURVIVOR_CLIENT_TLS_VOLUME = 'restore-client-tls';
+
+/**
+ * The `restore from-member` init container of a survivor restore's seed: it asks the survivor's client URL (https
+ * with the client certificate of `spec.tls.client`, mounted like the backup Jobs mount it) for its snapshot.
+ */
+export function fromMemberInitContainer(
+  cluster: SeedCluster,
+  survivor: SurvivorSource,
+  seed: {
+    readonly member: string;
+    readonly peerURL: string;
+    readonly token: string;
+    readonly image?: string;
+  },
+): V1Container {
+  const { name, namespace } = cluster.metadata as { name: string; namespace: string };
+  const scheme = schemes(cluster.spec.tls).client;
+  const tls = scheme === 'https' ? clientCertFiles() : undefined;
+  return {
+    name: RESTORE_INIT_CONTAINER,
+    image: seed.image ?? DEFAULT_OPERATOR_IMAGE,
+    command: [OPERATOR_ENTRYPOINT],
+    args: restoreFromMember.args({
+      memberUrl: clientURL(name, namespace, survivor.name, scheme),
+      memberId: survivor.id,
+      ...(tls ? { cacert: tls.cacert, cert: tls.cert, key: tls.key } : {}),
+      etcdVersion: cluster.spec.version,
+      dataDir: DATA_DIR,
+      name: seed.member,
+      initialAdvertisePeerUrls: seed.peerURL,
+      initialClusterToken: seed.token,
+    }),
+    volumeMounts: [
+      { name: 'data', mountPath: DATA_MOUNT_PATH },
+      ...(tls ? [{ name: SURVIVOR_CLIENT_TLS_VOLUME, mountPath: CLIENT_CERT_TLS_DIR, readOnly: true }] : []),
+    ],
+    terminationMessagePolicy: 'FallbackToLogsOnError',
+    resources: { requests: { cpu: '100m', memory: '128Mi' } },
+    securityContext: restrictedContainerSecurityContext(),
+  };
+}
+
+/** `pod` with the init container of its seed source ({@link seedSource}), first; unchanged for other Pods. */
 export function withSeedRestore(
   cluster: SeedCluster,
   pod: V1Pod,
   moment: SeedMoment,
   options: { readonly peerURL: string; readonly image?: string },
 ): V1Pod {
-  const backup = seedBackup(cluster, moment);
-  if (!backup) return pod;
-  return withRestoreInitContainer(pod, {
-    location: backup,
-    clusterVersion: cluster.spec.version,
+  const source = seedSource(cluster, moment);
+  if (!source) return pod;
+  if ('backup' in source) {
+    return withRestoreInitContainer(pod, {
+      location: source.backup,
+      clusterVersion: cluster.spec.version,
+      member: moment.member,
+      peerURL: options.peerURL,
+      token: moment.token ?? '',
+      ...(options.image ? { image: options.image } : {}),
+    });
+  }
+  const init = fromMemberInitContainer(cluster, source.member, {
     member: moment.member,
     peerURL: options.peerURL,
     token: moment.token ?? '',
     ...(options.image ? { image: options.image } : {}),
   });
+  const spec = pod.spec ?? { containers: [] };
+  const clientSecret = cluster.spec.tls?.client?.clientSecretName;
+  const volumes =
+    schemes(cluster.spec.tls).client === 'https' && clientSecret
+      ? [{ name: SURVIVOR_CLIENT_TLS_VOLUME, secret: { secretName: clientSecret, defaultMode: 0o440 } }]
+      : [];
+  return {
+    ...pod,
+    spec: {
+      ...spec,
+      initContainers: [init, ...(spec.initContainers ?? [])],
+      volumes: [...(spec.volumes ?? []), ...volumes],
+    },
+  };
 }

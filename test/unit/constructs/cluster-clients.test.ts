@@ -9,7 +9,7 @@ import { clusterChart, type Manifest, only, synth } from './helpers.js';
 
 /** The `from` peers of the client-port rule, after the controller's, the backups' and the defrag Jobs'. */
 function clientPeers(objects: Manifest[]): Manifest[] {
-  return only(objects, 'NetworkPolicy', 'main').spec.ingress[1].from.slice(3);
+  return only(objects, 'NetworkPolicy', 'main').spec.ingress[1].from.slice(4);
 }
 
 const container = { image: 'registry.local/api:1', securityContext: { ensureNonRoot: false } };

@@ -22,6 +22,34 @@ describe('typed custom resources', () => {
     );
   });
 
+  it('GIVEN spec.survivor THEN it is synthesized as given; both or neither source, or a survivor with both or neither of member and newest, is refused naming the field', () => {
+    const chart = testChart();
+    new KubeEtcdRestore(chart, 'newest', {
+      metadata: { name: 'r-newest' },
+      spec: { clusterName: 'main', survivor: { newest: true } },
+    });
+    new KubeEtcdRestore(chart, 'named', {
+      metadata: { name: 'r-named' },
+      spec: { clusterName: 'main', survivor: { member: 'main-2' } },
+    });
+    const objects = synth(chart);
+    assert.deepEqual(only(objects, 'EtcdRestore', 'r-newest').spec, {
+      clusterName: 'main',
+      survivor: { newest: true },
+    });
+    assert.deepEqual(only(objects, 'EtcdRestore', 'r-named').spec.survivor, { member: 'main-2' });
+    const refused = (spec: object, pattern: RegExp) =>
+      assert.throws(
+        () => new KubeEtcdRestore(testChart(), 'r', { spec: { clusterName: 'main', ...spec } }),
+        pattern,
+      );
+    refused({}, /exactly one of 'spec.backup' .* and 'spec.survivor' .*, got neither/);
+    refused({ backup, survivor: { newest: true } }, /exactly one of 'spec.backup' .* got both/);
+    refused({ survivor: {} }, /'spec.survivor' takes exactly one of member .* and newest: true, got \{\}/);
+    refused({ survivor: { member: 'main-2', newest: true } }, /'spec.survivor' takes exactly one of member/);
+    refused({ survivor: { member: 'Main_2' } }, /spec\.survivor\.member/);
+  });
+
   it('GIVEN a KubeEtcdCluster THEN its manifest carries the group, version and kind', () => {
     assert.deepEqual(KubeEtcdCluster.manifest({ metadata: { name: 'x' }, spec: { version: '3.6.16' } }), {
       apiVersion: 'etcd.gitops.dev/v1alpha1',

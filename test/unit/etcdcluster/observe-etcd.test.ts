@@ -13,6 +13,7 @@ const status = (memberId: string, leaderId: string, raftTerm: number, clusterId 
   dbSize: 0,
   dbSizeInUse: 0,
   raftIndex: '100',
+  revision: '50',
   version: '3.6.16',
   isLearner: false,
 });

@@ -49,8 +49,54 @@ const stopped = (overrides: Partial<PlanInput> = {}) =>
 const seedPvc = pvc(3, { token: RESTORE_TOKEN });
 const seedPod = pod(3, { token: RESTORE_TOKEN, initialState: 'new', running: false, ready: false });
 
+const survivorLock = restoreLock('Restoring', { source: { member: { name: 'demo-0', id: '1000' } } });
+/** A survivor restore: demo-0 runs (the source), its PVC retained, demo-1 and demo-2 gone. */
+const survivorRuns = (overrides: Partial<PlanInput> = {}) =>
+  locked(survivorLock, {
+    pods: [pod(0, { ready: false })],
+    pvcs: [retained(0, 'r1', { token: 'old-token' })],
+    ...overrides,
+  });
+
 const cases: Case[] = [
   // Restoring: 2.1-2.7
+  // A survivor restore (source.member): the survivor's Pod runs until the seed serves.
+  {
+    given: "a survivor restore: the survivor's PVC is retained first",
+    input: locked(survivorLock),
+    expect: { kind: 'RetainPVC', pvc: 'demo-0-data' },
+  },
+  {
+    given: 'a survivor restore: its PVC retained, its Pod running → the seed PVC, the survivor not stopped',
+    input: survivorRuns(),
+    expect: { kind: 'CreatePVC', member: 'demo-3', token: RESTORE_TOKEN },
+  },
+  {
+    given: 'a survivor restore: the seed starting → wait, the survivor still runs',
+    input: survivorRuns({ pods: [pod(0, { ready: false }), seedPod], pvcs: [retained(0), seedPvc] }),
+    expect: { kind: 'Wait', reason: 'SeedStarting' },
+  },
+  {
+    given: "a survivor restore: the seed serves → the survivor's Pod is stopped (its PVC stays retained)",
+    input: survivorRuns({
+      pods: [pod(0, { ready: false }), { ...seedPod, running: true, ready: true }],
+      pvcs: [retained(0), seedPvc],
+    }),
+    expect: { kind: 'DeletePod', pod: 'demo-0' },
+  },
+  {
+    given: "a survivor restore: the survivor's Pod terminating → wait",
+    input: survivorRuns({
+      pods: [pod(0, { terminating: true }), { ...seedPod, running: true, ready: true }],
+      pvcs: [retained(0), seedPvc],
+    }),
+    expect: { kind: 'Wait', reason: 'StoppingMembers' },
+  },
+  {
+    given: "a survivor restore: the survivor's Pod gone → ReleaseToPlanner",
+    input: survivorRuns({ pods: [{ ...seedPod, running: true, ready: true }], pvcs: [retained(0), seedPvc] }),
+    expect: { kind: 'ReleaseToPlanner', member: 'demo-3' },
+  },
   {
     given: 'a lock without a source (taken by an older controller)',
     input: locked(restoreLock('Restoring', { source: undefined })),

@@ -121,3 +121,62 @@ describe('withSeedRestore: the seed of an in-place restore', () => {
     assert.throws(() => podOf(locked({ source: undefined })), /status\.restore has no source/);
   });
 });
+
+describe('withSeedRestore: the seed of a survivor restore (source.member)', () => {
+  const survivorLocked = (tls?: EtcdCluster['spec']['tls']) =>
+    cluster({
+      spec: { size: 3, version: '3.6.16', ...(tls ? { tls } : {}) },
+      status: {
+        clusterID: '1234',
+        restore: {
+          name: 'r1',
+          uid: 'r-uid',
+          token: 'main-u-1-abc',
+          source: { member: { name: 'main-2', id: '987654321' } },
+          phase: 'Restoring',
+        },
+      },
+    });
+
+  it('GIVEN a plain-http cluster THEN restore from-member asks the survivor at its client URL, as its id, without any Secret', () => {
+    const pod = podOf(survivorLocked());
+    const init = pod.spec?.initContainers?.[0];
+    assert.equal(init?.name, 'restore');
+    assert.deepEqual(init?.args?.slice(0, 2), ['restore', 'from-member']);
+    for (const arg of [
+      '--member-url=http://main-2.main-peer.ns.svc:2379',
+      '--member-id=987654321',
+      '--etcd-version=3.6.16',
+      '--name=main-0',
+      `--initial-advertise-peer-urls=${peerURL}`,
+      '--initial-cluster-token=main-u-1-abc',
+    ]) {
+      assert.ok(init?.args?.includes(arg), `${arg} in ${init?.args}`);
+    }
+    assert.equal(init?.envFrom, undefined);
+    assert.equal(init?.image, 'ghcr.io/etcd-gitops/etcd-gitops:9.9.9');
+    assert.deepEqual(pod.spec?.volumes, buildMemberPod(survivorLocked(), seed).spec?.volumes);
+  });
+
+  it('GIVEN client TLS THEN https, the client certificate Secret mounted read-only as the backup Jobs mount it, and its files as flags', () => {
+    const tls = { client: { secretName: 'main-server-tls', clientSecretName: 'main-client-tls' } };
+    const pod = podOf(survivorLocked(tls));
+    const init = pod.spec?.initContainers?.[0];
+    for (const arg of [
+      '--member-url=https://main-2.main-peer.ns.svc:2379',
+      '--cacert=/etc/etcd-gitops/tls/ca.crt',
+      '--cert=/etc/etcd-gitops/tls/tls.crt',
+      '--key=/etc/etcd-gitops/tls/tls.key',
+    ]) {
+      assert.ok(init?.args?.includes(arg), `${arg} in ${init?.args}`);
+    }
+    assert.deepEqual(
+      init?.volumeMounts?.find((mount) => mount.mountPath === '/etc/etcd-gitops/tls'),
+      { name: 'restore-client-tls', mountPath: '/etc/etcd-gitops/tls', readOnly: true },
+    );
+    assert.deepEqual(pod.spec?.volumes?.find((volume) => volume.name === 'restore-client-tls')?.secret, {
+      secretName: 'main-client-tls',
+      defaultMode: 0o440,
+    });
+  });
+});

@@ -121,7 +121,7 @@ describe('buildRestoreStatus', () => {
     assert.equal(condition(status, 'Progressing')?.reason, 'Restoring');
     assert.match(
       status?.message ?? '',
-      /membership controller stops the old members and seeds from the backup/,
+      /membership controller stops the old members and seeds from s3:\/\/b\/k$/,
     );
   });
 

@@ -1,0 +1,213 @@
+// Recovery from a surviving member (docs/design/restore.md, "Recovery from a surviving member"), on the local
+// Kubernetes with MinIO: the user's synthesized cluster and backup CronJob, a backup taken by a Job from it, then more
+// writes the backup does not hold; the writes stop, the survivor has applied them (a linearizable read through it),
+// two of three members lose Pod and PVC. An EtcdRestore with `survivor: {newest: true}` is created while the
+// controller process carries the test-only crash switches, so it SIGKILLs itself right after each step of both
+// reconcilers in turn (choosing the survivor, taking the lock, retaining the PVC, creating the seed PVC and Pod,
+// stopping the survivor, handing the seed over); a controller without a switch finishes: Completed, Ready at 3, with
+// every acknowledged write, also those newer than the backup.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { Etcd3 } from 'etcd3';
+import { etcdVersions } from '../env/binaries.js';
+import type { Environment } from '../env/environment.js';
+import type { ManagedProcess } from '../env/process-group.js';
+import { waitFor } from '../env/wait.js';
+import {
+  backupNow,
+  clusterApp,
+  type RestoreTestbed,
+  restoreObjects,
+  startControllerProcess,
+  startRestoreTestbed,
+  untilAnswering,
+  whileRunning,
+} from '../integration/helpers/restore-kube.js';
+
+const ns = 'restore-survivor';
+const name = 'sv';
+const clientURL = `http://${name}-client.${ns}.svc:2379`;
+const survivorURL = `http://${name}-0.${name}-peer.${ns}.svc:2379`;
+const BEFORE = 100;
+const AFTER = 150;
+
+describe('a survivor restore recovers writes newer than the last backup, with the controller killed between steps (local Kubernetes, MinIO)', () => {
+  let testbed: RestoreTestbed | undefined;
+  let env: Environment;
+  let dir: string;
+  let bucket: string;
+  const controllers: ManagedProcess[] = [];
+  const objects = () => restoreObjects(env, ns);
+  const core = () => env.kubeConfig.makeApiClient(CoreV1Api);
+  const startController = (crashAfter?: { restore: string } | { membership: string }) => {
+    const step = crashAfter && ('restore' in crashAfter ? crashAfter.restore : crashAfter.membership);
+    const variable =
+      crashAfter && 'restore' in crashAfter
+        ? 'ETCD_GITOPS_TEST_RESTORE_CRASH_AFTER'
+        : 'ETCD_GITOPS_TEST_CRASH_AFTER';
+    const controller = startControllerProcess(env, {
+      name: `controller-${controllers.length + 1}${step ? `-crash-after-${step}` : ''}`,
+      dir,
+      namespace: ns,
+      env: step ? { [variable]: step } : {},
+    });
+    controllers.push(controller);
+    return controller;
+  };
+  const crashed = async (controller: ManagedProcess) => {
+    await waitFor(() => controller.exitStatus(), {
+      what: `${controller.name} to kill itself`,
+      timeoutMs: 120_000,
+      intervalMs: 250,
+    });
+    assert.deepEqual(await controller.exited, { code: null, signal: 'SIGKILL' }, controller.logTail(30));
+  };
+  const pod = (member: string) =>
+    core()
+      .readNamespacedPod({ namespace: ns, name: member })
+      .catch(() => undefined);
+
+  before(async () => {
+    testbed = await startRestoreTestbed('survivor', ns);
+    ({ env, bucket, dir } = testbed);
+  });
+  after(async () => {
+    await Promise.all(controllers.map((controller) => controller.stop(5_000)));
+    await testbed?.stop();
+  });
+
+  test('GIVEN a backup and writes after it WHEN two members lose Pod and data and a survivor restore runs with the controller killed after each step THEN the cluster is back at 3 with every acknowledged write', async () => {
+    await env.kubectl(['apply', '--server-side', '-f', '-'], {
+      input: clusterApp({
+        namespace: ns,
+        name,
+        version: etcdVersions['3.6'],
+        size: 3,
+        bucket,
+        minio: env.minio!,
+        credentialsSecretName: 's3',
+      }),
+    });
+    const first = startController({ restore: 'ChooseSurvivor' });
+    await objects().readyAt(name, 3, whileRunning(first));
+    const client = new Etcd3({ hosts: [clientURL] });
+    try {
+      await untilAnswering(client, clientURL);
+      for (let i = 0; i < BEFORE; i++) await client.put(`before/${i}`).value(`v${i}`);
+      await backupNow(env, ns, `${name}-backup`, 'backup-1');
+      // Acknowledged after the backup: only the members have them.
+      for (let i = 0; i < AFTER; i++) await client.put(`after/${i}`).value(`w${i}`);
+    } finally {
+      client.close();
+    }
+    // The writes stopped; the survivor has applied every one (a linearizable read through it waits for that).
+    const survivor = new Etcd3({ hosts: [survivorURL] });
+    try {
+      assert.equal(await survivor.get(`after/${AFTER - 1}`).string(), `w${AFTER - 1}`);
+    } finally {
+      survivor.close();
+    }
+    // Two of three members lose Pod and PVC: no quorum, and the backup lacks the last AFTER writes.
+    for (const member of [`${name}-1`, `${name}-2`]) {
+      await core().deleteNamespacedPersistentVolumeClaim({ namespace: ns, name: `${member}-data` });
+      await core().deleteNamespacedPod({ namespace: ns, name: member, gracePeriodSeconds: 0 });
+    }
+    await waitFor(
+      async () =>
+        (await objects().readCluster(name)).status?.conditions?.find((c) => c.type === 'Available')
+          ?.status === 'False',
+      { what: 'the cluster to report quorum lost', timeoutMs: 120_000, intervalMs: 1_000 },
+    );
+    // Admission refuses a restore that names both kinds of source.
+    const both = await env.kubectl(['apply', '-f', '-'], {
+      allowFailure: true,
+      input: JSON.stringify({
+        apiVersion: 'etcd.gitops.dev/v1alpha1',
+        kind: 'EtcdRestore',
+        metadata: { name: 'both', namespace: ns },
+        spec: {
+          clusterName: name,
+          survivor: { newest: true },
+          backup: { bucket, key: 'k', credentialsSecretName: 's3' },
+        },
+      }),
+    });
+    assert.notEqual(both.code, 0);
+    assert.match(both.stderr, /set exactly one of backup .* and survivor/);
+
+    // WHEN the survivor restore is created: the controller chooses the survivor and dies before recording it
+    const restore = await objects().createRestore('survive', { clusterName: name, survivor: { newest: true } });
+    await crashed(first);
+    assert.equal((await objects().readCluster(name)).status?.restore, undefined, 'not locked yet');
+
+    // chooses again, records, takes the lock, dies
+    await crashed(startController({ restore: 'TakeLock' }));
+    const chosen = (await objects().readRestore('survive')).status;
+    assert.equal(chosen?.sourceMember, `${name}-0`);
+    assert.ok(chosen?.sourceMemberId && Number(chosen.revision) > BEFORE + AFTER, JSON.stringify(chosen));
+    assert.match(chosen?.message ?? '', /writes it had not applied are lost/);
+    const lock = (await objects().readCluster(name)).status?.restore;
+    assert.equal(lock?.uid, restore.metadata.uid);
+    assert.deepEqual(lock?.source, { member: { name: `${name}-0`, id: chosen?.sourceMemberId } });
+
+    // the membership controller retains the survivor's PVC (its Pod keeps running), then makes the seed
+    await crashed(startController({ membership: 'RetainPVC' }));
+    const retained = await core().readNamespacedPersistentVolumeClaim({ namespace: ns, name: `${name}-0-data` });
+    assert.equal(retained.metadata?.labels?.['etcd.gitops.dev/retained-by-restore'], 'survive');
+    assert.equal((await pod(`${name}-0`))?.metadata?.deletionTimestamp, undefined, 'the survivor still runs');
+    await crashed(startController({ membership: 'CreatePVC' }));
+    await crashed(startController({ membership: 'CreatePod' }));
+    // once the seed serves the survivor's copy, the survivor's Pod is stopped
+    await crashed(startController({ membership: 'DeletePod' }));
+    const seed = await pod(`${name}-3`);
+    assert.ok(seed, 'the seed is a new member, sv-3');
+    assert.deepEqual(
+      seed?.spec?.initContainers?.[0]?.args?.slice(0, 2),
+      ['restore', 'from-member'],
+    );
+    await waitFor(async () => !(await pod(`${name}-0`)), {
+      what: 'the survivor Pod gone',
+      timeoutMs: 60_000,
+    });
+    await crashed(startController({ membership: 'ReleaseToPlanner' }));
+    assert.equal((await objects().readCluster(name)).status?.restore?.phase, 'Growing');
+
+    // THEN a controller without a switch completes the restore
+    const last = startController();
+    const done = await objects().phase('survive', 'Completed', whileRunning(last));
+    assert.equal(done.status?.sourceMember, `${name}-0`);
+    await objects().readyAt(name, 3, whileRunning(last));
+    await waitFor(async () => (await objects().readCluster(name)).status?.restore === undefined, {
+      what: 'the lock released',
+      timeoutMs: 60_000,
+      abortIf: whileRunning(last),
+    });
+    // AND every acknowledged write is there, the ones newer than the backup too
+    const restored = new Etcd3({ hosts: [clientURL] });
+    try {
+      await untilAnswering(restored, clientURL);
+      const all = await restored.getAll().strings();
+      assert.equal(Object.keys(all).filter((k) => k.startsWith('before/')).length, BEFORE);
+      assert.equal(Object.keys(all).filter((k) => k.startsWith('after/')).length, AFTER);
+      for (let i = 0; i < AFTER; i++) assert.equal(all[`after/${i}`], `w${i}`);
+      await restored.put('after-restore').value('writes work');
+    } finally {
+      restored.close();
+    }
+    // AND the survivor's data is still on its retained PVC, and the restarts made one seed
+    const pvcs = (await core().listNamespacedPersistentVolumeClaim({ namespace: ns })).items;
+    assert.deepEqual(
+      pvcs
+        .filter((p) => p.metadata?.labels?.['etcd.gitops.dev/retained-by-restore'])
+        .map((p) => p.metadata?.name),
+      [`${name}-0-data`],
+    );
+    const seeds = pvcs.filter(
+      (p) =>
+        p.metadata?.annotations?.['etcd.gitops.dev/cluster-token'] &&
+        !p.metadata.labels?.['etcd.gitops.dev/retained-by-restore'],
+    );
+    assert.equal(seeds.length, 1, `seed PVCs: ${seeds.map((p) => p.metadata?.name)}`);
+  });
+});
