@@ -137,7 +137,10 @@ describe('a survivor restore recovers writes newer than the last backup, with th
     assert.match(both.stderr, /set exactly one of backup .* and survivor/);
 
     // WHEN the survivor restore is created: the controller chooses the survivor and dies before recording it
-    const restore = await objects().createRestore('survive', { clusterName: name, survivor: { newest: true } });
+    const restore = await objects().createRestore('survive', {
+      clusterName: name,
+      survivor: { newest: true },
+    });
     await crashed(first);
     assert.equal((await objects().readCluster(name)).status?.restore, undefined, 'not locked yet');
 
@@ -153,7 +156,10 @@ describe('a survivor restore recovers writes newer than the last backup, with th
 
     // the membership controller retains the survivor's PVC (its Pod keeps running), then makes the seed
     await crashed(startController({ membership: 'RetainPVC' }));
-    const retained = await core().readNamespacedPersistentVolumeClaim({ namespace: ns, name: `${name}-0-data` });
+    const retained = await core().readNamespacedPersistentVolumeClaim({
+      namespace: ns,
+      name: `${name}-0-data`,
+    });
     assert.equal(retained.metadata?.labels?.['etcd.gitops.dev/retained-by-restore'], 'survive');
     assert.equal((await pod(`${name}-0`))?.metadata?.deletionTimestamp, undefined, 'the survivor still runs');
     await crashed(startController({ membership: 'CreatePVC' }));
@@ -162,10 +168,7 @@ describe('a survivor restore recovers writes newer than the last backup, with th
     await crashed(startController({ membership: 'DeletePod' }));
     const seed = await pod(`${name}-3`);
     assert.ok(seed, 'the seed is a new member, sv-3');
-    assert.deepEqual(
-      seed?.spec?.initContainers?.[0]?.args?.slice(0, 2),
-      ['restore', 'from-member'],
-    );
+    assert.deepEqual(seed?.spec?.initContainers?.[0]?.args?.slice(0, 2), ['restore', 'from-member']);
     await waitFor(async () => !(await pod(`${name}-0`)), {
       what: 'the survivor Pod gone',
       timeoutMs: 60_000,
