@@ -297,7 +297,12 @@ function removeKeepingQuorum(
   return { kind: 'RemoveMember', member: member.member ?? member.id, id: member.id, reason };
 }
 
-/** Step 11: at most one learner; promote it once its Pod runs (etcd refuses until it caught up). */
+/**
+ * Step 11: at most one learner; promote it once its Pod runs and it answers as a healthy member (etcd refuses until
+ * it caught up). A voter the controller cannot reach yet would count against quorum at once: promoting a learner
+ * that does not answer made a 1 → 2 growth report quorum lost for a pass (test/e2e/cluster-scale.test.ts, status
+ * recording).
+ */
 function handleLearner(input: PlanInput, etcd: EtcdView): Action | undefined {
   const learner = ourMembers(input, etcd).find((member) => member.learner);
   if (!learner) return undefined;
@@ -305,7 +310,8 @@ function handleLearner(input: PlanInput, etcd: EtcdView): Action | undefined {
   if (etcd.members.length > targetSize(input, etcd)) {
     return { kind: 'RemoveMember', member: name, id: learner.id, reason: 'undo' };
   }
-  if (podOf(input, name)?.running) return { kind: 'PromoteLearner', member: name, id: learner.id };
+  if (podOf(input, name)?.running && learner.healthy)
+    return { kind: 'PromoteLearner', member: name, id: learner.id };
   return wait('LearnerStarting', `waiting for learner ${name} to start`, REQUEUE.starting);
 }
 

@@ -574,6 +574,18 @@ const cases: Case[] = [
     expect: { kind: 'PromoteLearner', member: 'demo-1', id: '1001' },
   },
   {
+    given:
+      'a learner whose Pod runs but that does not answer yet (promoting it would cost quorum in a 1 → 2 growth)',
+    input: {
+      ...steady(1),
+      cluster: cluster({ size: 3 }),
+      pods: [pod(0), pod(1, { ready: false })],
+      pvcs: [pvc(0), pvc(1)],
+      etcd: etcd([member(0), member(1, { learner: true, started: true, healthy: false })]),
+    },
+    expect: { kind: 'Wait', reason: 'LearnerStarting' },
+  },
+  {
     given: 'a learner while the cluster was scaled back down (undo the add)',
     input: {
       ...steady(1),
