@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { repoRoot } from '../../env/binaries.js';
-import { runHealthScript, toLua } from './lua.js';
+import { runHealthScript, toLua } from '../../health/lua.js';
 
 const docs = join(repoRoot, 'docs', 'gitops');
 const clusterScript = join(docs, 'health-etcdcluster.lua');
