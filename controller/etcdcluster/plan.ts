@@ -13,6 +13,7 @@ import {
   ourPvcs,
   podOf,
   pvcOf,
+  quorumOf,
   scaleInVictim,
   targetSize,
 } from './plan-facts.js';
@@ -41,7 +42,7 @@ const wait = (
  *  5. no member answers → seed (CreatePVC, then CreatePod `new`), recreate a known member's Pod, wait for the
  *     seed (Degraded `BootstrapRestoreFailed` while its `restore fetch` fails), or ReportQuorumLost;
  *  6. a member in etcd without Pod: PVC → CreatePod; never started → CreatePVC (resume of an add);
- *  7. quorum lost → ReportQuorumLost;
+ *  7. quorum lost → ReportQuorumLost (a majority healthy without the leader's member list: Wait LeaderChanging);
  *  8. a healthy started voter whose Pod still says `new` (a seed that has served) → MarkExisting;
  *  9. Pod without member, not yet terminating → DeletePod; PVC without member or Pod and whenScaled Delete → DeletePVC;
  * 10. dead member (a lost Pod and no answer: reason `lost`), or a marked (`etcd.gitops.dev/evict`) one not healthy →
@@ -175,13 +176,25 @@ function resumeAdd(input: PlanInput, etcd: EtcdView): Action | undefined {
   return undefined;
 }
 
-/** Step 7. */
+/**
+ * Step 7. A majority of voters healthy (answering and naming one leader) without quorum is a leader change, not a
+ * loss: the member list did not come from the leader they name, which has just gone (the followers have not
+ * elected the next one yet) or did not answer. A status recording of a killed leader showed "2 of 3 voting members
+ * are healthy" reported as quorum lost for a pass.
+ */
 function reportQuorumLoss(input: PlanInput, etcd: EtcdView): Action | undefined {
   if (etcd.quorum) return undefined;
   if (input.pods.some(isStarting))
     return wait('MembersStarting', 'waiting for member Pods to start', REQUEUE.starting);
   const voters = etcd.members.filter((member) => !member.learner);
   const healthy = voters.filter((member) => member.healthy).length;
+  if (healthy >= quorumOf(voters.length)) {
+    return wait(
+      'LeaderChanging',
+      `${healthy} of ${voters.length} voting members are healthy, but the leader they name did not answer; waiting for the next leader`,
+      REQUEUE.soon,
+    );
+  }
   return (
     rollBrokenPod(input) ?? {
       kind: 'ReportQuorumLost',

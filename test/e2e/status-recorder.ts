@@ -116,10 +116,11 @@ export async function recordStatuses(
         source: options.source,
         recorded: new Date().toISOString(),
         stages,
-        entries: ordered.map(({ resourceVersion, object }) => ({
-          stage: boundaries.findLast((b) => b.resourceVersion < resourceVersion)?.label ?? options.firstStage,
-          object,
-        })),
+        entries: ordered.map(({ resourceVersion, object }) => {
+          // Boundary i opens stretch i + 1 (stretch 0 is the first stage).
+          const stretch = boundaries.findLastIndex((b) => b.resourceVersion < resourceVersion) + 1;
+          return { stage: stages[stretch] as string, stretch, object };
+        }),
       };
       const dir = process.env.RECORD_STATUS;
       if (dir) writeRecording(join(dir, `${options.scenario}.jsonl`), recording);

@@ -2,8 +2,8 @@
 // controller wrote during an e2e run, each with the stage the test was in, and the check of what Argo CD, kstatus
 // and Flux make of them against what each stage allows (test/health/expectations.ts).
 //
-// A file is JSON lines: a header {"scenario", "source", "recorded", "stages"}, then one {"stage", "object"} per
-// object in the order the API server wrote them. Objects keep apiVersion, kind, spec and status whole; metadata
+// A file is JSON lines: a header {"scenario", "source", "recorded", "stages"}, then one {"stage", "stretch",
+// "object"} per object in the order the API server wrote them. Objects keep apiVersion, kind, spec and status whole; metadata
 // keeps name, namespace, uid, generation, resourceVersion and deletionTimestamp. A write that changed nothing but
 // the members' DB sizes (every pass while writers run) is not recorded again.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -24,6 +24,9 @@ export type RecordedObject = Record<string, any> & {
 
 export interface RecordedEntry {
   readonly stage: string;
+  /** Which time the test entered a stage: the index of that entry in `Recording.stages` (a label entered twice is
+   *  two stretches, each judged on its own). */
+  readonly stretch: number;
   readonly object: RecordedObject;
 }
 
@@ -32,7 +35,7 @@ export interface Recording {
   /** The e2e file that recorded it. */
   readonly source: string;
   readonly recorded: string;
-  /** Stage labels in the order the test entered them. */
+  /** Stage labels in the order the test entered them (a label may come more than once). */
   readonly stages: readonly string[];
   readonly entries: readonly RecordedEntry[];
 }
@@ -131,12 +134,12 @@ export function departures(
   verdicts: Partial<Verdicts>,
 ): string[] {
   const problems: string[] = [];
-  // Each object's entries in each stretch of one stage, in order (a label the test enters twice is two stretches).
+  // Each object's entries in each stretch of a stage, in order.
   const runs = new Map<string, number[]>();
-  let stretch = 0;
   recording.entries.forEach((entry, index) => {
-    if (index > 0 && recording.entries[index - 1]?.stage !== entry.stage) stretch += 1;
-    const key = `${entry.stage}\u0000${entry.object.kind}/${entry.object.metadata.name}\u0000${stretch}`;
+    if (recording.stages[entry.stretch] !== entry.stage)
+      problems.push(`entry ${index}: stretch does not match`);
+    const key = `${entry.stage}\u0000${entry.object.kind}/${entry.object.metadata.name}\u0000${entry.stretch}`;
     runs.set(key, [...(runs.get(key) ?? []), index]);
   });
   for (const stage of new Set(recording.stages)) {

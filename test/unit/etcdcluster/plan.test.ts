@@ -331,6 +331,15 @@ const cases: Case[] = [
     expect: { kind: 'ReportQuorumLost', message: '0 of 3 voting members are healthy' },
   },
   {
+    given: 'the leader just killed: its followers still name it, so the member list is not the leader’s',
+    input: {
+      ...s3,
+      pods: [pod(0, { running: true, ready: false }), pod(1), pod(2)],
+      etcd: etcd([member(0, { healthy: false }), member(1), member(2)], { quorum: false }),
+    },
+    expect: { kind: 'Wait', reason: 'LeaderChanging' },
+  },
+  {
     given: 'a majority crash-looping on lost data',
     input: {
       ...s3,

@@ -64,7 +64,11 @@ describe('the replay check itself', () => {
     source: 'here',
     recorded: '',
     stages: [...new Set(stages)],
-    entries: stages.map((stage) => ({ stage, object: object('a') })),
+    entries: stages.map((stage) => ({
+      stage,
+      stretch: [...new Set(stages)].indexOf(stage),
+      object: object('a'),
+    })),
   });
   const scenario = {
     'scaling-up': { EtcdCluster: { argo: 'Healthy* Progressing+ Healthy+', kstatus: '', flux: '' } },
@@ -94,7 +98,7 @@ describe('the replay check itself', () => {
     ]);
     const other: Recording = {
       ...recording(['scaling-up']),
-      entries: [{ stage: 'scaling-up', object: { ...object('b'), kind: 'EtcdRestore' } }],
+      entries: [{ stage: 'scaling-up', stretch: 0, object: { ...object('b'), kind: 'EtcdRestore' } }],
     };
     assert.deepEqual(departures(other, scenario, { argo: ['Healthy'] }), [
       'stage scaling-up: no expectation for EtcdRestore/b',
