@@ -92,6 +92,18 @@ describe('the replay check itself', () => {
     );
   });
 
+  it('GIVEN a stage entered twice THEN each stretch is judged on its own', () => {
+    const twice: Recording = {
+      ...recording([]),
+      stages: ['scaling-up', 'scaling-up'],
+      entries: [0, 0, 1, 1].map((stretch) => ({ stage: 'scaling-up', stretch, object: object('a') })),
+    };
+    const verdicts = ['Progressing', 'Healthy', 'Progressing', 'Healthy'];
+    assert.deepEqual(departures(twice, scenario, { argo: verdicts }), []);
+    const merged = { ...twice, entries: twice.entries.map((entry) => ({ ...entry, stretch: 0 })) };
+    assert.equal(departures(merged, scenario, { argo: verdicts }).length, 1, 'one stretch would not match');
+  });
+
   it('fails when a stage or an object has no expectation, rather than skipping it', () => {
     assert.deepEqual(departures(recording(['unknown']), scenario, { argo: ['Healthy'] }), [
       'stage unknown: no expectations',
