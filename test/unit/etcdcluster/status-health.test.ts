@@ -275,6 +275,59 @@ const cases: Case[] = [
     message: /^member demo-2 is dead \(its data is gone, or it answers as another member\)/,
   },
   {
+    given: 'a member whose node is not Ready, for less than spec.failureDetection.nodeNotReady',
+    action: wait('MembersNotReady'),
+    observation: observed([member(0), down(1), member(2)]),
+    pods: podsOf(
+      current(0),
+      current(1, { ready: false, nodeNotReady: 'node node-2 not Ready for 30s' }),
+      current(2),
+    ),
+    expect: {
+      Ready: ['False', 'MembersNotReady'],
+      Progressing: ['True', 'MembersNotReady'],
+      Degraded: ok,
+      Stalled: notStalled,
+    },
+  },
+  {
+    given: 'a member whose Pod is lost (its node died past the bound), removed',
+    action: {
+      kind: 'RemoveMember',
+      member: 'demo-1',
+      id: '1001',
+      reason: 'lost',
+      detail: 'its node node-2 has not been Ready for 2m4s (spec.failureDetection.nodeNotReady: 2m)',
+    },
+    observation: observed([member(0), down(1), member(2)]),
+    pods: podsOf(
+      current(0),
+      current(1, { ready: false, lost: 'its node node-2 has not been Ready for 2m4s' }),
+      current(2),
+    ),
+    expect: {
+      Ready: ['False', 'ReplacingMember'],
+      Progressing: ['True', 'ReplacingMember'],
+      Degraded: ['True', 'MemberLost'],
+      Stalled: notStalled,
+    },
+    message:
+      /^member demo-1 is lost \(its Pod is lost: its node node-2 has not been Ready for 2m4s \(spec\.failureDetection\.nodeNotReady: 2m\)\); it is removed from etcd and replaced$/,
+  },
+  {
+    given: 'a lost member that cannot be removed without losing quorum',
+    action: wait('ReplacementWouldLoseQuorum'),
+    observation: observed([member(0), member(1), down(2)]),
+    pods: podsOf(current(0), current(1), current(2, { ready: false, lost: 'stuck Terminating for 5m1s' })),
+    expect: {
+      Ready: ['False', 'ReplacementWouldLoseQuorum'],
+      Progressing: ['True', 'ReplacementWouldLoseQuorum'],
+      Degraded: ['True', 'MemberDown'],
+      Stalled: notStalled,
+    },
+    message: /^member demo-2: its Pod is lost \(stuck Terminating for 5m1s\)$/,
+  },
+  {
     given: 'a crash-looping member while the pass waits on something else',
     action: wait('ReplacementWouldLoseQuorum'),
     observation: observed([member(0), member(1), down(2)]),
@@ -355,15 +408,15 @@ const cases: Case[] = [
     },
   },
   {
-    given: 'any other wait the planner marks degraded (a member lost past its start bound)',
-    action: wait('MemberLost', { degraded: true }),
+    given: 'any other wait the planner marks degraded',
+    action: wait('SomeFaultOnlyTheUserClears', { degraded: true }),
     observation: observed([member(0), member(1), down(2)]),
     pods: three,
     expect: {
-      Ready: ['False', 'MemberLost'],
-      Progressing: ['False', 'MemberLost'],
-      Degraded: ['True', 'MemberLost'],
-      Stalled: ['True', 'MemberLost'],
+      Ready: ['False', 'SomeFaultOnlyTheUserClears'],
+      Progressing: ['False', 'SomeFaultOnlyTheUserClears'],
+      Degraded: ['True', 'SomeFaultOnlyTheUserClears'],
+      Stalled: ['True', 'SomeFaultOnlyTheUserClears'],
     },
   },
   // Faults that do not stop the controller: Degraded, neither Stalled nor Progressing.
