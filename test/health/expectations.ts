@@ -79,6 +79,15 @@ export const expectations: Readonly<Record<string, ScenarioExpectations>> = {
     // controller saw the pause (InProgress only while the new generation is not observed yet).
     'paused-quorum-lost': { EtcdCluster: read('Degraded+', 'Failed* InProgress* Failed+') },
   },
+  // test/e2e/cluster-node-loss.test.ts: size 3; the leader's node dies (not Ready, then past
+  // spec.failureDetection.nodeNotReady: the member is lost, removed and replaced on a new node); the node comes back.
+  'node-loss': {
+    creating: { EtcdCluster: creating },
+    steady: { EtcdCluster: steady },
+    // Within the bound MembersNotReady, then MemberLost with ReplacingMember: Progressing throughout, never Degraded.
+    'node-lost': { EtcdCluster: converging },
+    'node-back': { EtcdCluster: memberRestarts },
+  },
   // test/e2e/cluster-rolling.test.ts: size 3 on etcd 3.4, rolled to 3.5, to 3.6 (the controller killed after its
   // steps), to new resources; a bad flag stops the roll at its first member (RollingUpdateFailed), the fix rolls back.
   'rolling-update': {

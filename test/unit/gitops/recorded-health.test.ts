@@ -21,6 +21,7 @@ const REQUIRED: Record<string, string[]> = {
     'paused-member-down',
   ],
   'member-loss': ['member-killed', 'member-data-lost', 'quorum-lost', 'paused-quorum-lost'],
+  'node-loss': ['node-lost'],
   'rolling-update': ['rolling', 'roll-failing', 'roll-fixed'],
   restore: ['restores-refused', 'quorum-lost', 'restoring'],
 };
