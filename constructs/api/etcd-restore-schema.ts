@@ -76,7 +76,10 @@ export const restoreSpecSchema: JsonSchema = {
 
 export const restoreStatusSchema: JsonSchema = {
   type: 'object',
-  description: 'Observed state, owned by the controller.',
+  description:
+    'Observed state, owned by the controller. Before its first write the API server shows observedGeneration 0, so no reader (kstatus, Argo CD, Flux) takes a new object for done.',
+  // docs/design/conventions.md, "Conditions and health": without it kstatus calls an object without status Current.
+  default: { observedGeneration: 0 },
   properties: {
     observedGeneration: {
       type: 'integer',

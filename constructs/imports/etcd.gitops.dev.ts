@@ -170,7 +170,10 @@ export interface PersistentVolumeClaimRetentionPolicy {
   whenScaled?: 'Retain' | 'Delete';
 }
 
-/** Observed state, owned by the controller. */
+/**
+ * Observed state, owned by the controller. Before its first write the API server shows observedGeneration 0, so no reader (kstatus, Argo CD, Flux) takes a new object for done.
+ * @default {"observedGeneration":0}
+ */
 export interface EtcdClusterStatus {
   /** metadata.generation last acted on. */
   observedGeneration?: number;
@@ -286,7 +289,10 @@ export interface EtcdRestoreSpec {
   allowHealthyCluster?: boolean;
 }
 
-/** Observed state, owned by the controller. */
+/**
+ * Observed state, owned by the controller. Before its first write the API server shows observedGeneration 0, so no reader (kstatus, Argo CD, Flux) takes a new object for done.
+ * @default {"observedGeneration":0}
+ */
 export interface EtcdRestoreStatus {
   /** metadata.generation last acted on. */
   observedGeneration?: number;

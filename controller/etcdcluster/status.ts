@@ -11,6 +11,7 @@ import { type ConditionInput, withTransitions } from '../status/conditions.js';
 import { type AbandonedData, abandonedMessage, RESTORE_ABANDONED_REASON } from './abandoned.js';
 import type { EtcdCluster, EtcdClusterStatus, MemberStatus } from './api.js';
 import type { EtcdObservation } from './observe-etcd.js';
+import { isStarting } from './plan-facts.js';
 import { describeRestoreStep } from './plan-restore.js';
 import { isRestoreLockAction } from './restore-types.js';
 import { podRevision } from './revision.js';
@@ -154,42 +155,106 @@ function alarmCondition(
   };
 }
 
+/**
+ * Quorum lost while `spec.paused` keeps the planner from saying so: the cluster has members (now or in the last
+ * status), no quorum holds, and no member Pod is starting (a starting Pod may bring it back). The message, else
+ * `undefined`.
+ */
+export function pausedQuorumLoss(
+  cluster: EtcdCluster,
+  action: Action,
+  observation: EtcdObservation | undefined,
+  pods: readonly PodView[],
+): string | undefined {
+  if (action.kind !== 'Paused' || observation?.view.quorum === true) return undefined;
+  const known = observation?.view.members.length ?? cluster.status?.members?.length ?? 0;
+  if (known === 0 || pods.some(isStarting)) return undefined;
+  const voters = observation?.view.members.filter((member) => !member.learner) ?? [];
+  const healthy = voters.filter((member) => member.healthy).length;
+  const what = observation
+    ? `${healthy} of ${voters.length} voting members are healthy`
+    : `no member of ${known} answers`;
+  return `${what}; spec.paused is true: the controller changes nothing until it is unpaused`;
+}
+
+/** Why a member Pod is down, from its view: `its Pod crash-loops (exit code 2: ...)`. */
+function crashLoop(pod: PodView): string {
+  return `its Pod crash-loops${pod.lastFailure ? ` (${pod.lastFailure})` : ''}`;
+}
+
+/**
+ * A member down past its start bound (docs/design/conventions.md, "Conditions and health"): the planner removes it
+ * as dead or lost, its Pod is lost (spec.failureDetection) or crash-loops while the pass does something else, or it
+ * has no Pod while `spec.paused` keeps the controller from making one. A learner joining, a member rolling or a Pod
+ * (re)starting within its bound (also on a node not Ready for less than the bound) is none of these.
+ */
+function memberDown(
+  action: Action,
+  observation: EtcdObservation | undefined,
+  pods: readonly PodView[],
+): ConditionInput | undefined {
+  if (action.kind === 'RemoveMember' && (action.reason === 'dead' || action.reason === 'lost')) {
+    const pod = pods.find((candidate) => candidate.member === action.member);
+    const why =
+      action.reason === 'lost'
+        ? `its Pod is lost: ${action.detail ?? pod?.lost ?? 'see spec.failureDetection'}`
+        : pod?.crashLooping
+          ? crashLoop(pod)
+          : 'its data is gone, or it answers as another member';
+    return {
+      type: 'Degraded',
+      status: 'True',
+      reason: action.reason === 'lost' ? 'MemberLost' : 'MemberDead',
+      message: `member ${action.member} is ${action.reason} (${why}); it is removed from etcd and replaced`,
+    };
+  }
+  const down = (observation?.view.members ?? []).flatMap((member) => {
+    if (member.healthy || member.member === undefined) return [];
+    const pod = pods.find((candidate) => candidate.member === member.member);
+    if (pod?.lost) return [`member ${member.member}: its Pod is lost (${pod.lost})`];
+    if (pod?.crashLooping) return [`member ${member.member}: ${crashLoop(pod)}`];
+    if (!pod && action.kind === 'Paused')
+      return [`member ${member.member}: no Pod, and spec.paused is true: nothing starts it`];
+    return [];
+  });
+  if (down.length === 0) return undefined;
+  return { type: 'Degraded', status: 'True', reason: 'MemberDown', message: down.join('; ') };
+}
+
+/** `Degraded`: the first real fault of docs/design/conventions.md, "Conditions and health", else `AsExpected`. */
 function degraded(
   cluster: EtcdCluster,
   action: Action,
   observation: EtcdObservation | undefined,
   abandoned: readonly AbandonedData[],
-  rolling: boolean,
+  quorumLostWhilePaused: string | undefined,
+  pods: readonly PodView[],
 ): ConditionInput {
   if (action.kind === 'Refuse') {
     return { type: 'Degraded', status: 'True', reason: 'InvalidSpec', message: describeAction(action) };
   }
+  const quorumLost = action.kind === 'ReportQuorumLost' ? action.message : quorumLostWhilePaused;
   // Old data of a restore deleted before it completed (docs/design/restore.md): reported until the user acts.
   if (abandoned.length > 0) {
-    const quorum = action.kind === 'ReportQuorumLost' ? `quorum lost (${action.message}); ` : '';
+    const quorum = quorumLost ? `quorum lost (${quorumLost}); ` : '';
     const message = abandoned.map((data) => abandonedMessage(data.restore, data.pvcs)).join('; ');
     return { type: 'Degraded', status: 'True', reason: RESTORE_ABANDONED_REASON, message: quorum + message };
   }
-  if (action.kind === 'ReportQuorumLost') {
-    return { type: 'Degraded', status: 'True', reason: 'QuorumLost', message: action.message };
+  if (quorumLost) {
+    return { type: 'Degraded', status: 'True', reason: 'QuorumLost', message: quorumLost };
   }
   if (action.kind === 'Wait' && action.degraded) {
     return { type: 'Degraded', status: 'True', reason: action.reason, message: action.message };
   }
-  const alarm = alarmCondition(cluster, observation);
-  if (alarm) return alarm;
-  const dead = action.kind === 'RemoveMember' && (action.reason === 'dead' || action.reason === 'lost');
-  const unhealthy = observation?.view.members.filter((member) => !member.healthy).length ?? 0;
-  // A member stopped by the roll itself is no fault (its restart is the step in progress).
-  if (dead || (unhealthy > 0 && !rolling)) {
-    return {
+  return (
+    alarmCondition(cluster, observation) ??
+    memberDown(action, observation, pods) ?? {
       type: 'Degraded',
-      status: 'True',
-      reason: dead ? 'MemberDead' : 'MembersUnhealthy',
-      message: `${unhealthy} member(s) not healthy`,
-    };
-  }
-  return { type: 'Degraded', status: 'False', reason: 'AsExpected', message: 'no problem found' };
+      status: 'False',
+      reason: 'AsExpected',
+      message: 'no problem found',
+    }
+  );
 }
 
 /** Members whose Pod is at the update revision, Ready, and who are healthy and caught up. */
@@ -217,6 +282,54 @@ function rollMessage(
   return `rolling to ${roll.updateRevision} (${cluster.spec.version}): ${updated} of ${members} members updated; ${step}`;
 }
 
+/** Nothing the controller does clears these until the user changes something: never `Progressing` then. */
+function isStalled(action: Action, pausedLoss: string | undefined): boolean {
+  return (
+    action.kind === 'Refuse' ||
+    action.kind === 'ReportQuorumLost' ||
+    pausedLoss !== undefined ||
+    (action.kind === 'Wait' && action.degraded === true)
+  );
+}
+
+/** `Ready`: `size` healthy voters with quorum, else the step in progress or the fault. */
+function readyCondition(
+  size: number,
+  observation: EtcdObservation | undefined,
+  action: Action,
+  notReadyReason: string,
+): ConditionInput {
+  const members = observation?.view.members ?? [];
+  const allReady =
+    members.length === size &&
+    members.every((member) => member.healthy && !member.learner) &&
+    observation?.view.quorum;
+  return allReady
+    ? {
+        type: 'Ready',
+        status: 'True',
+        reason: 'AllMembersReady',
+        message: `${size} of ${size} members ready`,
+      }
+    : { type: 'Ready', status: 'False', reason: notReadyReason, message: describeAction(action) };
+}
+
+function availableCondition(observation: EtcdObservation | undefined): ConditionInput {
+  return observation?.view.quorum === true
+    ? {
+        type: 'Available',
+        status: 'True',
+        reason: 'QuorumHeld',
+        message: 'a majority of voting members is healthy',
+      }
+    : {
+        type: 'Available',
+        status: 'False',
+        reason: observation ? 'QuorumLost' : 'NoMemberAnswers',
+        message: 'clients cannot write',
+      };
+}
+
 function conditionsFor(
   cluster: EtcdCluster,
   action: Action,
@@ -224,58 +337,29 @@ function conditionsFor(
   abandoned: readonly AbandonedData[],
   roll: RollView,
 ): ConditionInput[] {
-  const size = cluster.spec.size ?? DEFAULT_SIZE;
-  const members = observation?.view.members ?? [];
-  const allReady =
-    members.length === size &&
-    members.every((member) => member.healthy && !member.learner) &&
-    observation?.view.quorum;
-  const quorum = observation?.view.quorum === true;
   const rolling = isRollStep(
     action,
     roll,
     updatedMembers(observation, roll).length,
     observation?.view.members.length ?? 0,
   );
-  const progress = rolling ? 'RollingUpdate' : progressReason(action);
+  const pausedLoss = pausedQuorumLoss(cluster, action, observation, roll.pods);
+  const degradedCondition = degraded(cluster, action, observation, abandoned, pausedLoss, roll.pods);
+  const stalled = isStalled(action, pausedLoss);
+  const progress = stalled ? undefined : rolling ? 'RollingUpdate' : progressReason(action);
   const message = rolling ? rollMessage(cluster, action, observation, roll) : describeAction(action);
+  const idle = action.kind === 'Paused' ? 'Paused' : stalled ? degradedCondition.reason : 'Idle';
   const progressing: ConditionInput = progress
     ? { type: 'Progressing', status: 'True', reason: progress, message }
-    : {
-        type: 'Progressing',
-        status: 'False',
-        reason: action.kind === 'Paused' ? 'Paused' : 'Idle',
-        message: describeAction(action),
-      };
-  const degradedCondition = degraded(cluster, action, observation, abandoned, rolling);
-  const stalled = action.kind === 'Refuse' || action.kind === 'ReportQuorumLost';
+    : { type: 'Progressing', status: 'False', reason: idle, message };
   return [
-    allReady
-      ? {
-          type: 'Ready',
-          status: 'True',
-          reason: 'AllMembersReady',
-          message: `${size} of ${size} members ready`,
-        }
-      : {
-          type: 'Ready',
-          status: 'False',
-          reason: progress ?? degradedCondition.reason,
-          message: describeAction(action),
-        },
-    quorum
-      ? {
-          type: 'Available',
-          status: 'True',
-          reason: 'QuorumHeld',
-          message: 'a majority of voting members is healthy',
-        }
-      : {
-          type: 'Available',
-          status: 'False',
-          reason: observation ? 'QuorumLost' : 'NoMemberAnswers',
-          message: 'clients cannot write',
-        },
+    readyCondition(
+      cluster.spec.size ?? DEFAULT_SIZE,
+      observation,
+      action,
+      progress ?? (degradedCondition.status === 'True' ? degradedCondition.reason : idle),
+    ),
+    availableCondition(observation),
     progressing,
     degradedCondition,
     { ...progressing, type: 'Reconciling' },

@@ -1,7 +1,11 @@
--- Argo CD health of etcd.gitops.dev/EtcdCluster (Lua 5.1, as Argo CD runs it).
--- Suspended while spec.paused; Progressing until the controller has observed the current generation (older
--- conditions describe an older spec); then Degraded when Degraded=True, Progressing while Progressing=True,
--- Healthy when Ready=True, Degraded when Ready=False with nothing in progress.
+-- Argo CD health of etcd.gitops.dev/EtcdCluster (Lua 5.1, as Argo CD runs it); the conditions' meaning is
+-- docs/design/conventions.md, "Conditions and health". In order:
+--   spec.paused: Degraded while the controller reports quorum lost (Degraded, reason QuorumLost), else Suspended;
+--   no status, or status.observedGeneration < metadata.generation (older conditions describe an older spec):
+--     Progressing;
+--   Stalled=True (a fault only the user clears): Degraded;
+--   Progressing=True, also with Degraded=True (a fault being repaired): Progressing;
+--   Degraded=True: Degraded;  Ready=True: Healthy;  Ready=False with nothing in progress: Degraded.
 local hs = {}
 
 local function condition(status, kind)
@@ -16,13 +20,28 @@ local function condition(status, kind)
   return nil
 end
 
+local function isTrue(c)
+  return c ~= nil and c.status == "True"
+end
+
+local function say(health, c, fallback)
+  hs.status = health
+  hs.message = (c and (c.message or c.reason)) or fallback
+  return hs
+end
+
+local status = obj.status
+
 if obj.spec ~= nil and obj.spec.paused == true then
+  local degraded = condition(status, "Degraded")
+  if isTrue(degraded) and degraded.reason == "QuorumLost" then
+    return say("Degraded", degraded, "Quorum lost")
+  end
   hs.status = "Suspended"
   hs.message = "Paused: the controller reports status but changes nothing"
   return hs
 end
 
-local status = obj.status
 if status == nil then
   hs.status = "Progressing"
   hs.message = "Waiting for the controller to observe the cluster"
@@ -36,32 +55,29 @@ if status.observedGeneration == nil or (generation ~= nil and status.observedGen
   return hs
 end
 
-local degraded = condition(status, "Degraded")
-if degraded ~= nil and degraded.status == "True" then
-  hs.status = "Degraded"
-  hs.message = degraded.message or degraded.reason or "Degraded"
-  return hs
+local stalled = condition(status, "Stalled")
+if isTrue(stalled) then
+  return say("Degraded", stalled, "Stalled")
 end
 
 local progressing = condition(status, "Progressing")
-if progressing ~= nil and progressing.status == "True" then
-  hs.status = "Progressing"
-  hs.message = progressing.message or progressing.reason or "Progressing"
-  return hs
+if isTrue(progressing) then
+  return say("Progressing", progressing, "Progressing")
+end
+
+local degraded = condition(status, "Degraded")
+if isTrue(degraded) then
+  return say("Degraded", degraded, "Degraded")
 end
 
 local ready = condition(status, "Ready")
-if ready ~= nil and ready.status == "True" then
-  hs.status = "Healthy"
-  hs.message = ready.message or "Ready"
-  return hs
+if isTrue(ready) then
+  return say("Healthy", ready, "Ready")
 end
 
 if ready ~= nil and ready.status == "False" then
-  -- Not ready and nothing in progress: the cluster is not converging by itself.
-  hs.status = "Degraded"
-  hs.message = ready.message or ready.reason or "Not ready"
-  return hs
+  -- Not ready, no fault reported and nothing in progress: the cluster is not converging by itself.
+  return say("Degraded", ready, "Not ready")
 end
 
 hs.status = "Progressing"

@@ -1,5 +1,7 @@
--- Argo CD health of etcd.gitops.dev/EtcdRestore (Lua 5.1, as Argo CD runs it).
--- Completed is Healthy, Failed is Degraded, every other phase is Progressing.
+-- Argo CD health of etcd.gitops.dev/EtcdRestore (Lua 5.1, as Argo CD runs it); docs/design/conventions.md,
+-- "Conditions and health". Progressing until the controller has observed the current generation and set a phase;
+-- then Degraded when Stalled=True or the phase is Failed, Healthy when Completed, Progressing in every other phase
+-- (also while a problem is retried: Degraded=True with Progressing=True).
 local hs = {}
 local status = obj.status
 
@@ -12,12 +14,22 @@ end
 local generation = obj.metadata and obj.metadata.generation
 local stale = status.observedGeneration ~= nil and generation ~= nil and status.observedGeneration < generation
 
-if status.phase == "Completed" and not stale then
+local stalled = nil
+for _, c in ipairs(status.conditions or {}) do
+  if c.type == "Stalled" and c.status == "True" then
+    stalled = c
+  end
+end
+
+if stale then
+  hs.status = "Progressing"
+  hs.message = "Waiting for the controller to observe generation " .. tostring(generation)
+elseif stalled ~= nil or status.phase == "Failed" then
+  hs.status = "Degraded"
+  hs.message = status.message or (stalled and stalled.message) or "Restore failed"
+elseif status.phase == "Completed" then
   hs.status = "Healthy"
   hs.message = status.message or "Restore completed"
-elseif status.phase == "Failed" and not stale then
-  hs.status = "Degraded"
-  hs.message = status.message or "Restore failed"
 else
   hs.status = "Progressing"
   hs.message = status.phase .. (status.message and (": " .. status.message) or "")

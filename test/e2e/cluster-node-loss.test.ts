@@ -3,7 +3,8 @@
 // SIGKILLed at once, the API not told). Once its Node has not been Ready for spec.failureDetection.nodeNotReady, the
 // member is removed and replaced by a new member under a new name on a fourth node the test adds; no acknowledged
 // write is lost. When the dead node boots again, its stale member never rejoins, its Pod goes and its PVC is deleted
-// (whenScaled: Delete).
+// (whenScaled: Delete). Every status the controller writes is recorded (status-recorder.ts) and must read, for
+// Argo CD, kstatus and Flux, as its stage expects (test/health/expectations.ts, scenario node-loss).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CoreV1Api } from '@kubernetes/client-node';
@@ -11,6 +12,7 @@ import { withClient } from '../../controller/etcd/client.js';
 import { etcdVersions } from '../env/binaries.js';
 import { type Environment, startEnvironment } from '../env/environment.js';
 import { waitFor } from '../env/wait.js';
+import { assertHealthAsExpected } from '../health/judge.js';
 import {
   type ControllerProcesses,
   controllerProcesses,
@@ -23,6 +25,7 @@ import {
   prepareNamespace,
 } from '../integration/helpers/membership-kube.js';
 import { startWriter, type Writer } from '../integration/helpers/membership-writer.js';
+import { recordStatuses, type StatusRecorder } from './status-recorder.js';
 
 const ns = 'node-loss';
 const name = 'nl';
@@ -40,6 +43,7 @@ describe('EtcdCluster: a node dies', () => {
   let cluster: ClusterHandle;
   let writer: Writer;
   let core: CoreV1Api;
+  let recorder: StatusRecorder;
   /** What the test stopped, and when. */
   let lost: { member: string; id: string; node: string; pvc: string; stoppedAt: number };
   let replacement: string;
@@ -51,11 +55,18 @@ describe('EtcdCluster: a node dies', () => {
     env = await startEnvironment({ nodes: 3 });
     core = env.kubeConfig.makeApiClient(CoreV1Api);
     await prepareNamespace(env, ns);
+    recorder = await recordStatuses(env, {
+      namespace: ns,
+      scenario: 'node-loss',
+      source: 'test/e2e/cluster-node-loss.test.ts',
+      firstStage: 'creating',
+    });
     cluster = await createClusterHandle(env, ns, name);
     controllers = await controllerProcesses({ kubeconfigPath: env.kubeconfigPath, namespace: ns });
     await controllers.start();
     await cluster.apply(spec);
     await cluster.readyAt(3);
+    await recorder.stage('steady');
     writer = startWriter(cluster.clientURL, 'node-loss/');
     await waitFor(() => writer.acknowledged() > 50, { what: 'writes before the fault', timeoutMs: 60_000 });
   });
@@ -82,6 +93,7 @@ describe('EtcdCluster: a node dies', () => {
       pvc: `${leader}-data`,
       stoppedAt: Date.now(),
     };
+    await recorder.stage('node-lost');
     await env.faults.stopNode(lost.node);
     // A fourth node, as an autoscaler or an operator would add one; the dead node's taints keep Pods off it.
     const added = await env.nodes?.addNode();
@@ -125,6 +137,7 @@ describe('EtcdCluster: a node dies', () => {
   });
 
   test('GIVEN the member was replaced WHEN the dead node boots again THEN its stale member never rejoins, its Pod goes and its PVC is deleted (whenScaled: Delete)', async () => {
+    await recorder.stage('node-back');
     await env.faults.restartNode(lost.node);
     let samples = 0;
     await waitFor(
@@ -153,5 +166,10 @@ describe('EtcdCluster: a node dies', () => {
     await writer.stop();
     assert.deepEqual(await writer.lost(), []);
     process.stdout.write(`# node-loss: ${writer.acknowledged()} acknowledged writes, 0 lost\n`);
+  });
+
+  test('THEN every status the controller wrote reads, for Argo CD, kstatus and Flux, as its stage expects', async (t) => {
+    const recording = await recorder.stop();
+    t.diagnostic(assertHealthAsExpected(recording));
   });
 });

@@ -3,7 +3,9 @@
 // 3.5 → 3.6 roll with the controller SIGKILLed after each of its steps; a bad etcd flag stops the roll at its first
 // member (RollingUpdateFailed) and a fixed spec converges. Throughout, a monitor asks every member for its leader
 // every 500 ms (quorum), watches the member Pods (never more than one down) and records every status the
-// controller writes (currentVersion only moves at the end).
+// controller writes (currentVersion only moves at the end); a recorder (status-recorder.ts) keeps each status with
+// the test's stage, and each must read, for Argo CD, kstatus and Flux, as its stage expects
+// (test/health/expectations.ts, scenario rolling-update).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CoreV1Api, PolicyV1Api, type V1Pod } from '@kubernetes/client-node';
@@ -18,6 +20,7 @@ import type { EtcdCluster } from '../../controller/etcdcluster/api.js';
 import { etcdVersions } from '../env/binaries.js';
 import { type Environment, startEnvironment } from '../env/environment.js';
 import { waitFor } from '../env/wait.js';
+import { assertHealthAsExpected } from '../health/judge.js';
 import {
   type ControllerProcesses,
   type ControllerRun,
@@ -29,6 +32,7 @@ import {
   prepareNamespace,
 } from '../integration/helpers/membership-kube.js';
 import { startWriter, type Writer } from '../integration/helpers/membership-writer.js';
+import { recordStatuses, type StatusRecorder } from './status-recorder.js';
 
 const ns = 'cluster-rolling';
 const name = 'roll';
@@ -152,6 +156,7 @@ describe('EtcdCluster rolling changes', () => {
   let writer: Writer;
   let monitor: Monitor;
   let run: ControllerRun | undefined;
+  let recorder: StatusRecorder;
   const core = () => env.kubeConfig.makeApiClient(CoreV1Api);
   const spec = {
     size: 3,
@@ -200,6 +205,12 @@ describe('EtcdCluster rolling changes', () => {
   before(async () => {
     env = await startEnvironment({ nodes: 3 });
     await prepareNamespace(env, ns);
+    recorder = await recordStatuses(env, {
+      namespace: ns,
+      scenario: 'rolling-update',
+      source: 'test/e2e/cluster-rolling.test.ts',
+      firstStage: 'creating',
+    });
     cluster = await createClusterHandle(env, ns, name);
     // The PodDisruptionBudget the constructs synthesize for every cluster (constructs/etcd-cluster.ts).
     await env.kubeConfig.makeApiClient(PolicyV1Api).createNamespacedPodDisruptionBudget({
@@ -214,6 +225,7 @@ describe('EtcdCluster rolling changes', () => {
     await cluster.apply(spec);
     await cluster.readyAt(3);
     await budgetComputed(env);
+    await recorder.stage('steady');
     writer = startWriter(cluster.clientURL, 'roll/');
     monitor = startMonitor(env, () => cluster.read());
   });
@@ -228,6 +240,7 @@ describe('EtcdCluster rolling changes', () => {
     const before = await cluster.membership();
     const oldRevision = revisionOf(before.pods[0] as V1Pod);
     spec.version = etcdVersions['3.5'];
+    await recorder.stage('rolling');
     await cluster.apply(spec);
     const status = await rolledTo(etcdVersions['3.5']);
     assert.notEqual(status.updateRevision, oldRevision);
@@ -269,6 +282,7 @@ describe('EtcdCluster rolling changes', () => {
     run = undefined;
     const oldRevision = revisionOf((await livePods())[0] as V1Pod);
     spec.version = etcdVersions['3.6'];
+    await recorder.stage('rolling');
     await cluster.apply(spec);
     const atNew = async () => (await livePods()).filter((pod) => revisionOf(pod) !== oldRevision);
     for (const rolledBefore of [0, 1]) {
@@ -320,6 +334,7 @@ describe('EtcdCluster rolling changes', () => {
   test('WHEN resources change THEN the roll restarts each member once with the new resources', async () => {
     const oldRevision = revisionOf((await livePods())[0] as V1Pod);
     spec.resources = { requests: { cpu: '150m', memory: '160Mi' }, limits: { memory: '512Mi' } };
+    await recorder.stage('rolling');
     await cluster.apply(spec);
     const status = await rolledTo(etcdVersions['3.6']);
     assert.notEqual(status.updateRevision, oldRevision);
@@ -330,6 +345,7 @@ describe('EtcdCluster rolling changes', () => {
 
   test('WHEN an extra flag etcd does not know is set THEN the first rolled member fails, Degraded RollingUpdateFailed names it, nothing else rolls; the fixed spec converges', async () => {
     const oldRevision = revisionOf((await livePods())[0] as V1Pod);
+    await recorder.stage('roll-failing');
     await cluster.apply({ ...spec, extraFlags: { ...(spec.extraFlags as object), 'no-such-flag': 'x' } });
     const failed = await waitFor(
       async () => {
@@ -359,6 +375,13 @@ describe('EtcdCluster rolling changes', () => {
       what: 'writes during the failure',
       timeoutMs: 60_000,
     });
+    const stalled = (await cluster.read()).status?.conditions?.find((c) => c.type === 'Stalled');
+    assert.deepEqual(
+      [stalled?.status, stalled?.reason],
+      ['True', 'RollingUpdateFailed'],
+      'Stalled: only a fix helps',
+    );
+    await recorder.stage('roll-fixed');
     await cluster.apply(spec); // Git reverts the flag
     await rolledTo(etcdVersions['3.6']);
     assert.equal(
@@ -398,5 +421,10 @@ describe('EtcdCluster rolling changes', () => {
     }
     assert.ok(writer.acknowledged() > 100, `${writer.acknowledged()} writes`);
     assert.deepEqual(await writer.lost(), []);
+  });
+
+  test('THEN every status the controller wrote reads, for Argo CD, kstatus and Flux, as its stage expects', async (t) => {
+    const recording = await recorder.stop();
+    t.diagnostic(assertHealthAsExpected(recording));
   });
 });

@@ -1,7 +1,8 @@
 // Membership on the local Kubernetes: the reconciler (driven in-process, level-triggered) creates a size-1
 // cluster of real etcd member Pods, grows it to 3 by `kubectl scale`, refuses a storage change admission let
 // through, changes nothing while paused, and shrinks it back to 1, while a writer records every acknowledged
-// write; none may be lost.
+// write; none may be lost. Every status the controller writes is recorded (status-recorder.ts) and must read, for
+// Argo CD, kstatus and Flux, as its stage expects (test/health/expectations.ts, scenario scale-up).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -11,8 +12,10 @@ import type { EtcdCluster } from '../../controller/etcdcluster/api.js';
 import { etcdVersions } from '../env/binaries.js';
 import { type Environment, startEnvironment } from '../env/environment.js';
 import { waitFor } from '../env/wait.js';
+import { assertHealthAsExpected } from '../health/judge.js';
 import { startWriter, type Writer } from '../integration/helpers/membership-writer.js';
 import { driveReconciler, type ReconcileDriver } from './reconcile-driver.js';
+import { recordStatuses, type StatusRecorder } from './status-recorder.js';
 
 const ns = 'cluster-scale';
 const name = 'demo';
@@ -27,6 +30,7 @@ describe('EtcdCluster membership on the local Kubernetes', () => {
   let env: Environment;
   let writer: Writer | undefined;
   let driver: ReconcileDriver | undefined;
+  let recorder: StatusRecorder;
 
   const read = async () =>
     (await env.kubeConfig.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({
@@ -56,6 +60,12 @@ describe('EtcdCluster membership on the local Kubernetes', () => {
       '--timeout=60s',
     ]);
     await env.createNamespace(ns);
+    recorder = await recordStatuses(env, {
+      namespace: ns,
+      scenario: 'scale-up',
+      source: 'test/e2e/cluster-scale.test.ts',
+      firstStage: 'creating',
+    });
     const core = env.kubeConfig.makeApiClient(CoreV1Api);
     await core.createNamespacedService({
       namespace: ns,
@@ -100,6 +110,7 @@ describe('EtcdCluster membership on the local Kubernetes', () => {
   });
 
   test('GIVEN a Ready size-1 cluster WHEN kubectl scale --replicas=3 THEN three voters, Ready, writes continue', async () => {
+    await recorder.stage('scaling-up');
     await env.kubectl(['scale', 'etcdcluster', name, '-n', ns, '--replicas=3']);
     const status = await readyAt(3);
     assert.deepEqual(
@@ -123,6 +134,7 @@ describe('EtcdCluster membership on the local Kubernetes', () => {
   test('GIVEN three members WHEN a member Pod is deleted THEN its Pod is recreated on its PVC and the cluster is Ready', async () => {
     const core = env.kubeConfig.makeApiClient(CoreV1Api);
     const before = await core.readNamespacedPod({ namespace: ns, name: 'demo-1' });
+    await recorder.stage('member-pod-deleted');
     await core.deleteNamespacedPod({ namespace: ns, name: 'demo-1' });
     await waitFor(
       async () =>
@@ -140,6 +152,7 @@ describe('EtcdCluster membership on the local Kubernetes', () => {
   test('GIVEN three members WHEN a member loses its PVC (data) THEN it is removed from etcd and replaced, Ready again', async () => {
     const core = env.kubeConfig.makeApiClient(CoreV1Api);
     const idBefore = (await read()).status?.members?.find((member) => member.name === 'demo-2')?.id;
+    await recorder.stage('member-data-lost');
     await core.deleteNamespacedPersistentVolumeClaim({ namespace: ns, name: 'demo-2-data' });
     await core.deleteNamespacedPod({ namespace: ns, name: 'demo-2' });
     const status = await waitFor(
@@ -171,6 +184,7 @@ describe('EtcdCluster membership on the local Kubernetes', () => {
     const size = (await read()).spec.storage?.size ?? '1Gi';
     const before = await membersObjects();
     // WHEN
+    await recorder.stage('spec-refused');
     await patchSpec({ storage: { size: '3Gi' } });
     // THEN
     const degraded = await waitFor(
@@ -196,6 +210,7 @@ describe('EtcdCluster membership on the local Kubernetes', () => {
     assert.deepEqual(await membersObjects(), before, 'no Pod or PVC created, deleted or replaced');
     assert.equal((await condition('Available'))?.status, 'True', 'the cluster keeps serving');
     // WHEN reverted in Git
+    await recorder.stage('spec-reverted');
     await patchSpec({ storage: { size } });
     // THEN
     await readyAt(3);
@@ -207,12 +222,14 @@ describe('EtcdCluster membership on the local Kubernetes', () => {
 
   test('GIVEN three members WHEN paused and a member Pod is deleted THEN nothing is recreated and Progressing says Paused; WHEN unpaused THEN the Pod is recreated and the cluster is Ready', async () => {
     const core = env.kubeConfig.makeApiClient(CoreV1Api);
+    await recorder.stage('pausing');
     await patchSpec({ paused: true });
     await waitFor(async () => (await condition('Progressing'))?.reason === 'Paused', {
       what: 'Progressing Paused',
       timeoutMs: 30_000,
     });
     // WHEN a member Pod goes while paused
+    await recorder.stage('paused-member-down');
     await core.deleteNamespacedPod({ namespace: ns, name: 'demo-1' });
     await waitFor(async () => !(await membersObjects()).some((object) => object.startsWith('pod/demo-1@')), {
       what: 'demo-1 gone',
@@ -222,7 +239,12 @@ describe('EtcdCluster membership on the local Kubernetes', () => {
     await sleep(5_000); // several passes of the controller
     // THEN nothing is recreated
     assert.deepEqual(await membersObjects(), paused, 'nothing created while paused');
+    // THEN the member is reported down (nothing restarts it), quorum held: no Stalled
+    const down = await condition('Degraded');
+    assert.deepEqual([down?.status, down?.reason], ['True', 'MemberDown'], JSON.stringify(down));
+    assert.equal((await condition('Stalled'))?.status, 'False');
     // WHEN unpaused
+    await recorder.stage('unpausing');
     await patchSpec({ paused: false });
     // THEN
     await waitFor(async () => (await membersObjects()).some((object) => object.startsWith('pod/demo-1@')), {
@@ -233,6 +255,7 @@ describe('EtcdCluster membership on the local Kubernetes', () => {
   });
 
   test('GIVEN three members WHEN scaled to 1 THEN members leave one at a time, their Pods go, no acknowledged write is lost', async () => {
+    await recorder.stage('scaling-in');
     await env.kubectl(['scale', 'etcdcluster', name, '-n', ns, '--replicas=1']);
     const status = await readyAt(1);
     assert.equal(status.members?.length, 1);
@@ -248,5 +271,10 @@ describe('EtcdCluster membership on the local Kubernetes', () => {
     await writer?.stop();
     assert.ok((writer?.acknowledged() ?? 0) > 0, 'the writer got writes acknowledged');
     assert.deepEqual(await writer?.lost(), []);
+  });
+
+  test('THEN every status the controller wrote reads, for Argo CD, kstatus and Flux, as its stage expects', async (t) => {
+    const recording = await recorder.stop();
+    t.diagnostic(assertHealthAsExpected(recording));
   });
 });

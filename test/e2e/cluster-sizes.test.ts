@@ -1,14 +1,18 @@
 // Membership on the local Kubernetes with the controller as its own process (as its Deployment runs it): a size-3
 // cluster created directly and scaled 3→5→3→1→3 (by `kubectl scale` and by a Git-style apply), a member killed
 // three times in a row (comes back, not replaced), a member and the seed that lost their data (replaced, never back
-// empty), a majority lost with its data (reported, nothing destroyed), and a size-5 cluster created directly.
-// Writers record every acknowledged write; none may be lost.
+// empty), a majority lost with its data (reported, nothing destroyed) then paused (still reported), and a size-5
+// cluster created directly. Writers record every acknowledged write; none may be lost. Every status the controller
+// writes for alpha is recorded (status-recorder.ts) and must read, for Argo CD, kstatus and Flux, as its stage
+// expects (test/health/expectations.ts, scenario member-loss).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { etcdVersions } from '../env/binaries.js';
 import { type Environment, startEnvironment } from '../env/environment.js';
 import { waitFor } from '../env/wait.js';
+import { assertHealthAsExpected } from '../health/judge.js';
+import type { Recording } from '../health/recorded.js';
 import {
   type ControllerProcesses,
   type ControllerRun,
@@ -22,6 +26,7 @@ import {
   prepareNamespace,
 } from '../integration/helpers/membership-kube.js';
 import { startWriter, type Writer } from '../integration/helpers/membership-writer.js';
+import { recordStatuses, type StatusRecorder } from './status-recorder.js';
 
 const ns = 'cluster-sizes';
 const version = etcdVersions['3.6'];
@@ -37,11 +42,19 @@ describe('EtcdCluster sizes, scaling and member failures (controller process)', 
   let controllers: ControllerProcesses;
   let controller: ControllerRun;
   let alpha: ClusterHandle;
+  let recorder: StatusRecorder;
+  let recording: Recording | undefined;
   const writers: Writer[] = [];
 
   before(async () => {
     env = await startEnvironment({ nodes: 3 });
     await prepareNamespace(env, ns);
+    recorder = await recordStatuses(env, {
+      namespace: ns,
+      scenario: 'member-loss',
+      source: 'test/e2e/cluster-sizes.test.ts',
+      firstStage: 'creating',
+    });
     alpha = await createClusterHandle(env, ns, 'alpha');
     controllers = await controllerProcesses({ kubeconfigPath: env.kubeconfigPath, namespace: ns });
     controller = await controllers.start();
@@ -68,6 +81,7 @@ describe('EtcdCluster sizes, scaling and member failures (controller process)', 
   });
 
   test('GIVEN 3 members WHEN kubectl scale --replicas=5 THEN five voters, Ready', async () => {
+    await recorder.stage('scaling-up');
     await alpha.scale(5);
     await alpha.readyAt(5);
     const membership = await alpha.membership();
@@ -79,6 +93,7 @@ describe('EtcdCluster sizes, scaling and member failures (controller process)', 
   });
 
   test('GIVEN 5 members WHEN spec.size 3 is applied THEN the two highest leave, their PVCs are retained', async () => {
+    await recorder.stage('scaling-in');
     await alpha.apply({ size: 3, version });
     await alpha.readyAt(3);
     const membership = await waitFor(
@@ -97,6 +112,7 @@ describe('EtcdCluster sizes, scaling and member failures (controller process)', 
   });
 
   test('GIVEN 3 members WHEN scaled to 1 and back to 3 THEN the new members skip every retained PVC name', async () => {
+    await recorder.stage('scaling-in');
     await alpha.scale(1);
     await alpha.readyAt(1);
     await waitFor(async () => (await alpha.membership()).pods.length === 1, {
@@ -104,6 +120,7 @@ describe('EtcdCluster sizes, scaling and member failures (controller process)', 
       timeoutMs: 60_000,
       intervalMs: 500,
     });
+    await recorder.stage('scaling-up');
     await alpha.scale(3);
     await alpha.readyAt(3);
     const membership = await alpha.membership();
@@ -122,6 +139,7 @@ describe('EtcdCluster sizes, scaling and member failures (controller process)', 
       const status = pod.status?.containerStatuses?.find((s) => s.name === 'etcd');
       return status?.state?.running ? status : undefined;
     };
+    await recorder.stage('member-killed');
     for (let kill = 1; kill <= 3; kill += 1) {
       await waitFor(async () => (await running())?.restartCount === kill - 1, {
         what: `alpha-5's etcd running after ${kill - 1} kills`,
@@ -162,6 +180,7 @@ describe('EtcdCluster sizes, scaling and member failures (controller process)', 
 
   test('GIVEN 3 members WHEN a member loses its PVC data and its etcd restarts THEN it is removed and replaced by a new member, Ready', async () => {
     const before = await alpha.membership();
+    await recorder.stage('member-data-lost');
     await loseDataAndWaitReplaced('alpha-6');
     const after = await alpha.membership();
     assertConsistent(after, ['alpha-0', 'alpha-5', 'alpha-7']);
@@ -177,6 +196,7 @@ describe('EtcdCluster sizes, scaling and member failures (controller process)', 
       'the seed was marked existing once it served',
     );
     const before = await alpha.membership();
+    await recorder.stage('seed-data-lost');
     await loseDataAndWaitReplaced('alpha-0');
     const after = await alpha.membership();
     assertConsistent(after, ['alpha-5', 'alpha-7', 'alpha-8']);
@@ -195,6 +215,7 @@ describe('EtcdCluster sizes, scaling and member failures (controller process)', 
     // and letting etcd restart need not be a quorum loss to etcd: member ids are derived from peer URLs and token,
     // so etcd may let an empty joiner back in to vote the survivor leader; see membership.md.)
     const lost = ['alpha-5', 'alpha-7'];
+    await recorder.stage('quorum-lost');
     for (const member of lost) {
       await core.deleteNamespacedPersistentVolumeClaim({ namespace: ns, name: `${member}-data` });
       await core.deleteNamespacedPod({ namespace: ns, name: member });
@@ -236,7 +257,47 @@ describe('EtcdCluster sizes, scaling and member failures (controller process)', 
       before.pvcs.filter((pvc) => !lost.includes(pvc.replace(/-data$/, ''))),
       'no other PVC deleted, none created',
     );
+  });
+
+  test('GIVEN quorum lost WHEN spec.paused is set THEN Degraded QuorumLost and Stalled stay (paused is no excuse), nothing is recreated', async () => {
+    const before = await alpha.membership();
+    await recorder.stage('paused-quorum-lost');
+    await env.kubectl([
+      'patch',
+      'etcdcluster',
+      'alpha',
+      '-n',
+      ns,
+      '--type=merge',
+      '-p',
+      '{"spec":{"paused":true}}',
+    ]);
+    const status = await waitFor(
+      async () => {
+        const object = await alpha.read();
+        const progressing = object.status?.conditions?.find((condition) => condition.type === 'Progressing');
+        const seen = object.status?.observedGeneration === object.metadata.generation;
+        return seen && progressing?.reason === 'Paused' && object.status;
+      },
+      { what: 'the pause observed', timeoutMs: 60_000, intervalMs: 500 },
+    );
+    const condition = (type: string) => status.conditions?.find((c) => c.type === type);
+    assert.deepEqual([condition('Degraded')?.status, condition('Degraded')?.reason], ['True', 'QuorumLost']);
+    assert.match(condition('Degraded')?.message ?? '', /spec\.paused is true/);
+    assert.deepEqual([condition('Stalled')?.status, condition('Stalled')?.reason], ['True', 'QuorumLost']);
+    assert.equal(condition('Progressing')?.status, 'False');
+    const after = await alpha.membership();
+    assert.deepEqual(
+      after.pods.map((pod) => pod.metadata?.uid),
+      before.pods.map((pod) => pod.metadata?.uid),
+    );
+    recording = await recorder.stop();
     await env.kubectl(['delete', 'etcdcluster', 'alpha', '-n', ns, '--wait=false']);
+  });
+
+  test('THEN every status the controller wrote for alpha reads, for Argo CD, kstatus and Flux, as its stage expects', (t) => {
+    assert.ok(recording, 'the recording of alpha was stopped');
+    t.diagnostic(assertHealthAsExpected(recording));
   });
 
   test('GIVEN a size-5 EtcdCluster WHEN applied THEN five voters run, Ready, and a writer loses nothing', async () => {

@@ -1,11 +1,13 @@
 // The CRDs' schema and CEL rules, enforced by a real kube-apiserver of the target version: defaults, the
 // odd-size rule, version format and the version path (no downgrade, one minor at a time, 3.5.26 before 3.6; from
-// status.currentVersion when set, else the old spec), immutable fields, and `kubectl scale` on the scale subresource.
+// status.currentVersion when set, else the old spec), immutable fields, `kubectl scale` on the scale subresource,
+// and the status default that keeps kstatus and Flux from calling a new object done before the controller wrote.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { etcdClusterCrd, etcdRestoreCrd } from '../../constructs/api/crds.js';
 import { type ControlPlane, startControlPlane } from '../env/control-plane.js';
 import { kubectl } from '../env/kubectl.js';
+import { computeHealth, fluxHealthCheckExprs } from '../health/kstatus.js';
 
 const ns = 'crd-rules';
 
@@ -326,5 +328,33 @@ describe('EtcdCluster and EtcdRestore admission on a real API server', () => {
     });
     assert.equal((await apply(restore('main'))).code, 0);
     assert.match(await refused(restore('other')), /clusterName is immutable/);
+  });
+
+  test('GIVEN a new EtcdCluster and EtcdRestore nobody acted on THEN the API server shows status.observedGeneration 0, and kstatus and Flux say InProgress, not Current', async () => {
+    assert.equal((await apply(cluster('unobserved', { version: '3.6.16' }))).code, 0);
+    const restore = {
+      apiVersion: 'etcd.gitops.dev/v1alpha1',
+      kind: 'EtcdRestore',
+      metadata: { name: 'unobserved', namespace: ns },
+      spec: {
+        clusterName: 'unobserved',
+        backup: { bucket: 'etcd-backups', latestUnderPrefix: 'x/', credentialsSecretName: 's3' },
+      },
+    };
+    assert.equal((await apply(restore)).code, 0);
+    for (const kind of ['EtcdCluster', 'EtcdRestore'] as const) {
+      const object = JSON.parse(
+        (await run(['get', kind.toLowerCase(), 'unobserved', '-n', ns, '-o', 'json'])).stdout,
+      );
+      assert.deepEqual(object.status, { observedGeneration: 0 }, kind);
+      assert.equal(object.metadata.generation, 1);
+      const [health] = computeHealth([object], fluxHealthCheckExprs(kind));
+      assert.equal(health?.kstatus, 'InProgress', `${kind}: ${health?.kstatusMessage}`);
+      assert.equal(health?.fluxKstatus, 'InProgress', kind);
+      assert.equal(health?.flux, 'InProgress', `${kind}: ${health?.fluxError ?? ''}`);
+      // What the default prevents: without any status, kstatus takes the object for done.
+      const { status: _status, ...bare } = object;
+      assert.equal(computeHealth([bare])[0]?.kstatus, 'Current', kind);
+    }
   });
 });

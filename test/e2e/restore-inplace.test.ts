@@ -6,7 +6,9 @@
 // the cluster back Ready at its declared size with exactly the keys of the backup, its Git-owned spec untouched,
 // while a second restore of the cluster waits for it (and is then refused: the cluster is healthy again).
 // The controller runs as a process inside the environment's network namespace (as on a control-plane host), so it
-// reaches MinIO at the address the seed's restore uses.
+// reaches MinIO at the address the seed's restore uses. Every EtcdCluster and EtcdRestore status the controller
+// writes is recorded (status-recorder.ts) and must read, for Argo CD, kstatus and Flux, as its stage expects
+// (test/health/expectations.ts, scenario restore).
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -22,6 +24,7 @@ import { etcdVersions } from '../env/binaries.js';
 import { type Environment, startEnvironment } from '../env/environment.js';
 import type { ManagedProcess } from '../env/process-group.js';
 import { waitFor } from '../env/wait.js';
+import { assertHealthAsExpected } from '../health/judge.js';
 import { createBucket, minioClient } from '../integration/helpers/backup-cli.js';
 import {
   backupNow,
@@ -31,6 +34,7 @@ import {
   whileRunning,
 } from '../integration/helpers/restore-kube.js';
 import { download, keys, metadataOf } from '../integration/helpers/s3-objects.js';
+import { recordStatuses, type StatusRecorder } from './status-recorder.js';
 
 const ns = 'restore-inplace';
 const name = 'demo';
@@ -45,6 +49,7 @@ describe('in-place restore after quorum loss (local Kubernetes, MinIO)', () => {
   let bucket: string;
   let backupKey: string;
   let gitOwned: { generation?: number; spec: EtcdCluster['spec'] };
+  let recorder: StatusRecorder;
   const custom = () => env.kubeConfig.makeApiClient(CustomObjectsApi);
   const core = () => env.kubeConfig.makeApiClient(CoreV1Api);
   const readCluster = async () =>
@@ -157,6 +162,12 @@ describe('in-place restore after quorum loss (local Kubernetes, MinIO)', () => {
       await env.kubectl(['wait', '--for=condition=Established', `crd/${crd.metadata.name}`, '--timeout=60s']);
     }
     await env.createNamespace(ns);
+    recorder = await recordStatuses(env, {
+      namespace: ns,
+      scenario: 'restore',
+      source: 'test/e2e/restore-inplace.test.ts',
+      firstStage: 'creating',
+    });
     await core().createNamespacedSecret({
       namespace: ns,
       body: {
@@ -195,6 +206,7 @@ describe('in-place restore after quorum loss (local Kubernetes, MinIO)', () => {
       }),
     });
     await readyAt(3);
+    await recorder.stage('backing-up');
     const client = new Etcd3({ hosts: [clientURL] });
     try {
       await untilAnswering(client, clientURL);
@@ -214,6 +226,7 @@ describe('in-place restore after quorum loss (local Kubernetes, MinIO)', () => {
   test('GIVEN the healthy cluster WHEN restores name a cluster that does not exist, or the healthy cluster without allowHealthyCluster THEN each fails with its reason and a Warning Event, and no Pod or PVC changes', async () => {
     const before = await podsAndPvcs();
     // WHEN
+    await recorder.stage('restores-refused');
     await createRestore('no-such-cluster', backupKey, { clusterName: 'nope' });
     await createRestore('healthy', backupKey);
     // THEN
@@ -225,6 +238,7 @@ describe('in-place restore after quorum loss (local Kubernetes, MinIO)', () => {
 
   test('GIVEN a majority killed with its data WHEN a restore names a corrupt backup THEN it fails before any Pod or PVC changes', async () => {
     // GIVEN two of three members lose Pod and PVC
+    await recorder.stage('quorum-lost');
     for (const member of ['demo-1', 'demo-2']) {
       await core().deleteNamespacedPersistentVolumeClaim({ namespace: ns, name: `${member}-data` });
       await core().deleteNamespacedPod({ namespace: ns, name: member, gracePeriodSeconds: 0 });
@@ -233,6 +247,15 @@ describe('in-place restore after quorum loss (local Kubernetes, MinIO)', () => {
       async () =>
         (await readCluster()).status?.conditions?.find((c) => c.type === 'Available')?.status === 'False',
       { what: 'the cluster to report quorum lost', timeoutMs: 120_000, intervalMs: 1_000 },
+    );
+    await waitFor(
+      async () => {
+        const conditions = (await readCluster()).status?.conditions ?? [];
+        const is = (type: string, reason: string) =>
+          conditions.some((c) => c.type === type && c.status === 'True' && c.reason === reason);
+        return is('Degraded', 'QuorumLost') && is('Stalled', 'QuorumLost');
+      },
+      { what: 'Degraded and Stalled QuorumLost', timeoutMs: 120_000, intervalMs: 1_000 },
     );
     // AND a corrupt copy of the backup with the original's metadata
     const file = join(dir, 'corrupt.db');
@@ -247,6 +270,7 @@ describe('in-place restore after quorum loss (local Kubernetes, MinIO)', () => {
     const before = await podsAndPvcs();
 
     // WHEN a restore names it
+    await recorder.stage('restores-failing');
     await createRestore('corrupt', `${backupKey}.corrupt`);
 
     // THEN it fails with ChecksumMismatch, the cluster was never locked, no Pod or PVC changed
@@ -281,6 +305,7 @@ describe('in-place restore after quorum loss (local Kubernetes, MinIO)', () => {
   });
 
   test('WHEN a restore names the good backup THEN the cluster is Ready at 3 members with exactly the keys of the backup, and a second restore of the cluster waits meanwhile', async () => {
+    await recorder.stage('restoring');
     await createRestore('good', backupKey);
     // AND a second restore of the same cluster, created while the first holds it, waits for it
     await waitFor(async () => (await readCluster()).status?.restore?.name === 'good', {
@@ -335,5 +360,10 @@ describe('in-place restore after quorum loss (local Kubernetes, MinIO)', () => {
     // AND the object Git owns was never edited (no drift for Argo CD)
     const cluster = await readCluster();
     assert.deepEqual({ generation: cluster.metadata?.generation, spec: cluster.spec }, gitOwned);
+  });
+
+  test('THEN every status the controller wrote reads, for Argo CD, kstatus and Flux, as its stage expects', async (t) => {
+    const recording = await recorder.stop();
+    t.diagnostic(assertHealthAsExpected(recording));
   });
 });

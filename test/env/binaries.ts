@@ -1,5 +1,6 @@
 // Where the locally built test binaries live. Versions come from test/env/versions.env, the one place
 // they are pinned; test/env/bin-build/build.sh builds whatever is missing into the same directories.
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -96,4 +97,17 @@ export function prometheusOperatorCrds(): string[] {
 
 export function corednsBinary(): string {
   return binary(`coredns-${pinned('COREDNS_VERSION')}`, 'coredns');
+}
+
+/**
+ * health-check (test/env/bin-build/health-check/main.go): kstatus and Flux's CEL health checks, built per pinned
+ * versions and per hash of its source (so an edited main.go is rebuilt by `npm run binaries`).
+ */
+export function healthCheckBinary(): string {
+  const source = readFileSync(join(repoRoot, 'test', 'env', 'bin-build', 'health-check', 'main.go'));
+  const sum = createHash('sha256').update(source).digest('hex').slice(0, 12);
+  return binary(
+    `health-check-${pinned('CLI_UTILS_VERSION')}-${pinned('FLUX_RUNTIME_VERSION')}-${sum}`,
+    'health-check',
+  );
 }

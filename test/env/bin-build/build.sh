@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds (or finds in the cache) every binary the local test environment needs.
 # Cached under ${ETCD_GITOPS_CACHE:-$HOME/.cache/etcd-gitops}/<component>-<version>/; rebuilt only when missing.
-# Usage: build.sh [all|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|coredns|node-packages|lua]
+# Usage: build.sh [all|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|coredns|node-packages|lua|health-check]
 #   etcd: the etcd tools our product image ships (npm run image needs only these)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -205,6 +205,35 @@ build_etcd34() {
   (systemctl stop etcd 2>/dev/null || service etcd stop 2>/dev/null || pkill -x etcd -u etcd 2>/dev/null || true) >/dev/null 2>&1
 }
 
+# health-check (test/env/bin-build/health-check/main.go): kstatus and Flux's CEL health checks over objects read as
+# JSON, with the libraries of CLI_UTILS_VERSION and FLUX_RUNTIME_VERSION. Cached per versions and per source hash,
+# as test/env/binaries.ts names it.
+build_health_check() {
+  local src="$here/health-check/main.go"
+  local sum
+  sum=$(sha256sum "$src" | cut -c1-12)
+  local out="$cache/health-check-$CLI_UTILS_VERSION-$FLUX_RUNTIME_VERSION-$sum"
+  [ -x "$out/health-check" ] && return 0
+  log "building health-check (cli-utils $CLI_UTILS_VERSION, fluxcd/pkg/runtime $FLUX_RUNTIME_VERSION)"
+  local work="$cache/src/health-check-$CLI_UTILS_VERSION-$FLUX_RUNTIME_VERSION-$sum"
+  mkdir -p "$work"
+  {
+    echo "module etcdgitops.local/healthcheck"
+    echo
+    echo "go $(go env GOVERSION | sed 's/^go//; s/\.[0-9]*$//')"
+    echo
+    echo "require ("
+    echo "  sigs.k8s.io/cli-utils $CLI_UTILS_VERSION"
+    echo "  github.com/fluxcd/pkg/runtime $FLUX_RUNTIME_VERSION"
+    echo ")"
+  } >"$work/go.mod"
+  cp "$src" "$work/main.go"
+  (cd "$work" && go mod tidy >/dev/null)
+  mkdir -p "$out.tmp"
+  (cd "$work" && go build -trimpath -ldflags "-s -w" -o "$out.tmp/health-check" .)
+  rm -rf "$out" && mv "$out.tmp" "$out"
+}
+
 case "${1:-all}" in
   kubernetes) build_kubernetes ;;
   etcd) build_etcd34 && build_etcd "$ETCD35_VERSION" && build_etcd "$ETCD36_VERSION" && apt_install dpkg gzip tar ;;
@@ -228,8 +257,10 @@ case "${1:-all}" in
     build_minio
     build_promtool
     fetch_prometheus_operator_crds
+    build_health_check
     ;;
   promtool) build_promtool ;;
+  health-check) build_health_check ;;
   prometheus-operator-crds) fetch_prometheus_operator_crds ;;
-  *) echo "usage: $0 [all|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|coredns|promtool|prometheus-operator-crds|node-packages|lua]" >&2; exit 2 ;;
+  *) echo "usage: $0 [all|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|coredns|promtool|prometheus-operator-crds|node-packages|lua|health-check]" >&2; exit 2 ;;
 esac

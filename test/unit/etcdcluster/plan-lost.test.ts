@@ -152,10 +152,11 @@ const cases: Case[] = [
     expect: { kind: 'AddLearner', member: 'demo-3' },
   },
   {
-    given: 'the replacement learner runs: promoted, the old Pod still terminating',
+    given: 'the replacement learner runs and answers: promoted, the old Pod still terminating',
     input: {
       ...learnerAdded,
       pods: learnerAdded.pods.map((p) => (p.member === 'demo-3' ? { ...p, running: true } : p)),
+      etcd: etcd([member(0), member(2), member(3, { learner: true, started: true, healthy: true })]),
     },
     expect: { kind: 'PromoteLearner', member: 'demo-3' },
   },

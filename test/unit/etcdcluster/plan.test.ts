@@ -331,6 +331,15 @@ const cases: Case[] = [
     expect: { kind: 'ReportQuorumLost', message: '0 of 3 voting members are healthy' },
   },
   {
+    given: 'the leader just killed: its followers still name it, so the member list is not the leader’s',
+    input: {
+      ...s3,
+      pods: [pod(0, { running: true, ready: false }), pod(1), pod(2)],
+      etcd: etcd([member(0, { healthy: false }), member(1), member(2)], { quorum: false }),
+    },
+    expect: { kind: 'Wait', reason: 'LeaderChanging' },
+  },
+  {
     given: 'a majority crash-looping on lost data',
     input: {
       ...s3,
@@ -572,6 +581,18 @@ const cases: Case[] = [
       etcd: etcd([member(0), member(1, { learner: true, started: true, healthy: true })]),
     },
     expect: { kind: 'PromoteLearner', member: 'demo-1', id: '1001' },
+  },
+  {
+    given:
+      'a learner whose Pod runs but that does not answer yet (promoting it would cost quorum in a 1 → 2 growth)',
+    input: {
+      ...steady(1),
+      cluster: cluster({ size: 3 }),
+      pods: [pod(0), pod(1, { ready: false })],
+      pvcs: [pvc(0), pvc(1)],
+      etcd: etcd([member(0), member(1, { learner: true, started: true, healthy: false })]),
+    },
+    expect: { kind: 'Wait', reason: 'LearnerStarting' },
   },
   {
     given: 'a learner while the cluster was scaled back down (undo the add)',

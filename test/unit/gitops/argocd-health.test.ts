@@ -2,17 +2,23 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import { repoRoot } from '../../env/binaries.js';
-import { runHealthScript, toLua } from './lua.js';
+import { runHealthScript, toLua } from '../../health/lua.js';
 
 const docs = join(repoRoot, 'docs', 'gitops');
 const clusterScript = join(docs, 'health-etcdcluster.lua');
 const restoreScript = join(docs, 'health-etcdrestore.lua');
 
-const condition = (type: string, status: string, message = `${type} is ${status}`) => ({
+const condition = (
+  type: string,
+  status: string,
+  message = `${type} is ${status}`,
+  reason = type === 'Ready' ? 'MembersReady' : 'Test',
+) => ({
   type,
   status,
-  reason: type === 'Ready' ? 'MembersReady' : 'Test',
+  reason,
   message,
   lastTransitionTime: '2026-01-01T00:00:00Z',
 });
@@ -91,6 +97,102 @@ describe('Argo CD health check of EtcdCluster (Lua 5.1)', () => {
       cluster(1, { observedGeneration: 1, conditions: ready }, { paused: true }),
       ['Suspended', 'Paused: the controller reports status but changes nothing'],
     ],
+    [
+      'a member being replaced (Degraded and Progressing both True)',
+      cluster(2, {
+        observedGeneration: 2,
+        conditions: [
+          condition('Ready', 'False'),
+          condition('Progressing', 'True', 'ReplacingMember example-1'),
+          condition('Degraded', 'True', 'member example-1 is dead', 'MemberDead'),
+          condition('Stalled', 'False'),
+        ],
+      }),
+      ['Progressing', 'ReplacingMember example-1'],
+    ],
+    [
+      'a stalled cluster (a refused spec, members fine)',
+      cluster(2, {
+        observedGeneration: 2,
+        conditions: [
+          condition('Ready', 'True'),
+          condition('Progressing', 'False'),
+          condition('Degraded', 'True', 'spec.storage.size: 3Gi is not allowed', 'InvalidSpec'),
+          condition('Stalled', 'True', 'spec.storage.size: 3Gi is not allowed', 'InvalidSpec'),
+        ],
+      }),
+      ['Degraded', 'spec.storage.size: 3Gi is not allowed'],
+    ],
+    [
+      'Stalled=True whatever else says (Stalled before Progressing)',
+      cluster(2, {
+        observedGeneration: 2,
+        conditions: [condition('Progressing', 'True'), condition('Stalled', 'True', 'stuck')],
+      }),
+      ['Degraded', 'stuck'],
+    ],
+    [
+      'a ready cluster with an etcd alarm',
+      cluster(2, {
+        observedGeneration: 2,
+        conditions: [
+          condition('Ready', 'True'),
+          condition('Progressing', 'False'),
+          condition('Degraded', 'True', 'etcd alarm NOSPACE', 'NoSpace'),
+        ],
+      }),
+      ['Degraded', 'etcd alarm NOSPACE'],
+    ],
+    [
+      'a paused cluster that lost quorum',
+      cluster(
+        3,
+        {
+          observedGeneration: 3,
+          conditions: [
+            condition('Ready', 'False'),
+            condition('Progressing', 'False', 'paused', 'Paused'),
+            condition('Degraded', 'True', '1 of 3 voting members are healthy', 'QuorumLost'),
+            condition('Stalled', 'True', '1 of 3 voting members are healthy', 'QuorumLost'),
+          ],
+        },
+        { paused: true },
+      ),
+      ['Degraded', '1 of 3 voting members are healthy'],
+    ],
+    [
+      'a cluster that lost quorum, paused just now (the controller has not seen the pause yet)',
+      cluster(
+        4,
+        {
+          observedGeneration: 3,
+          conditions: [condition('Degraded', 'True', 'quorum lost', 'QuorumLost')],
+        },
+        { paused: true },
+      ),
+      ['Degraded', 'quorum lost'],
+    ],
+    [
+      'a paused cluster with quorum and a member down',
+      cluster(
+        3,
+        {
+          observedGeneration: 3,
+          conditions: [
+            condition('Ready', 'False'),
+            condition('Available', 'True'),
+            condition('Degraded', 'True', 'member example-1: no Pod', 'MemberDown'),
+          ],
+        },
+        { paused: true },
+      ),
+      ['Suspended', 'Paused: the controller reports status but changes nothing'],
+    ],
+    [
+      'a new cluster with the API server default status',
+      cluster(1, { observedGeneration: 0 }),
+      ['Progressing', 'Waiting for the controller to observe generation 1'],
+    ],
   ] as const) {
     it(`GIVEN ${given} WHEN Argo CD evaluates health THEN it is ${expected[0]}`, () => {
       const health = runHealthScript(clusterScript, obj);
@@ -127,6 +229,40 @@ describe('Argo CD health check of EtcdRestore (Lua 5.1)', () => {
       restore({ phase: 'Failed', observedGeneration: 1, message: 'ChecksumMismatch: backup sha256 differs' }),
       ['Degraded', 'ChecksumMismatch: backup sha256 differs'],
     ],
+    [
+      'a restore with the API server default status',
+      restore({ observedGeneration: 0 }),
+      ['Progressing', 'Waiting for the controller to start the restore'],
+    ],
+    [
+      'a restore retrying an unreachable S3 (Degraded and Progressing)',
+      restore({
+        phase: 'Verifying',
+        observedGeneration: 1,
+        message: 'S3 unreachable',
+        conditions: [
+          { type: 'Progressing', status: 'True', reason: 'S3Unavailable' },
+          { type: 'Degraded', status: 'True', reason: 'S3Unavailable' },
+          { type: 'Stalled', status: 'False', reason: 'AsExpected' },
+        ],
+      }),
+      ['Progressing', 'Verifying: S3 unreachable'],
+    ],
+    [
+      'a restore the controller reports stalled',
+      restore({
+        phase: 'Restoring',
+        observedGeneration: 1,
+        message: 'stuck',
+        conditions: [{ type: 'Stalled', status: 'True', reason: 'Test' }],
+      }),
+      ['Degraded', 'stuck'],
+    ],
+    [
+      'a completed restore whose spec changed since',
+      { ...restore({ phase: 'Completed', observedGeneration: 1 }), metadata: { name: 'r', generation: 2 } },
+      ['Progressing', 'Waiting for the controller to observe generation 2'],
+    ],
   ] as const) {
     it(`GIVEN ${given} WHEN Argo CD evaluates health THEN it is ${expected[0]}`, () => {
       const health = runHealthScript(restoreScript, obj);
@@ -136,8 +272,11 @@ describe('Argo CD health check of EtcdRestore (Lua 5.1)', () => {
 });
 
 describe('the argocd-cm snippet', () => {
-  it('GIVEN docs/gitops/argocd-cm.yaml THEN it carries both Lua scripts verbatim under the right keys', () => {
+  it('GIVEN docs/gitops/argocd-cm.yaml THEN it is what scripts/gen-argocd-cm.mjs writes from the Lua scripts', async () => {
     const cm = readFileSync(join(docs, 'argocd-cm.yaml'), 'utf8');
+    const generator = pathToFileURL(join(repoRoot, 'scripts', 'gen-argocd-cm.mjs')).href;
+    const { argocdCm } = (await import(generator)) as { argocdCm(): string };
+    assert.equal(cm, argocdCm(), 'docs/gitops/argocd-cm.yaml is stale: run node scripts/gen-argocd-cm.mjs');
     for (const [key, script] of [
       ['resource.customizations.health.etcd.gitops.dev_EtcdCluster', clusterScript],
       ['resource.customizations.health.etcd.gitops.dev_EtcdRestore', restoreScript],

@@ -46,3 +46,36 @@ export function runHealthScript(script: string, obj: unknown): HealthStatus {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/**
+ * Evaluates `script` once for each of `objects` in one `lua5.1` process (each object in a function of its own, so
+ * no chunk reaches Lua 5.1's limit of constants); the results in order.
+ */
+export function runHealthScriptOver(script: string, objects: readonly unknown[]): HealthStatus[] {
+  if (objects.length === 0) return [];
+  const dir = mkdtempSync(join(tmpdir(), 'etcd-gitops-lua-'));
+  try {
+    const harness = join(dir, 'harness.lua');
+    const makers = objects.map((obj) => `function() return ${toLua(obj)} end`);
+    writeFileSync(
+      harness,
+      `local makers = {\n${makers.join(',\n')}\n}\nlocal check = assert(loadfile(${toLua(script)}))\n` +
+        'for _, make in ipairs(makers) do\n  obj = make()\n  local hs = check()\n' +
+        '  io.write(tostring(hs.status), "\\t", (string.gsub(tostring(hs.message), "[\\t\\n]", " ")), "\\n")\nend\n',
+    );
+    const run = spawnSync('lua5.1', [harness], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+    assert.ifError(
+      run.error &&
+        new Error(`lua5.1 could not run (${run.error.message}): run 'bash test/env/bin-build/build.sh lua'`),
+    );
+    assert.equal(run.status, 0, `lua5.1 failed: ${run.stderr}`);
+    const lines = run.stdout.split('\n').slice(0, objects.length);
+    assert.equal(lines.length, objects.length, 'one result per object');
+    return lines.map((line) => {
+      const [status = '', message = ''] = line.split('\t');
+      return { status, message };
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
