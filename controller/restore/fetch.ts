@@ -13,23 +13,21 @@ import { downloadSnapshot } from './download.js';
 import { snapshotVersionProblem } from './etcd-version.js';
 import { RestoreError } from './exit-codes.js';
 import { type BackupSource, type LocatedBackup, locateBackup } from './locate.js';
-import type { SeedIdentity } from './snapshot-restore.js';
-import { existingData, freshStaging, restoreInto } from './stage.js';
+import {
+  existingData,
+  freshStaging,
+  type RestoreTarget,
+  restoreInto,
+  type SkippedRestore,
+} from './stage.js';
 
-export interface FetchOptions {
+export interface FetchOptions extends RestoreTarget {
   readonly source: BackupSource;
   readonly s3: S3Options;
-  /** The member's data dir, `/var/lib/etcd/data` in a member Pod; its parent holds the `restore/` staging dir. */
-  readonly dataDir: string;
-  /** The cluster's `spec.version`: a snapshot of a newer minor is refused. */
-  readonly clusterVersion: string;
-  readonly seed: SeedIdentity;
-  /** Path of `etcdutl` (or 3.4's `etcdctl`) matching `clusterVersion`. */
-  readonly restoreTool: string;
 }
 
 export type FetchResult =
-  | { readonly outcome: 'skipped'; readonly dataDir: string }
+  | SkippedRestore
   | {
       readonly outcome: 'restored';
       readonly dataDir: string;

@@ -18,23 +18,25 @@ import { SnapshotChecksumError, SnapshotVerifier } from '../backup/snapshot-veri
 import { snapshotVersionProblem } from './etcd-version.js';
 import { RestoreError } from './exit-codes.js';
 import { durableRename } from './fsync.js';
-import { type SeedIdentity, snapshotRevision } from './snapshot-restore.js';
-import { existingData, freshStaging, restoreInto } from './stage.js';
+import { snapshotRevision } from './snapshot-restore.js';
+import {
+  existingData,
+  freshStaging,
+  type RestoreTarget,
+  restoreInto,
+  type SkippedRestore,
+} from './stage.js';
 
-export interface FromMemberOptions {
+export interface FromMemberOptions extends RestoreTarget {
   /** The surviving member's client URL. */
   readonly memberUrl: string;
   /** The member id (decimal) it must answer as. */
   readonly memberId: string;
   readonly tls: EtcdTls;
-  readonly dataDir: string;
-  readonly clusterVersion: string;
-  readonly seed: SeedIdentity;
-  readonly restoreTool: string;
 }
 
 export type FromMemberResult =
-  | { readonly outcome: 'skipped'; readonly dataDir: string }
+  | SkippedRestore
   | {
       readonly outcome: 'restored';
       readonly dataDir: string;

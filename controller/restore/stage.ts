@@ -7,6 +7,23 @@ import { RestoreError } from './exit-codes.js';
 import { durableRename, syncTree } from './fsync.js';
 import { runSnapshotRestore, type SeedIdentity } from './snapshot-restore.js';
 
+/** Where and as whom every restore source writes the seed's data dir. */
+export interface RestoreTarget {
+  /** The member's data dir, `/var/lib/etcd/data` in a member Pod; its parent holds the `restore/` staging dir. */
+  readonly dataDir: string;
+  /** The cluster's `spec.version`: a snapshot of a newer minor is refused. */
+  readonly clusterVersion: string;
+  readonly seed: SeedIdentity;
+  /** Path of `etcdutl` (or 3.4's `etcdctl`) matching `clusterVersion`. */
+  readonly restoreTool: string;
+}
+
+/** A restore that found the data dir already holding a member: nothing was touched. */
+export interface SkippedRestore {
+  readonly outcome: 'skipped';
+  readonly dataDir: string;
+}
+
 /** What the data dir holds: a member already (`restored`), nothing, or an empty directory. */
 export type DataDirState = 'restored' | 'absent' | 'empty';
 

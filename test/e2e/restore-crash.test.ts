@@ -19,10 +19,12 @@ import type { ManagedProcess } from '../env/process-group.js';
 import { waitFor } from '../env/wait.js';
 import {
   backupNow,
+  type CrashAfter,
+  type CrashableControllers,
   clusterApp,
+  crashableControllers,
   type RestoreTestbed,
   restoreObjects,
-  startControllerProcess,
   startRestoreTestbed,
   untilAnswering,
   whileRunning,
@@ -40,43 +42,20 @@ describe('in-place restore survives the controller being killed between steps (l
   let dir: string;
   let bucket: string;
   let backupKey: string;
-  const controllers: ManagedProcess[] = [];
+  let controllers: CrashableControllers;
   const objects = () => restoreObjects(env, ns);
   const core = () => env.kubeConfig.makeApiClient(CoreV1Api);
-  /** A controller process, killing itself after the step `crashAfter` of the EtcdRestore reconciler (`restore`)
-   *  or of the membership reconciler (`membership`), or running on without a switch. */
-  const startController = (crashAfter?: { restore: string } | { membership: string }) => {
-    const step = crashAfter && ('restore' in crashAfter ? crashAfter.restore : crashAfter.membership);
-    const variable =
-      crashAfter && 'restore' in crashAfter
-        ? 'ETCD_GITOPS_TEST_RESTORE_CRASH_AFTER'
-        : 'ETCD_GITOPS_TEST_CRASH_AFTER';
-    const controller = startControllerProcess(env, {
-      name: `controller-${controllers.length + 1}${step ? `-crash-after-${step}` : ''}`,
-      dir,
-      namespace: ns,
-      env: step ? { [variable]: step } : {},
-    });
-    controllers.push(controller);
-    return controller;
-  };
-  /** Waits for the controller to kill itself; fails with its log when it exits any other way. */
-  const crashed = async (controller: ManagedProcess) => {
-    await waitFor(() => controller.exitStatus(), {
-      what: `${controller.name} to kill itself`,
-      timeoutMs: 120_000,
-      intervalMs: 250,
-    });
-    assert.deepEqual(await controller.exited, { code: null, signal: 'SIGKILL' }, controller.logTail(30));
-  };
+  const startController = (crashAfter?: CrashAfter) => controllers.start(crashAfter);
+  const crashed = (controller: ManagedProcess) => controllers.crashed(controller);
 
   before(async () => {
     testbed = await startRestoreTestbed('crash', ns);
     ({ env, s3, bucket, dir } = testbed);
+    controllers = crashableControllers(env, { dir, namespace: ns });
   });
 
   after(async () => {
-    await Promise.all(controllers.map((controller) => controller.stop(5_000)));
+    await controllers?.stopAll();
     await testbed?.stop();
   });
 
@@ -133,7 +112,7 @@ describe('in-place restore survives the controller being killed between steps (l
         credentialsSecretName: 's3',
       },
     });
-    await crashed(controllers[0]!);
+    await crashed(controllers.started[0]!);
     // THEN the cluster is not locked yet
     assert.equal((await objects().readCluster(name)).status?.restore, undefined);
 

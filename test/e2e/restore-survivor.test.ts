@@ -16,10 +16,12 @@ import type { ManagedProcess } from '../env/process-group.js';
 import { waitFor } from '../env/wait.js';
 import {
   backupNow,
+  type CrashAfter,
+  type CrashableControllers,
   clusterApp,
+  crashableControllers,
   type RestoreTestbed,
   restoreObjects,
-  startControllerProcess,
   startRestoreTestbed,
   untilAnswering,
   whileRunning,
@@ -37,32 +39,11 @@ describe('a survivor restore recovers writes newer than the last backup, with th
   let env: Environment;
   let dir: string;
   let bucket: string;
-  const controllers: ManagedProcess[] = [];
+  let controllers: CrashableControllers;
   const objects = () => restoreObjects(env, ns);
   const core = () => env.kubeConfig.makeApiClient(CoreV1Api);
-  const startController = (crashAfter?: { restore: string } | { membership: string }) => {
-    const step = crashAfter && ('restore' in crashAfter ? crashAfter.restore : crashAfter.membership);
-    const variable =
-      crashAfter && 'restore' in crashAfter
-        ? 'ETCD_GITOPS_TEST_RESTORE_CRASH_AFTER'
-        : 'ETCD_GITOPS_TEST_CRASH_AFTER';
-    const controller = startControllerProcess(env, {
-      name: `controller-${controllers.length + 1}${step ? `-crash-after-${step}` : ''}`,
-      dir,
-      namespace: ns,
-      env: step ? { [variable]: step } : {},
-    });
-    controllers.push(controller);
-    return controller;
-  };
-  const crashed = async (controller: ManagedProcess) => {
-    await waitFor(() => controller.exitStatus(), {
-      what: `${controller.name} to kill itself`,
-      timeoutMs: 120_000,
-      intervalMs: 250,
-    });
-    assert.deepEqual(await controller.exited, { code: null, signal: 'SIGKILL' }, controller.logTail(30));
-  };
+  const startController = (crashAfter?: CrashAfter) => controllers.start(crashAfter);
+  const crashed = (controller: ManagedProcess) => controllers.crashed(controller);
   const pod = (member: string) =>
     core()
       .readNamespacedPod({ namespace: ns, name: member })
@@ -71,9 +52,10 @@ describe('a survivor restore recovers writes newer than the last backup, with th
   before(async () => {
     testbed = await startRestoreTestbed('survivor', ns);
     ({ env, bucket, dir } = testbed);
+    controllers = crashableControllers(env, { dir, namespace: ns });
   });
   after(async () => {
-    await Promise.all(controllers.map((controller) => controller.stop(5_000)));
+    await controllers?.stopAll();
     await testbed?.stop();
   });
 

@@ -63,6 +63,58 @@ export const whileRunning = (controller: ManagedProcess) => () => {
   return status && `${controller.name} ${status}:\n${controller.logTail(30)}`;
 };
 
+/** A step of the EtcdRestore reconciler (`restore`) or of the membership reconciler (`membership`) to die after. */
+export type CrashAfter = { readonly restore: string } | { readonly membership: string };
+
+/** Controller processes that may carry the test-only crash switches, for the crash tests of restores. */
+export interface CrashableControllers {
+  /** A controller that SIGKILLs itself right after `crashAfter`, or runs on without a switch. */
+  start(crashAfter?: CrashAfter): ManagedProcess;
+  /** Waits for `controller` to kill itself; fails with its log when it exits any other way. */
+  crashed(controller: ManagedProcess): Promise<void>;
+  /** Stops every controller started here. */
+  stopAll(): Promise<void>;
+  /** The controllers started so far, in order. */
+  readonly started: readonly ManagedProcess[];
+}
+
+export function crashableControllers(
+  env: Environment,
+  options: { readonly dir: string; readonly namespace: string },
+): CrashableControllers {
+  const controllers: ManagedProcess[] = [];
+  return {
+    start(crashAfter) {
+      const step = crashAfter && ('restore' in crashAfter ? crashAfter.restore : crashAfter.membership);
+      const variable =
+        crashAfter && 'restore' in crashAfter
+          ? 'ETCD_GITOPS_TEST_RESTORE_CRASH_AFTER'
+          : 'ETCD_GITOPS_TEST_CRASH_AFTER';
+      const controller = startControllerProcess(env, {
+        name: `controller-${controllers.length + 1}${step ? `-crash-after-${step}` : ''}`,
+        dir: options.dir,
+        namespace: options.namespace,
+        env: step ? { [variable]: step } : {},
+      });
+      controllers.push(controller);
+      return controller;
+    },
+    async crashed(controller) {
+      await waitFor(() => controller.exitStatus(), {
+        what: `${controller.name} to kill itself`,
+        timeoutMs: 120_000,
+        intervalMs: 250,
+      });
+      const exit = await controller.exited;
+      if (exit.signal !== 'SIGKILL' || exit.code !== null) {
+        throw new Error(`${controller.name} exited with ${JSON.stringify(exit)}:\n${controller.logTail(30)}`);
+      }
+    },
+    stopAll: () => Promise.all(controllers.map((controller) => controller.stop(5_000))).then(() => undefined),
+    started: controllers,
+  };
+}
+
 const group = { group: 'etcd.gitops.dev', version: 'v1alpha1' };
 
 /** The EtcdCluster and EtcdRestore objects of one namespace. */
