@@ -13,13 +13,7 @@ import { downloadSnapshot } from './download.js';
 import { snapshotVersionProblem } from './etcd-version.js';
 import { RestoreError } from './exit-codes.js';
 import { type BackupSource, type LocatedBackup, locateBackup } from './locate.js';
-import {
-  existingData,
-  freshStaging,
-  type RestoreTarget,
-  restoreInto,
-  type SkippedRestore,
-} from './stage.js';
+import { existingData, freshStaging, type RestoreTarget, restoreInto, type SkippedRestore } from './stage.js';
 
 export interface FetchOptions extends RestoreTarget {
   readonly source: BackupSource;

@@ -19,13 +19,7 @@ import { snapshotVersionProblem } from './etcd-version.js';
 import { RestoreError } from './exit-codes.js';
 import { durableRename } from './fsync.js';
 import { snapshotRevision } from './snapshot-restore.js';
-import {
-  existingData,
-  freshStaging,
-  type RestoreTarget,
-  restoreInto,
-  type SkippedRestore,
-} from './stage.js';
+import { existingData, freshStaging, type RestoreTarget, restoreInto, type SkippedRestore } from './stage.js';
 
 export interface FromMemberOptions extends RestoreTarget {
   /** The surviving member's client URL. */
