@@ -95,6 +95,12 @@ function progressReason(action: Action): string | undefined {
       return action.reason === 'dead' || action.reason === 'lost' ? 'ReplacingMember' : 'RemovingMember';
     case 'Wait':
       return action.reason;
+    // After a completed restore the cluster is Ready: deleting what it retained and clearing its lock is
+    // housekeeping, not progress a GitOps tool should wait for (Healthy stays Healthy; the Events tell it).
+    case 'DeleteRetainedPVC':
+      return undefined;
+    case 'ClearRestoreLock':
+      return action.outcome === 'Completed' ? undefined : 'Restoring';
     default:
       return isRestoreLockAction(action) ? 'Restoring' : undefined;
   }

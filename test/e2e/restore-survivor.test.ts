@@ -148,8 +148,14 @@ describe('a survivor restore recovers writes newer than the last backup, with th
     await crashed(startController({ membership: 'CreatePod' }));
     // once the seed serves the survivor's copy, the survivor's Pod is stopped
     await crashed(startController({ membership: 'DeletePod' }));
-    const seed = await pod(`${name}-3`);
-    assert.ok(seed, 'the seed is a new member, sv-3');
+    // The seed is the Pod carrying the lock's token (its name is the lowest free index, not the survivor's).
+    const token = (await objects().readCluster(name)).status?.restore?.token;
+    const seedPods = (await core().listNamespacedPod({ namespace: ns })).items.filter(
+      (p) => token && p.metadata?.annotations?.['etcd.gitops.dev/cluster-token'] === token,
+    );
+    assert.equal(seedPods.length, 1, `one seed Pod with token ${token}`);
+    const seed = seedPods[0];
+    assert.notEqual(seed?.metadata?.name, `${name}-0`, 'the seed is a new member, not the survivor');
     assert.deepEqual(seed?.spec?.initContainers?.[0]?.args?.slice(0, 2), ['restore', 'from-member']);
     await waitFor(async () => !(await pod(`${name}-0`)), {
       what: 'the survivor Pod gone',

@@ -16,11 +16,35 @@ export interface KubectlOptions {
   allowFailure?: boolean;
 }
 
-export function kubectl(
+/**
+ * `kubectl wait --for=condition=...` on an object whose `.status.conditions` is not written yet (a CRD applied a
+ * moment ago) fails at once with this instead of waiting (seen in CI with kubectl 1.34).
+ */
+const CONDITIONS_NOT_YET = /\.status\.conditions accessor error: <nil> is of the type <nil>/;
+
+export async function kubectl(
   kubeconfigPath: string,
   args: string[],
   options: KubectlOptions = {},
 ): Promise<KubectlResult> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const result = await runKubectl(kubeconfigPath, args, { ...options, allowFailure: true });
+    const retry = args[0] === 'wait' && result.code !== 0 && CONDITIONS_NOT_YET.test(result.stderr);
+    if (retry && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      continue;
+    }
+    if (result.code !== 0 && !options.allowFailure) {
+      throw new Error(
+        `kubectl ${args.join(' ')} exited with ${result.code}: ${result.stderr.trim() || result.stdout.trim()}`,
+      );
+    }
+    return result;
+  }
+}
+
+function runKubectl(kubeconfigPath: string, args: string[], options: KubectlOptions): Promise<KubectlResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(kubernetesBinary('kubectl'), [`--kubeconfig=${kubeconfigPath}`, ...args], {
       env: childEnv({ KUBECONFIG: kubeconfigPath }),
@@ -37,15 +61,7 @@ export function kubectl(
         stderr: Buffer.concat(stderr).toString('utf8'),
         code: code ?? -1,
       };
-      if (result.code !== 0 && !options.allowFailure) {
-        reject(
-          new Error(
-            `kubectl ${args.join(' ')} exited with ${result.code}: ${result.stderr.trim() || result.stdout.trim()}`,
-          ),
-        );
-      } else {
-        resolve(result);
-      }
+      resolve(result);
     });
     child.stdin.end(options.input ?? '');
   });
