@@ -13,7 +13,7 @@ import { downloadSnapshot } from './download.js';
 import { snapshotVersionProblem } from './etcd-version.js';
 import { RestoreError } from './exit-codes.js';
 import { type BackupSource, type LocatedBackup, locateBackup } from './locate.js';
-import { existingData, freshStaging, type RestoreTarget, restoreInto, type SkippedRestore } from './stage.js';
+import { beginRestore, type RestoreTarget, restoreInto, type SkippedRestore } from './stage.js';
 
 export interface FetchOptions extends RestoreTarget {
   readonly source: BackupSource;
@@ -42,12 +42,9 @@ function checkVersion(backup: LocatedBackup, clusterVersion: string): void {
 /** Verifies the backup and restores it into `dataDir`, or does nothing when the member already has data. */
 export async function fetchBackup(options: FetchOptions, log: Logger): Promise<FetchResult> {
   const { dataDir } = options;
-  const state = await existingData(dataDir);
-  if (state === 'restored') {
-    log.info({ dataDir }, 'Data dir already holds a member: nothing to restore, left untouched');
-    return { outcome: 'skipped', dataDir };
-  }
-  const work = await freshStaging(dataDir);
+  const begun = await beginRestore(dataDir, log);
+  if ('outcome' in begun) return begun;
+  const { state, work } = begun;
   const s3 = createS3Client(options.s3);
   try {
     const backup = await locateBackup(s3, options.source);

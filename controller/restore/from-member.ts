@@ -19,7 +19,7 @@ import { snapshotVersionProblem } from './etcd-version.js';
 import { RestoreError } from './exit-codes.js';
 import { durableRename } from './fsync.js';
 import { snapshotRevision } from './snapshot-restore.js';
-import { existingData, freshStaging, type RestoreTarget, restoreInto, type SkippedRestore } from './stage.js';
+import { beginRestore, type RestoreTarget, restoreInto, type SkippedRestore } from './stage.js';
 
 export interface FromMemberOptions extends RestoreTarget {
   /** The surviving member's client URL. */
@@ -100,12 +100,9 @@ async function copySnapshot(client: Etcd3, options: FromMemberOptions, file: str
  *  already has data. */
 export async function fetchFromMember(options: FromMemberOptions, log: Logger): Promise<FromMemberResult> {
   const { dataDir } = options;
-  const state = await existingData(dataDir);
-  if (state === 'restored') {
-    log.info({ dataDir }, 'Data dir already holds a member: nothing to restore, left untouched');
-    return { outcome: 'skipped', dataDir };
-  }
-  const work = await freshStaging(dataDir);
+  const begun = await beginRestore(dataDir, log);
+  if ('outcome' in begun) return begun;
+  const { state, work } = begun;
   const client = await createEtcdClient(options.memberUrl, options.tls);
   try {
     const status = await memberStatus(client, options);

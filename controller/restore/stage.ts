@@ -3,6 +3,7 @@
 // snapshot into `restore/data`, fsync, rename to the data dir, remove `restore/`.
 import { mkdir, readdir, rm, rmdir, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import type { Logger } from 'pino';
 import { RestoreError } from './exit-codes.js';
 import { durableRename, syncTree } from './fsync.js';
 import { runSnapshotRestore, type SeedIdentity } from './snapshot-restore.js';
@@ -35,7 +36,7 @@ async function exists(path: string): Promise<boolean> {
 }
 
 /** Step 1, and the guard that an existing non-empty data dir is never overwritten. */
-export async function existingData(dataDir: string): Promise<DataDirState> {
+async function existingData(dataDir: string): Promise<DataDirState> {
   if (await exists(join(dataDir, 'member'))) return 'restored';
   if (!(await exists(dataDir))) return 'absent';
   const entries = await readdir(dataDir);
@@ -47,11 +48,24 @@ export async function existingData(dataDir: string): Promise<DataDirState> {
 }
 
 /** A fresh `restore/` beside the data dir (whatever an interrupted run left there is removed first). */
-export async function freshStaging(dataDir: string): Promise<string> {
+async function freshStaging(dataDir: string): Promise<string> {
   const work = join(dirname(dataDir), 'restore');
   await rm(work, { recursive: true, force: true });
   await mkdir(work, { recursive: true });
   return work;
+}
+
+/** Steps 1-2 of every source: skip a data dir that already holds a member, else a fresh `restore/` to stage in. */
+export async function beginRestore(
+  dataDir: string,
+  log: Logger,
+): Promise<SkippedRestore | { readonly state: DataDirState; readonly work: string }> {
+  const state = await existingData(dataDir);
+  if (state === 'restored') {
+    log.info({ dataDir }, 'Data dir already holds a member: nothing to restore, left untouched');
+    return { outcome: 'skipped', dataDir };
+  }
+  return { state, work: await freshStaging(dataDir) };
 }
 
 /** Step 4: `snapshot` (verified) becomes the data dir of `seed`; `restore/` is removed. */

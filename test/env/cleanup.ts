@@ -2,6 +2,8 @@
 // SIGINT/SIGTERM/SIGHUP, and (through a detached reaper) even when this process is SIGKILLed.
 import { execFileSync, spawn } from 'node:child_process';
 import { appendFileSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import type { ManagedProcess } from './process-group.js';
 
 export interface Cleanup {
   /** Best-effort synchronous teardown (SIGKILL process groups, remove directories); runs on 'exit'. */
@@ -179,4 +181,37 @@ export function removeDir(dir: string): void {
   } catch {
     // Exit path.
   }
+}
+
+/**
+ * The teardown of a test fixture that owns processes and a directory: stops the processes (each given `graceMs`),
+ * dismisses the reaper and removes the directory, once however often it is called; if this process exits first,
+ * kills the processes at once and removes the directory synchronously.
+ */
+export function fixtureTeardown(options: {
+  readonly dir: string;
+  readonly reaper: Reaper;
+  readonly processes: () => readonly ManagedProcess[];
+  readonly graceMs?: number;
+}): () => Promise<void> {
+  const { dir, reaper, processes, graceMs } = options;
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      await Promise.all(processes().map((process) => process.stop(graceMs)));
+      reaper.stop();
+      await rm(dir, { recursive: true, force: true, maxRetries: 3 });
+      unregister();
+    })();
+    return stopping;
+  };
+  const unregister = onProcessExit({
+    sync: () => {
+      for (const process of processes()) process.killNow();
+      reaper.stop();
+      removeDir(dir);
+    },
+    graceful: stop,
+  });
+  return stop;
 }

@@ -1,10 +1,10 @@
 // A real MinIO server on 127.0.0.1 (single drive, temp data dir) for S3 tests, with fault helpers.
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { minioBinary } from './binaries.js';
-import { onProcessExit, removeDir, startReaper } from './cleanup.js';
+import { fixtureTeardown, startReaper } from './cleanup.js';
 import { httpGet } from './http-get.js';
 import { defaultLogger, type Logger } from './log.js';
 import { forwardPort } from './nodes/forward.js';
@@ -112,25 +112,10 @@ export async function startMinio(options: MinioOptions = {}): Promise<Minio> {
     current = undefined;
     await server?.stop();
   };
-  let stopping: Promise<void> | undefined;
-  const stop = () => {
-    stopping ??= (async () => {
-      await pause();
-      await Promise.all(forwards.map((p) => p.stop()));
-      reaper.stop();
-      await rm(dir, { recursive: true, force: true, maxRetries: 3 });
-      unregister();
-    })();
-    return stopping;
-  };
-  const unregister = onProcessExit({
-    sync: () => {
-      current?.killNow();
-      for (const p of forwards) p.killNow();
-      reaper.stop();
-      removeDir(dir);
-    },
-    graceful: stop,
+  const stop = fixtureTeardown({
+    dir,
+    reaper,
+    processes: () => [...(current ? [current] : []), ...forwards],
   });
   try {
     await resume();

@@ -23,7 +23,7 @@ import {
   TLS_KEY_KEY,
 } from '../../constructs/conventions/tls.js';
 import { etcdBinary, etcdVersions } from '../env/binaries.js';
-import { onProcessExit, removeDir, startReaper } from '../env/cleanup.js';
+import { fixtureTeardown, startReaper } from '../env/cleanup.js';
 import { createCa, issueLeaf, type TestCa, type TestLeaf } from '../env/etcd-certs.js';
 import { freePorts } from '../env/ports.js';
 import { type ManagedProcess, startProcess } from '../env/process-group.js';
@@ -171,24 +171,7 @@ async function createTlsCluster(minor: '3.4' | '3.5' | '3.6'): Promise<TlsCluste
   const initialCluster = NAMES.map((name) => `${name}=https://127.0.0.1:${members[name].peerPort}`).join(',');
   const processes = () =>
     Object.values(members).flatMap((member) => (member.process ? [member.process] : []));
-  let stopping: Promise<void> | undefined;
-  const stop = () => {
-    stopping ??= (async () => {
-      await Promise.all(processes().map((process) => process.stop(2_000)));
-      reaper.stop();
-      await rm(dir, { recursive: true, force: true, maxRetries: 3 });
-      unregister();
-    })();
-    return stopping;
-  };
-  const unregister = onProcessExit({
-    sync: () => {
-      for (const process of processes()) process.killNow();
-      reaper.stop();
-      removeDir(dir);
-    },
-    graceful: stop,
-  });
+  const stop = fixtureTeardown({ dir, reaper, processes, graceMs: 2_000 });
   const launch = (member: TlsMember) => {
     member.process = startProcess({
       name: `etcd-${version}-${member.name}`,

@@ -3,14 +3,14 @@
 // even when the test process dies (a detached reaper).
 import { execFile } from 'node:child_process';
 import { readFileSync as readFile } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Etcd3 } from 'etcd3';
 import { etcdBinary, etcdVersions } from '../../env/binaries.js';
 import { generatePki } from '../../env/certs.js';
-import { onProcessExit, removeDir, startReaper } from '../../env/cleanup.js';
+import { fixtureTeardown, startReaper } from '../../env/cleanup.js';
 import { httpGet } from '../../env/http-get.js';
 import { freePorts } from '../../env/ports.js';
 import { type ManagedProcess, startProcess } from '../../env/process-group.js';
@@ -60,24 +60,7 @@ export async function startEtcd(options: StartEtcdOptions = {}): Promise<Standal
   const dir = await mkdtemp(join(tmpdir(), 'etcd-gitops-etcd-'));
   const reaper = startReaper(dir);
   let server: ManagedProcess | undefined;
-  let stopping: Promise<void> | undefined;
-  const stop = () => {
-    stopping ??= (async () => {
-      await server?.stop();
-      reaper.stop();
-      await rm(dir, { recursive: true, force: true, maxRetries: 3 });
-      unregister();
-    })();
-    return stopping;
-  };
-  const unregister = onProcessExit({
-    sync: () => {
-      server?.killNow();
-      reaper.stop();
-      removeDir(dir);
-    },
-    graceful: stop,
-  });
+  const stop = fixtureTeardown({ dir, reaper, processes: () => (server ? [server] : []) });
   try {
     const [clientPort, peerPort] = await freePorts(2);
     const scheme = options.tls ? 'https' : 'http';

@@ -2,11 +2,11 @@
 // the e2e membership tests: loopback metrics and probes, one namespace, optionally the test-only crash switch.
 // Every process started here is stopped by stop(), on process exit, and (through a detached reaper) even if the
 // test process is SIGKILLed.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '../../env/binaries.js';
-import { onProcessExit, removeDir, startReaper } from '../../env/cleanup.js';
+import { fixtureTeardown, startReaper } from '../../env/cleanup.js';
 import { httpGet } from '../../env/http-get.js';
 import { freePorts } from '../../env/ports.js';
 import { type ManagedProcess, startProcess } from '../../env/process-group.js';
@@ -38,24 +38,7 @@ export async function controllerProcesses(options: {
   const reaper = startReaper(dir);
   const runs: ManagedProcess[] = [];
   let count = 0;
-  let stopping: Promise<void> | undefined;
-  const stop = () => {
-    stopping ??= (async () => {
-      await Promise.all(runs.map((run) => run.stop(5_000)));
-      reaper.stop();
-      await rm(dir, { recursive: true, force: true, maxRetries: 3 });
-      unregister();
-    })();
-    return stopping;
-  };
-  const unregister = onProcessExit({
-    sync: () => {
-      for (const run of runs) run.killNow();
-      reaper.stop();
-      removeDir(dir);
-    },
-    graceful: stop,
-  });
+  const stop = fixtureTeardown({ dir, reaper, processes: () => runs, graceMs: 5_000 });
   const controllers: ControllerProcesses = {
     async crashAfter(step, timeoutMs = 180_000) {
       const run = await controllers.start({ crashAfter: step });

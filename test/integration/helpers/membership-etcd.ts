@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { memberStatus } from '../../../controller/etcd/members.js';
 import { etcdBinary, etcdVersions } from '../../env/binaries.js';
-import { onProcessExit, removeDir, startReaper } from '../../env/cleanup.js';
+import { fixtureTeardown, startReaper } from '../../env/cleanup.js';
 import { freePorts } from '../../env/ports.js';
 import { type ManagedProcess, startProcess } from '../../env/process-group.js';
 import { waitFor } from '../../env/wait.js';
@@ -64,24 +64,7 @@ export async function createTestCluster(
   const reaper = startReaper(dir);
   const members = new Map<string, TestMember>();
   const processes = () => [...members.values()].flatMap((member) => (member.process ? [member.process] : []));
-  let stopping: Promise<void> | undefined;
-  const stop = () => {
-    stopping ??= (async () => {
-      await Promise.all(processes().map((process) => process.stop(2_000)));
-      reaper.stop();
-      await rm(dir, { recursive: true, force: true, maxRetries: 3 });
-      unregister();
-    })();
-    return stopping;
-  };
-  const unregister = onProcessExit({
-    sync: () => {
-      for (const process of processes()) process.killNow();
-      reaper.stop();
-      removeDir(dir);
-    },
-    graceful: stop,
-  });
+  const stop = fixtureTeardown({ dir, reaper, processes, graceMs: 2_000 });
   return {
     version: exact,
     members,
