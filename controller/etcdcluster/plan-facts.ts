@@ -105,7 +105,7 @@ export function newClusterToken(input: PlanInput): string {
   return `${input.cluster.name}-${input.cluster.uid.slice(0, 8)}-${input.nonce}`;
 }
 
-/** A Pod that is neither running, crash-looping nor lost: still being scheduled or started. */
+/** A Pod that is neither running, crash-looping, terminating nor lost: still being scheduled or started. */
 export function isStarting(pod: PodView): boolean {
-  return !pod.running && !pod.crashLooping && pod.lost === undefined;
+  return !pod.running && !pod.crashLooping && !pod.terminating && pod.lost === undefined;
 }

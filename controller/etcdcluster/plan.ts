@@ -40,7 +40,8 @@ const wait = (
  * Decides the one next membership action of a cluster. First match wins (docs/design/membership.md):
  *  1. cluster being deleted → Wait;  2. paused → Paused; an in-place restore's lock (`status.restore`) in phase
  *     Restoring, Completed or Abandoned → its steps 2.1-2.11 (plan-restore.ts);  3. refused spec → Refuse;
- *  4. a member Pod terminating, not lost (docs/design/membership.md, "Lost members") → Wait;
+ *  4. a member Pod terminating, not lost (docs/design/membership.md, "Lost members") → Wait, or ReportQuorumLost
+ *     (and nothing else) when quorum is lost as in 7;
  *  5. no member answers → seed (CreatePVC, then CreatePod `new`), recreate a known member's Pod, wait for the
  *     seed (Degraded `BootstrapRestoreFailed` while its `restore fetch` fails), or ReportQuorumLost;
  *  6. a member in etcd without Pod: PVC → CreatePod; never started → CreatePVC (resume of an add);
@@ -72,9 +73,13 @@ export function planMembership(input: PlanInput): Action {
   const refusal = checkSpec(cluster, input.pods, input.pvcs) ?? checkTls(input);
   if (refusal) return refusal;
   // A lost Pod (its node died, or it is stuck) may never finish terminating: it does not block (see "Lost members").
+  // Waiting is no reason to hide a quorum loss: the status says it while the Pod terminates (nothing is done).
   const terminating = input.pods.find((pod) => pod.terminating && !pod.lost);
-  if (terminating)
+  if (terminating) {
+    const lost = input.etcd && reportQuorumLoss(input, input.etcd, terminating);
+    if (lost?.kind === 'ReportQuorumLost') return lost;
     return wait('PodTerminating', `member Pod ${terminating.name} is terminating`, REQUEUE.soon);
+  }
   const etcd = input.etcd;
   if (!etcd) return planWithoutEtcd(input);
   return (
@@ -184,7 +189,7 @@ function resumeAdd(input: PlanInput, etcd: EtcdView): Action | undefined {
  * elected the next one yet) or did not answer. A status recording of a killed leader showed "2 of 3 voting members
  * are healthy" reported as quorum lost for a pass.
  */
-function reportQuorumLoss(input: PlanInput, etcd: EtcdView): Action | undefined {
+function reportQuorumLoss(input: PlanInput, etcd: EtcdView, terminating?: PodView): Action | undefined {
   if (etcd.quorum) return undefined;
   if (input.pods.some(isStarting))
     return wait('MembersStarting', 'waiting for member Pods to start', REQUEUE.starting);
@@ -197,12 +202,11 @@ function reportQuorumLoss(input: PlanInput, etcd: EtcdView): Action | undefined 
       REQUEUE.soon,
     );
   }
-  return (
-    rollBrokenPod(input) ?? {
-      kind: 'ReportQuorumLost',
-      message: `${healthy} of ${voters.length} voting members are healthy`,
-    }
-  );
+  const message = `${healthy} of ${voters.length} voting members are healthy`;
+  // Step 4: while a Pod terminates nothing is rolled; the loss is only reported.
+  if (terminating)
+    return { kind: 'ReportQuorumLost', message: `${message}; member Pod ${terminating.name} is terminating` };
+  return rollBrokenPod(input) ?? { kind: 'ReportQuorumLost', message };
 }
 
 /** Steps 5 and 7: an out-of-date Pod crash-looping on its PVC is deleted (data untouched) and recreated from the

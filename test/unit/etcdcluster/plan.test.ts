@@ -135,6 +135,66 @@ const cases: Case[] = [
     expect: { kind: 'Wait', reason: 'PodTerminating' },
   },
   {
+    given: 'two of three members deleted, their Pods terminating with stopped containers: quorum lost',
+    input: {
+      ...s3,
+      pods: [
+        pod(0),
+        pod(1, { terminating: true, running: false, ready: false }),
+        pod(2, { terminating: true, running: false, ready: false }),
+      ],
+      etcd: etcd([member(0), member(1, { healthy: false }), member(2, { healthy: false })], {
+        quorum: false,
+        leaderId: undefined,
+      }),
+    },
+    expect: {
+      kind: 'ReportQuorumLost',
+      message: '1 of 3 voting members are healthy; member Pod demo-1 is terminating',
+    },
+  },
+  {
+    given: 'quorum lost while a Pod terminates and an out-of-date Pod crash-loops: reported, nothing rolled',
+    input: {
+      ...withCluster(s3, { revision: 'next' }),
+      pods: [
+        pod(0),
+        pod(1, { terminating: true, running: false, ready: false }),
+        pod(2, { crashLooping: true, running: false, ready: false }),
+      ],
+      etcd: etcd([member(0), member(1, { healthy: false }), member(2, { healthy: false })], {
+        quorum: false,
+        leaderId: undefined,
+      }),
+    },
+    expect: { kind: 'ReportQuorumLost' },
+  },
+  {
+    given: 'a Pod terminating while the followers elect a new leader: a wait, not a loss',
+    input: {
+      ...s3,
+      pods: [pod(0, { terminating: true, running: false, ready: false }), pod(1), pod(2)],
+      etcd: etcd([member(0, { healthy: false }), member(1), member(2)], { quorum: false }),
+    },
+    expect: { kind: 'Wait', reason: 'PodTerminating' },
+  },
+  {
+    given: 'quorum lost while a Pod terminates and another is still starting: a wait',
+    input: {
+      ...s3,
+      pods: [
+        pod(0),
+        pod(1, { terminating: true, running: false, ready: false }),
+        pod(2, { running: false, ready: false }),
+      ],
+      etcd: etcd([member(0), member(1, { healthy: false }), member(2, { healthy: false })], {
+        quorum: false,
+        leaderId: undefined,
+      }),
+    },
+    expect: { kind: 'Wait', reason: 'PodTerminating' },
+  },
+  {
     given: 'an in-place restore holding the cluster (its branch comes first, plan-restore.test.ts)',
     input: withCluster(steady(1), { restore: restoreLock('Restoring'), size: 3 }),
     expect: { kind: 'RetainPVC', pvc: 'demo-0-data', restore: 'r1' },
