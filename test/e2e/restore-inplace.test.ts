@@ -257,6 +257,12 @@ describe('in-place restore after quorum loss (local Kubernetes, MinIO)', () => {
       },
       { what: 'Degraded and Stalled QuorumLost', timeoutMs: 120_000, intervalMs: 1_000 },
     );
+    // The loss is reported while the deleted Pods may still terminate: what follows compares against their end.
+    await waitFor(async () => (await podsAndPvcs()).every((object) => !object.endsWith(':deleting')), {
+      what: 'the deleted Pods and PVCs gone',
+      timeoutMs: 120_000,
+      intervalMs: 1_000,
+    });
     // AND a corrupt copy of the backup with the original's metadata
     const file = join(dir, 'corrupt.db');
     await download(s3, bucket, backupKey, file);
