@@ -70,14 +70,26 @@ export async function runOnKubernetes(databaseMiB: number): Promise<KubernetesRe
     const start = process.hrtime.bigint();
     await objects.createRestore('bench', {
       clusterName: name,
-      backup: { bucket, key, endpoint: minio.endpoint, forcePathStyle: true, credentialsSecretName: 's3' },
+      // The seed's init container reads the backup from a Pod: MinIO's address inside the environment.
+      backup: { bucket, key, endpoint: minio.podEndpoint, forcePathStyle: true, credentialsSecretName: 's3' },
     });
-    await waitFor(async () => (await objects.readCluster(name)).status?.restore?.phase === 'Growing', {
-      what: 'the seed Ready (lock phase Growing)',
-      timeoutMs: 600_000,
-      intervalMs: 200,
-      abortIf: whileRunning(controller),
-    });
+    // A seed whose restore fails is retried by the kubelet for ever: give up at once, naming the failure.
+    let failed: string | undefined;
+    const running = whileRunning(controller);
+    await waitFor(
+      async () => {
+        const status = (await objects.readCluster(name)).status;
+        const degraded = status?.conditions?.find((c) => c.type === 'Degraded' && c.status === 'True');
+        if (degraded && degraded.reason !== 'QuorumLost') failed = `${degraded.reason}: ${degraded.message}`;
+        return status?.restore?.phase === 'Growing';
+      },
+      {
+        what: 'the seed Ready (lock phase Growing)',
+        timeoutMs: 600_000,
+        intervalMs: 200,
+        abortIf: () => running() ?? failed,
+      },
+    );
     const requestToSeedReadySeconds = seconds(start);
     await objects.phase('bench', 'Completed', whileRunning(controller), 900_000);
     return { databaseMiB, runs: 1, requestToSeedReadySeconds, requestToCompletedSeconds: seconds(start) };
