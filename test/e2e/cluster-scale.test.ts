@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, DiscoveryV1Api } from '@kubernetes/client-node';
 import { etcdClusterCrd } from '../../constructs/api/crds.js';
 import type { EtcdCluster } from '../../controller/etcdcluster/api.js';
 import { etcdVersions } from '../env/binaries.js';
@@ -161,9 +161,43 @@ describe('EtcdCluster membership on the local Kubernetes', () => {
         return !current.members?.some((member) => member.id === idBefore) && current;
       },
       { what: 'the member without data replaced by a new one', timeoutMs: 180_000, intervalMs: 1_000 },
-    );
+    ).catch(async (error: Error) => {
+      // This step has failed now and then under load, with etcd refusing AddLearner while a peer name did not
+      // resolve: say what the cluster, its Pods and the peer Service's EndpointSlices looked like.
+      throw new Error(`${error.message}\n${await diagnose()}`);
+    });
     assert.equal(status.members?.length, 3);
   });
+
+  /** The cluster's conditions and members, its Pods (uid, IP) and the peer Service's EndpointSlices, for a failure. */
+  async function diagnose(): Promise<string> {
+    const status = (await read()).status;
+    const pods = (
+      await env.kubeConfig
+        .makeApiClient(CoreV1Api)
+        .listNamespacedPod({ namespace: ns, labelSelector: `app.kubernetes.io/instance=${name}` })
+    ).items;
+    const slices = (
+      await env.kubeConfig.makeApiClient(DiscoveryV1Api).listNamespacedEndpointSlice({
+        namespace: ns,
+        labelSelector: `kubernetes.io/service-name=${name}-peer`,
+      })
+    ).items;
+    return [
+      ...(status?.conditions ?? []).map((c) => `condition ${c.type}=${c.status} ${c.reason}: ${c.message}`),
+      ...(status?.members ?? []).map((m) => `member ${m.name} ${m.id} ready=${m.ready} learner=${m.learner}`),
+      ...pods.map(
+        (pod) =>
+          `pod ${pod.metadata?.name} uid=${pod.metadata?.uid} ip=${pod.status?.podIP} phase=${pod.status?.phase}${pod.metadata?.deletionTimestamp ? ' terminating' : ''}`,
+      ),
+      ...slices.flatMap((slice) =>
+        (slice.endpoints ?? []).map(
+          (endpoint) =>
+            `endpointslice ${slice.metadata?.name}: ${endpoint.hostname} ${endpoint.addresses.join(',')} pod-uid=${endpoint.targetRef?.uid} ready=${endpoint.conditions?.ready}`,
+        ),
+      ),
+    ].join('\n');
+  }
 
   /** The member Pods and PVCs by name and uid: what a refusal or a pause must leave exactly as it was. */
   async function membersObjects(): Promise<string[]> {
