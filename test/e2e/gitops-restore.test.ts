@@ -15,7 +15,6 @@ import type { Environment } from '../env/environment.js';
 import { waitFor } from '../env/wait.js';
 import {
   backupNow,
-  clusterApp,
   type RestoreTestbed,
   restoreObjects,
   startRestoreTestbed,
@@ -91,17 +90,7 @@ describe('backup and in-place restore by the operator of dist/ (real nodes, our 
   });
 
   test('GIVEN the user app with a backup CronJob WHEN a Job from the CronJob runs THEN our image stores a backup in MinIO', async () => {
-    await env.kubectl(['apply', '--server-side', '-f', '-'], {
-      input: clusterApp({
-        namespace: ns,
-        name,
-        version: etcdVersions['3.6'],
-        size: 3,
-        bucket,
-        minio: env.minio!,
-        credentialsSecretName: 's3',
-      }),
-    });
+    await testbed!.applyCluster({ name, version: etcdVersions['3.6'], size: 3 });
     await objects()
       .readyAt(name, 3)
       .catch(async (error: Error) => {

@@ -12,7 +12,6 @@ import type { Environment } from '../env/environment.js';
 import type { ManagedProcess } from '../env/process-group.js';
 import { waitFor } from '../env/wait.js';
 import {
-  clusterApp,
   type RestoreTestbed,
   restoreObjects,
   startControllerProcess,
@@ -44,23 +43,17 @@ describe('a bootstrap backup that cannot be restored (local Kubernetes, MinIO)',
   });
 
   const bootstrapFrom = (name: string, key: string) =>
-    env.kubectl(['apply', '--server-side', '-f', '-'], {
-      input: clusterApp({
-        namespace: ns,
-        name,
-        version: etcdVersions['3.6'],
-        size: 3,
+    testbed!.applyCluster({
+      name,
+      version: etcdVersions['3.6'],
+      size: 3,
+      bootstrapFromBackup: {
         bucket,
-        minio: env.minio!,
+        key,
+        endpoint: env.minio!.podEndpoint,
+        forcePathStyle: true,
         credentialsSecretName: 's3',
-        bootstrapFromBackup: {
-          bucket,
-          key,
-          endpoint: env.minio!.podEndpoint,
-          forcePathStyle: true,
-          credentialsSecretName: 's3',
-        },
-      }),
+      },
     });
 
   /** Waits until the cluster reports Degraded BootstrapRestoreFailed after the init container failed `failures`

@@ -21,7 +21,6 @@ import {
   backupNow,
   type CrashAfter,
   type CrashableControllers,
-  clusterApp,
   crashableControllers,
   type RestoreTestbed,
   restoreObjects,
@@ -60,16 +59,7 @@ describe('in-place restore survives the controller being killed between steps (l
   });
 
   test('GIVEN the synthesized cluster and CronJob WHEN a Job from the CronJob backs it up THEN the backup holds the first keys', async () => {
-    const yaml = clusterApp({
-      namespace: ns,
-      name,
-      version: etcdVersions['3.6'],
-      size: 3,
-      bucket,
-      minio: env.minio!,
-      credentialsSecretName: 's3',
-    });
-    await env.kubectl(['apply', '--server-side', '-f', '-'], { input: yaml });
+    await testbed!.applyCluster({ name, version: etcdVersions['3.6'], size: 3 });
     // The first controller carries the switch from the start: it only fires on a restore action.
     const first = startController({ restore: 'Verify' });
     await objects().readyAt(name, 3, whileRunning(first));

@@ -18,7 +18,6 @@ import {
   backupNow,
   type CrashAfter,
   type CrashableControllers,
-  clusterApp,
   crashableControllers,
   type RestoreTestbed,
   restoreObjects,
@@ -60,17 +59,7 @@ describe('a survivor restore recovers writes newer than the last backup, with th
   });
 
   test('GIVEN a backup and writes after it WHEN two members lose Pod and data and a survivor restore runs with the controller killed after each step THEN the cluster is back at 3 with every acknowledged write', async () => {
-    await env.kubectl(['apply', '--server-side', '-f', '-'], {
-      input: clusterApp({
-        namespace: ns,
-        name,
-        version: etcdVersions['3.6'],
-        size: 3,
-        bucket,
-        minio: env.minio!,
-        credentialsSecretName: 's3',
-      }),
-    });
+    await testbed!.applyCluster({ name, version: etcdVersions['3.6'], size: 3 });
     const first = startController({ restore: 'ChooseSurvivor' });
     await objects().readyAt(name, 3, whileRunning(first));
     const client = new Etcd3({ hosts: [clientURL] });

@@ -269,8 +269,16 @@ export interface RestoreTestbed {
   readonly bucket: string;
   /** A temporary directory of the test's own (controller logs, the image's tools), removed by `stop()`. */
   readonly dir: string;
+  /** Applies {@link clusterApp} in the testbed's namespace, backing up to its bucket with its Secret `s3`. */
+  applyCluster(options: TestbedClusterOptions): Promise<void>;
   stop(): Promise<void>;
 }
+
+/** What a test chooses of {@link clusterApp}; the testbed gives the rest. */
+export type TestbedClusterOptions = Omit<
+  ClusterAppOptions,
+  'namespace' | 'bucket' | 'minio' | 'credentialsSecretName'
+>;
 
 /**
  * The local Kubernetes with three real nodes and MinIO, a bucket
@@ -305,7 +313,12 @@ export async function startRestoreTestbed(name: string, ns: string): Promise<Res
       `--from-literal=AWS_ACCESS_KEY_ID=${minio.accessKey}`,
       `--from-literal=AWS_SECRET_ACCESS_KEY=${minio.secretKey}`,
     ]);
-    return { env, s3, bucket, dir, stop };
+    const started = env;
+    const applyCluster = async (options: TestbedClusterOptions) => {
+      const input = clusterApp({ ...options, namespace: ns, bucket, minio, credentialsSecretName: 's3' });
+      await started.kubectl(['apply', '--server-side', '-f', '-'], { input });
+    };
+    return { env, s3, bucket, dir, applyCluster, stop };
   } catch (error) {
     await stop();
     throw error;
