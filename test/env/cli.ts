@@ -9,7 +9,7 @@ import { mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { killGroup } from './cleanup.js';
-import { type EnvState, liveDaemonPid, readState, stateDir, statePaths } from './env-state.js';
+import { type EnvState, isDaemon, liveDaemonPid, readState, stateDir, statePaths } from './env-state.js';
 import { kubectl } from './kubectl.js';
 import { waitFor } from './wait.js';
 
@@ -98,7 +98,8 @@ async function down(): Promise<number> {
   const pid = liveDaemonPid();
   if (pid) {
     process.kill(pid, 'SIGTERM');
-    const gone = await waitFor(() => liveDaemonPid() === undefined, {
+    // Until the process is gone, not its pid file: the daemon removes the state directory before it exits.
+    const gone = await waitFor(() => !isDaemon(pid), {
       what: `daemon ${pid} to stop`,
       timeoutMs: 60_000,
     }).catch(() => false);

@@ -41,14 +41,20 @@ export function readState(): EnvState | undefined {
 export function liveDaemonPid(): number | undefined {
   if (!existsSync(statePaths.pid)) return undefined;
   const pid = Number(readFileSync(statePaths.pid, 'utf8').trim());
+  return isDaemon(pid) ? pid : undefined;
+}
+
+/**
+ * Whether `pid` is a live daemon process (not a zombie, not a reused pid). Asked by pid, not through the pid file:
+ * the daemon removes its state directory, pid file included, before it exits.
+ */
+export function isDaemon(pid: number): boolean {
   try {
     const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const zombie = stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-    return !zombie && cmdline.some((arg) => arg.endsWith('cli.js')) && cmdline.includes('daemon')
-      ? pid
-      : undefined;
+    return !zombie && cmdline.some((arg) => arg.endsWith('cli.js')) && cmdline.includes('daemon');
   } catch {
-    return undefined;
+    return false;
   }
 }

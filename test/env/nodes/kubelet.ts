@@ -7,6 +7,14 @@ import { kubernetesBinary } from '../binaries.js';
 import { issueCertificate, type Pki } from '../certs.js';
 import { writeKubeconfig } from '../kubeconfig.js';
 import { type ManagedProcess, startProcess } from '../process-group.js';
+import { waitFor } from '../wait.js';
+import {
+  acquireFileLock,
+  deviceRegistrationSocket,
+  kubeletStartLockPath,
+  socketReplaced,
+  statOrUndefined,
+} from './kubelet-start-lock.js';
 import { clusterDNS, clusterDomain, type NodeLayout } from './layout.js';
 
 export interface KubeletPaths {
@@ -21,7 +29,7 @@ export interface KubeletPaths {
 }
 
 export function kubeletPaths(node: NodeLayout): KubeletPaths {
-  // The root holds the kubelet's sockets (pod-resources, device-plugins): kept short, its own files beside it.
+  // The root holds the kubelet's pod-resources socket: kept short, its own files beside it.
   const dir = join(node.dir, 'kubelet-files');
   return {
     root: join(node.dir, 'kubelet'),
@@ -132,21 +140,37 @@ export async function startKubelet(
       2,
     ),
   );
-  return track(
-    startProcess({
-      name: `kubelet-${node.name}`,
-      command: kubernetesBinary('kubelet'),
-      args: [
-        `--config=${paths.config}`,
-        `--kubeconfig=${paths.kubeconfig}`,
-        `--root-dir=${paths.root}`,
-        `--cert-dir=${join(paths.files, 'pki')}`,
-        `--hostname-override=${node.name}`,
-        `--node-ip=${node.ip}`,
-        '--v=1',
-      ],
-      logPath: join(node.dir, 'kubelet.log'),
-      netns: node.netnsPath,
-    }),
-  );
+  // One kubelet of this machine starts at a time, until it has bound the device-plugin socket (kubelet-start-lock.ts).
+  const lock = await acquireFileLock(kubeletStartLockPath);
+  try {
+    const before = statOrUndefined(deviceRegistrationSocket);
+    const kubelet = track(startKubeletProcess(node, paths));
+    await waitFor(
+      () =>
+        kubelet.exitStatus() !== undefined ||
+        socketReplaced(before, statOrUndefined(deviceRegistrationSocket)),
+      { what: `kubelet-${node.name} to bind ${deviceRegistrationSocket}`, timeoutMs: 120_000 },
+    );
+    return kubelet;
+  } finally {
+    await lock.release();
+  }
+}
+
+function startKubeletProcess(node: NodeLayout, paths: KubeletPaths): ManagedProcess {
+  return startProcess({
+    name: `kubelet-${node.name}`,
+    command: kubernetesBinary('kubelet'),
+    args: [
+      `--config=${paths.config}`,
+      `--kubeconfig=${paths.kubeconfig}`,
+      `--root-dir=${paths.root}`,
+      `--cert-dir=${join(paths.files, 'pki')}`,
+      `--hostname-override=${node.name}`,
+      `--node-ip=${node.ip}`,
+      '--v=1',
+    ],
+    logPath: join(node.dir, 'kubelet.log'),
+    netns: node.netnsPath,
+  });
 }

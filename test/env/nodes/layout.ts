@@ -70,9 +70,11 @@ export function nodeLayout(envDir: string, index: number, cgroupPrefix: string):
 
 /**
  * The longest Unix socket path a node makes below the environment's directory, beyond the directory itself:
- * `/node-N/kubelet/device-plugins/kubelet.sock`. A socket path has at most 107 bytes.
+ * `/node-N/kubelet/pod-resources/kubelet.sock`. A socket path has at most 107 bytes. (The device-plugin socket is
+ * not below it: kubelet v1.34 binds it at a fixed path, see kubelet-start-lock.ts.)
  */
-export const longestSocketSuffix = '/node-9/kubelet/device-plugins/kubelet.sock'.length;
+const longestSocket = '/node-9/kubelet/pod-resources/kubelet.sock';
+export const longestSocketSuffix = longestSocket.length;
 
 /** Throws when the environment's directory is too long to hold the nodes' Unix sockets. */
 export function checkSocketRoom(envDir: string): void {
@@ -80,7 +82,7 @@ export function checkSocketRoom(envDir: string): void {
   if (longest > 107) {
     throw new Error(
       `the environment directory ${envDir} is too long for its nodes' Unix sockets (${longest} bytes with ` +
-        `'${'/node-9/kubelet/device-plugins/kubelet.sock'}', at most 107 allowed): set TMPDIR or the dir option to a shorter path`,
+        `'${longestSocket}', at most 107 allowed): set TMPDIR or the dir option to a shorter path`,
     );
   }
 }
