@@ -9,7 +9,12 @@ import type { Action, PlanInput, PodView, PvcView } from './types.js';
 /** Requeue delays of the branch's waits, in milliseconds. */
 const REQUEUE = { soon: 1_000, starting: 2_000, failing: 5_000 } as const;
 
-const wait = (reason: string, message: string, requeueAfterMs: number, degraded = false): Action => ({
+const wait = (
+  reason: string,
+  message: string,
+  requeueAfterMs: number,
+  degraded = false,
+): Extract<Action, { kind: 'Wait' }> => ({
   kind: 'Wait',
   reason,
   message,
@@ -70,12 +75,13 @@ function stopAndSeed(input: PlanInput, lock: RestoreLock): Action {
   if (!seedPod) return createSeed(input, lock, token);
   if (seedPod.ready) return stopSurvivor(input, lock, survivor) ?? releaseToPlanner(seedPod, lock);
   if (seedPod.restoreFailure) {
-    return wait(
+    const failing = wait(
       'SeedRestoreFailing',
       `the seed ${seedPod.name} could not restore the backup of EtcdRestore ${lock.name}: ${seedPod.restoreFailure}; it is retried, the old data stays on the retained PVCs`,
       REQUEUE.failing,
       true,
     );
+    return seedPod.restoreFailureTransient ? { ...failing, transient: true } : failing;
   }
   if (seedPod.lost !== undefined) {
     return wait(

@@ -133,6 +133,7 @@ function bootstrapRestoreFailed(pod: PodView): Action {
     message: `the seed ${pod.name} could not restore spec.bootstrap.backup: ${pod.restoreFailure}; it is retried, the seed's PVC is kept`,
     requeueAfterMs: REQUEUE.quorum,
     degraded: true,
+    ...(pod.restoreFailureTransient ? { transient: true as const } : {}),
   };
 }
 

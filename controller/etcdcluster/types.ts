@@ -59,6 +59,8 @@ export interface PodView {
   readonly version?: string;
   /** Its `restore` init container (a seed from a backup) last exited with an error: why, in one line. */
   readonly restoreFailure?: string;
+  /** That failure may clear on the kubelet's next retry (`isTransientRestoreFailure`). */
+  readonly restoreFailureTransient?: true;
   /** Annotation `etcd.gitops.dev/initial-cluster-state`, which etcd reads at its next start. */
   readonly initialState?: 'new' | 'existing';
   /** The schemes its etcd listens with (`--listen-client-urls`, `--listen-peer-urls`), when its args say. */
@@ -151,6 +153,11 @@ export type Action =
       readonly requeueAfterMs: number;
       /** Something is wrong that waiting alone may not fix: `Degraded=True` with this reason, a Warning Event. */
       readonly degraded?: true;
+      /**
+       * With `degraded`: a retry (the kubelet's) may clear the fault with nothing changed, so the status says
+       * `Progressing=True`, not `Stalled` (docs/design/conventions.md, "Conditions and health").
+       */
+      readonly transient?: true;
     }
   | { readonly kind: 'Paused' }
   | { readonly kind: 'Refuse'; readonly field: string; readonly value: string; readonly allowed: string }

@@ -26,7 +26,11 @@ import {
   type Scheme,
   schemes,
 } from '../../constructs/conventions/index.js';
-import { describeRestoreInitFailure, restoreInitFailure } from '../restore/init-failure.js';
+import {
+  describeRestoreInitFailure,
+  isTransientRestoreFailure,
+  restoreInitFailure,
+} from '../restore/init-failure.js';
 import type { EtcdCluster } from './api.js';
 import { podRevision } from './revision.js';
 import type { ClusterView, PodView, PvcView } from './types.js';
@@ -206,6 +210,9 @@ export function toPodView(pod: V1Pod, loss?: LossContext): PodView | undefined {
     ...(revision ? { revision } : {}),
     ...(failure ? { lastFailure: failure } : {}),
     ...(restoreFailure ? { restoreFailure: describeRestoreInitFailure(restoreFailure) } : {}),
+    ...(restoreFailure && isTransientRestoreFailure(restoreFailure)
+      ? { restoreFailureTransient: true as const }
+      : {}),
     ...(initialState === 'new' || initialState === 'existing' ? { initialState } : {}),
     ...(schemes ? { schemes } : {}),
     ...(lost ? { lost } : {}),

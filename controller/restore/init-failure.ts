@@ -50,11 +50,37 @@ export function restoreInitFailure(pod: V1Pod): RestoreInitFailure | undefined {
   };
 }
 
-/** The failure reasons an exit code stands for (`4` → BackupNotFound, AccessDenied or S3Unavailable). */
-export function reasonsOfExitCode(exitCode: number): string {
-  const reasons = Object.entries(failureExitCodes)
+/** Reasons a retry of the same command can get past by itself: the store or the survivor did not answer. */
+const TRANSIENT_REASONS: ReadonlySet<FailureReason> = new Set<FailureReason>([
+  'S3Unavailable',
+  'MemberUnavailable',
+]);
+
+/** The failure reasons whose exit code this is (none for an internal error or a signal). */
+function reasonsWithExitCode(exitCode: number): FailureReason[] {
+  return (Object.entries(failureExitCodes) as [FailureReason, number][])
     .filter(([, code]) => code === exitCode)
     .map(([reason]) => reason);
+}
+
+/**
+ * Whether the kubelet's next retry of the init container may succeed with nothing changed: the reason the command
+ * named is transient, or, when its status names none of ours, any reason its exit code allows is (an internal
+ * error or a kill allows anything). The other reasons (a missing backup, refused credentials, a checksum, a
+ * snapshot that is not ours…) fail the same way until the user changes something (docs/design/conventions.md,
+ * "Conditions and health").
+ */
+export function isTransientRestoreFailure(failure: RestoreInitFailure): boolean {
+  const possible =
+    failure.code !== undefined && failure.code in failureExitCodes
+      ? [failure.code as FailureReason]
+      : reasonsWithExitCode(failure.exitCode);
+  return possible.length === 0 || possible.some((reason) => TRANSIENT_REASONS.has(reason));
+}
+
+/** The failure reasons an exit code stands for (`4` → BackupNotFound, AccessDenied or S3Unavailable). */
+export function reasonsOfExitCode(exitCode: number): string {
+  const reasons = reasonsWithExitCode(exitCode);
   if (reasons.length === 0) {
     if (exitCode === RestoreExitCode.INTERNAL) return 'an unexpected error';
     return exitCode >= 128 ? `killed by signal ${exitCode - 128}` : 'an unknown failure';

@@ -2,7 +2,9 @@
 // backup"), on the local Kubernetes with MinIO and the controller as a process: one cluster names a key that does not
 // exist, another an object that is not a backup of ours. The seed's `restore fetch` init container (our image) exits
 // with its named code; the cluster reports `Degraded` `BootstrapRestoreFailed` naming that reason and exit code, a
-// Warning Event says the same, and nothing else happens: no member beyond the seed Pod, the seed's PVC kept.
+// Warning Event says the same, and nothing else happens: no member beyond the seed Pod, the seed's PVC kept. A
+// failure only the user can clear is `Stalled`; one a retry may clear (the store down: `S3Unavailable`) keeps the
+// cluster `Progressing` until the store answers.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
@@ -101,6 +103,19 @@ describe('a bootstrap backup that cannot be restored (local Kubernetes, MinIO)',
     assert.equal(status?.clusterID, undefined);
   };
 
+  /** [status, reason] of Progressing and Stalled: whether a GitOps tool is told to wait or that only the user can help. */
+  const progressAndStall = async (name: string) => {
+    const conditions = (await objects().readCluster(name)).status?.conditions ?? [];
+    return ['Progressing', 'Stalled'].map((type) => {
+      const condition = conditions.find((c) => c.type === type);
+      return [condition?.status, condition?.reason];
+    });
+  };
+  const stalled = [
+    ['False', 'BootstrapRestoreFailed'],
+    ['True', 'BootstrapRestoreFailed'],
+  ];
+
   const warningEvent = async (name: string) =>
     (await objects().events(name)).find((e) => e.type === 'Warning' && e.reason === 'BootstrapRestoreFailed');
 
@@ -114,6 +129,11 @@ describe('a bootstrap backup that cannot be restored (local Kubernetes, MinIO)',
     assert.match(message, /nothing-here\.db/);
     const event = await warningEvent('missing');
     assert.match(event?.message ?? '', /exit code 4 \(BackupNotFound: /);
+    assert.deepEqual(
+      await progressAndStall('missing'),
+      stalled,
+      'only the user can make a missing key appear',
+    );
     await assertOnlyTheSeed('missing');
   });
 
@@ -124,6 +144,43 @@ describe('a bootstrap backup that cannot be restored (local Kubernetes, MinIO)',
     const message = await degradedAfter('foreign', 2);
     assert.match(message, /exit code 7 \(NotABackup: /);
     assert.match((await warningEvent('foreign'))?.message ?? '', /exit code 7 \(NotABackup: /);
+    assert.deepEqual(await progressAndStall('foreign'), stalled);
     await assertOnlyTheSeed('foreign');
+  });
+
+  test('GIVEN the store down WHEN the seed restores THEN Degraded S3Unavailable but still Progressing, not Stalled; WHEN the store is back and the key missing THEN Stalled BackupNotFound', async () => {
+    const minio = env.minio!;
+    await minio.pause();
+    try {
+      await bootstrapFrom('unreachable', `${ns}/unreachable/nothing-here.db`);
+      const message = await degradedAfter('unreachable', 2);
+      assert.match(message, /exit code 4 \(S3Unavailable: /);
+      assert.deepEqual(
+        await progressAndStall('unreachable'),
+        [
+          ['True', 'BootstrapRestoreFailed'],
+          ['False', 'AsExpected'],
+        ],
+        'a store that does not answer may answer at the next retry: the cluster is still progressing',
+      );
+    } finally {
+      await minio.resume();
+    }
+    await waitFor(
+      async () => {
+        const degraded = (await objects().readCluster('unreachable')).status?.conditions?.find(
+          (c) => c.type === 'Degraded',
+        );
+        return /exit code 4 \(BackupNotFound: /.test(degraded?.message ?? '');
+      },
+      {
+        what: 'the retried seed of unreachable to report BackupNotFound once the store answers',
+        timeoutMs: 180_000,
+        intervalMs: 500,
+        abortIf: whileRunning(controller!),
+      },
+    );
+    assert.deepEqual(await progressAndStall('unreachable'), stalled);
+    await assertOnlyTheSeed('unreachable');
   });
 });

@@ -204,9 +204,25 @@ const cases: Case[] = [
     given: "the seed's restore fetch failing",
     input: stopped({
       pvcs: [retained(0), seedPvc],
-      pods: [{ ...seedPod, restoreFailure: 'exit code 4 (S3Unavailable) after 2 restart(s)' }],
+      pods: [
+        {
+          ...seedPod,
+          restoreFailure: 'exit code 4 (S3Unavailable) after 2 restart(s)',
+          restoreFailureTransient: true,
+        },
+      ],
     }),
-    expect: { kind: 'Wait', reason: 'SeedRestoreFailing', degraded: true },
+    expect: { kind: 'Wait', reason: 'SeedRestoreFailing', degraded: true, transient: true },
+  },
+  {
+    given: "the seed's restore fetch failing with a fault only the user clears (ChecksumMismatch)",
+    input: stopped({
+      pvcs: [retained(0), seedPvc],
+      pods: [
+        { ...seedPod, restoreFailure: 'exit code 5 (ChecksumMismatch: sha256 differs) after 2 restart(s)' },
+      ],
+    }),
+    expect: { kind: 'Wait', reason: 'SeedRestoreFailing', degraded: true, transient: undefined },
   },
   {
     given: 'the seed Pod lost (its node died before it served)',

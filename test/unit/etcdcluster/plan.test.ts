@@ -264,7 +264,23 @@ const cases: Case[] = [
       degraded: true,
       message:
         "the seed demo-0 could not restore spec.bootstrap.backup: exit code 4 (BackupNotFound: no such key); it is retried, the seed's PVC is kept",
+      transient: undefined,
     },
+  },
+  {
+    given: 'a seed whose restore init container failed with a fault a retry may clear (S3Unavailable)',
+    input: empty({
+      pods: [
+        pod(0, {
+          running: false,
+          ready: false,
+          restoreFailure: 'exit code 4 (S3Unavailable: connect ECONNREFUSED) after 2 restart(s)',
+          restoreFailureTransient: true,
+        }),
+      ],
+      pvcs: [pvc(0, { token: 't' })],
+    }),
+    expect: { kind: 'Wait', reason: 'BootstrapRestoreFailed', degraded: true, transient: true },
   },
   {
     given: 'a seed whose restore failed once, now answering',

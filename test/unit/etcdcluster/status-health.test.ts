@@ -39,7 +39,7 @@ const at =
   (i: number, overrides: Partial<PodView> = {}) =>
     pod(i, { revision, ...overrides });
 const podsOf = (...made: PodView[]) => made;
-const wait = (reason: string, extra: { degraded?: true } = {}): Action => ({
+const wait = (reason: string, extra: { degraded?: true; transient?: true } = {}): Action => ({
   kind: 'Wait',
   reason,
   message: `waiting: ${reason}`,
@@ -405,6 +405,18 @@ const cases: Case[] = [
       Progressing: ['False', 'BootstrapRestoreFailed'],
       Degraded: ['True', 'BootstrapRestoreFailed'],
       Stalled: ['True', 'BootstrapRestoreFailed'],
+    },
+  },
+  {
+    given: 'a bootstrap restore failing with a fault a retry may clear (a degraded, transient wait)',
+    action: wait('BootstrapRestoreFailed', { degraded: true, transient: true }),
+    observation: undefined,
+    pods: podsOf(current(0, { running: false, ready: false, restoreFailure: 'exit code 4 (S3Unavailable)' })),
+    expect: {
+      Ready: ['False', 'BootstrapRestoreFailed'],
+      Progressing: ['True', 'BootstrapRestoreFailed'],
+      Degraded: ['True', 'BootstrapRestoreFailed'],
+      Stalled: notStalled,
     },
   },
   {

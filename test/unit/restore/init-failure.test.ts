@@ -6,6 +6,7 @@ import type { V1ContainerState, V1Pod } from '@kubernetes/client-node';
 import { toPodView } from '../../../controller/etcdcluster/views.js';
 import {
   describeRestoreInitFailure,
+  isTransientRestoreFailure,
   reasonsOfExitCode,
   restoreInitFailure,
 } from '../../../controller/restore/init-failure.js';
@@ -88,9 +89,64 @@ describe('restoreInitFailure', () => {
     assert.equal(view?.restoreFailure, 'exit code 4 (AccessDenied: denied) after 0 restart(s)');
   });
 
+  it('GIVEN a failed restore init container THEN the member Pod view says whether a retry may clear it', () => {
+    const transient = toPodView(
+      seedPod(failedWith(4, logLine({ code: 'S3Unavailable', reason: 'timeout' }))),
+    );
+    assert.equal(transient?.restoreFailureTransient, true);
+    const needsUser = toPodView(seedPod(failedWith(4, logLine({ code: 'BackupNotFound', reason: 'gone' }))));
+    assert.equal(needsUser?.restoreFailureTransient, undefined);
+  });
+
   it('GIVEN exit codes without a reason of their own THEN they are described, not invented', () => {
     assert.equal(reasonsOfExitCode(1), 'an unexpected error');
     assert.equal(reasonsOfExitCode(137), 'killed by signal 9');
     assert.equal(reasonsOfExitCode(2), 'InvalidArguments');
   });
+});
+
+describe('isTransientRestoreFailure (the kubelet retries the init container: may that clear it?)', () => {
+  const failure = (exitCode: number, code?: string) => ({
+    exitCode,
+    restarts: 1,
+    ...(code !== undefined ? { code } : {}),
+  });
+  const cases: { given: string; failure: ReturnType<typeof failure>; expect: boolean }[] = [
+    { given: 'S3Unavailable', failure: failure(4, 'S3Unavailable'), expect: true },
+    {
+      given: 'MemberUnavailable (the survivor did not answer)',
+      failure: failure(3, 'MemberUnavailable'),
+      expect: true,
+    },
+    { given: 'BackupNotFound', failure: failure(4, 'BackupNotFound'), expect: false },
+    { given: 'AccessDenied', failure: failure(4, 'AccessDenied'), expect: false },
+    { given: 'ChecksumMismatch', failure: failure(5, 'ChecksumMismatch'), expect: false },
+    { given: 'NotABackup', failure: failure(7, 'NotABackup'), expect: false },
+    { given: 'SnapshotFromNewerEtcd', failure: failure(7, 'SnapshotFromNewerEtcd'), expect: false },
+    { given: 'WrongMember', failure: failure(7, 'WrongMember'), expect: false },
+    { given: 'RestoreFailed', failure: failure(8, 'RestoreFailed'), expect: false },
+    { given: 'DataDirNotEmpty', failure: failure(8, 'DataDirNotEmpty'), expect: false },
+    { given: 'InvalidArguments', failure: failure(2, 'InvalidArguments'), expect: false },
+    {
+      given: 'no reason named, exit code 4 (S3Unavailable among its reasons)',
+      failure: failure(4),
+      expect: true,
+    },
+    { given: 'no reason named, exit code 3 (MemberUnavailable)', failure: failure(3), expect: true },
+    {
+      given: 'no reason named, exit code 8 (RestoreFailed or DataDirNotEmpty)',
+      failure: failure(8),
+      expect: false,
+    },
+    { given: 'no reason named, exit code 7', failure: failure(7), expect: false },
+    { given: 'an internal error (exit code 1)', failure: failure(1), expect: true },
+    { given: 'killed by a signal (exit code 137)', failure: failure(137), expect: true },
+    { given: 'a reason that is not ours, exit code 5', failure: failure(5, 'Whatever'), expect: false },
+    { given: 'a reason that is not ours, exit code 4', failure: failure(4, 'Whatever'), expect: true },
+  ];
+  for (const { given, failure: input, expect } of cases) {
+    it(`GIVEN ${given} THEN ${expect ? 'a retry may clear it' : 'only a change by the user does'}`, () => {
+      assert.equal(isTransientRestoreFailure(input), expect);
+    });
+  }
 });
