@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { CoordinationV1Api, V1MicroTime } from '@kubernetes/client-node';
 import { etcdClusterCrd, etcdRestoreCrd } from '../../constructs/api/crds.js';
+import { isConflict } from '../../controller/runtime/kube.js';
 import { kubernetesBinary, repoRoot } from '../env/binaries.js';
 import { type ControlPlane, startControlPlane } from '../env/control-plane.js';
 import { freePorts } from '../env/ports.js';
@@ -162,17 +163,29 @@ describe('the controller process', { timeout: 300_000 }, () => {
       abortIf: alive(e),
     });
     // WHEN the Lease is overwritten with another holder, as a second leader would after a partition
+    // (d renews it every few seconds, so a write made on an older read loses with 409 Conflict and is made again)
     const leases = cp.kubeConfig.makeApiClient(CoordinationV1Api);
-    const lease = await leases.readNamespacedLease({ namespace: own, name: leaseName });
-    const now = new V1MicroTime();
-    lease.spec = {
-      ...lease.spec,
-      holderIdentity: 'intruder',
-      renewTime: now,
-      acquireTime: now,
-      leaseDurationSeconds: 3600,
-    };
-    await leases.replaceNamespacedLease({ namespace: own, name: leaseName, body: lease });
+    await waitFor(
+      async () => {
+        const lease = await leases.readNamespacedLease({ namespace: own, name: leaseName });
+        const now = new V1MicroTime();
+        lease.spec = {
+          ...lease.spec,
+          holderIdentity: 'intruder',
+          renewTime: now,
+          acquireTime: now,
+          leaseDurationSeconds: 3600,
+        };
+        try {
+          await leases.replaceNamespacedLease({ namespace: own, name: leaseName, body: lease });
+          return true;
+        } catch (error) {
+          if (isConflict(error)) return false;
+          throw error;
+        }
+      },
+      { what: 'the intruder to take the Lease', timeoutMs: 30_000 },
+    );
     // THEN d exits with code 1, e still runs, and the intruder keeps the Lease
     // (polling keeps the event loop alive: the test helper unrefs its children)
     await waitFor(() => d.process.exitStatus(), { what: 'd to exit' });
