@@ -149,12 +149,15 @@ export function restoringProgress(input: RestorePlanInput, lock: RestoreLock): R
   const seed = input.pods.find(isSeed);
   const from = describeSource(lock.source);
   if (seed?.initFailure) {
-    return wait(
-      'SeedRestoreFailing',
-      `the seed ${seed.name} could not restore ${from} and retries: ${seed.initFailure}; the old data stays on the retained PVCs`,
-      RESTORE_REQUEUE.waiting,
-      true,
-    );
+    return {
+      kind: 'Wait',
+      reason: 'SeedRestoreFailing',
+      message: `the seed ${seed.name} could not restore ${from} and retries: ${seed.initFailure}; the old data stays on the retained PVCs`,
+      requeueAfterMs: RESTORE_REQUEUE.waiting,
+      degraded: true,
+      // A reason only the user clears (BackupNotFound, ChecksumMismatch...) fails the same way on every retry.
+      ...(seed.initFailureTransient ? {} : { stalled: true as const }),
+    };
   }
   if (seed?.ready) {
     return wait(

@@ -28,6 +28,8 @@ interface Summary {
   readonly reason: string;
   readonly message: string;
   readonly degraded?: boolean;
+  /** Waits on the user with nothing failed for good (the phase stays): `Stalled=True`. */
+  readonly stalled?: boolean;
 }
 
 function summarize(
@@ -49,8 +51,9 @@ function summarize(
     case 'Wait':
       return {
         phase: current,
-        progressing: action.reason !== 'WaitingForRestore',
+        progressing: action.reason !== 'WaitingForRestore' && action.stalled !== true,
         degraded: action.degraded === true,
+        stalled: action.stalled === true,
         reason: action.reason,
         message: action.message,
       };
@@ -92,6 +95,7 @@ function conditions(summary: Summary): ConditionInput[] {
   const { reason, message } = summary;
   const done = summary.phase === 'Completed';
   const failed = summary.phase === 'Failed';
+  const stalled = failed || summary.stalled === true;
   const progressing: ConditionInput = {
     type: 'Progressing',
     status: summary.progressing ? 'True' : 'False',
@@ -108,7 +112,7 @@ function conditions(summary: Summary): ConditionInput[] {
       message,
     },
     { ...progressing, type: 'Reconciling' },
-    { type: 'Stalled', status: failed ? 'True' : 'False', reason: failed ? reason : 'AsExpected', message },
+    { type: 'Stalled', status: stalled ? 'True' : 'False', reason: stalled ? reason : 'AsExpected', message },
   ];
 }
 

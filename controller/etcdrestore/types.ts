@@ -56,6 +56,11 @@ export interface MemberPodView {
   readonly token?: string;
   /** The `restore fetch` init container exited with an error at least once: its last message. */
   readonly initFailure?: string;
+  /**
+   * That failure is one the kubelet's next retry may get past by itself (`isTransientRestoreFailure`,
+   * controller/restore/init-failure.ts); otherwise it waits on the user.
+   */
+  readonly initFailureTransient?: true;
 }
 
 /** A PVC of the cluster (member or retained). */
@@ -118,6 +123,11 @@ export type RestoreAction =
       readonly requeueAfterMs: number;
       /** Something is wrong and the user may want to look (e.g. the seed's init container fails). */
       readonly degraded?: boolean;
+      /**
+       * Nothing the controller or the kubelet does clears it until the user changes something (a seed that failed
+       * with `BackupNotFound`): `Stalled=True` and `Progressing=False` (docs/design/conventions.md).
+       */
+      readonly stalled?: true;
     }
   | { readonly kind: 'StartVerifying' }
   | { readonly kind: 'Verify' }

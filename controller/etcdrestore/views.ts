@@ -7,7 +7,11 @@ import {
   memberOfPvc,
   RETAINED_BY_RESTORE_LABEL,
 } from '../../constructs/conventions/index.js';
-import { describeRestoreInitFailure, restoreInitFailure } from '../restore/init-failure.js';
+import {
+  describeRestoreInitFailure,
+  isTransientRestoreFailure,
+  restoreInitFailure,
+} from '../restore/init-failure.js';
 import type { EtcdCluster, EtcdRestore, S3Location } from './api.js';
 import type {
   MemberPodView,
@@ -61,10 +65,14 @@ export function toTargetView(cluster: EtcdCluster): TargetView {
   };
 }
 
-/** The last failure of the restore init container, when it exited with an error. */
-function initFailure(pod: V1Pod): string | undefined {
+/** The last failure of the restore init container, when it exited with an error, and whether a retry may clear it. */
+function initFailure(pod: V1Pod): Pick<MemberPodView, 'initFailure' | 'initFailureTransient'> {
   const failure = restoreInitFailure(pod);
-  return failure ? describeRestoreInitFailure(failure) : undefined;
+  if (!failure) return {};
+  return {
+    initFailure: describeRestoreInitFailure(failure),
+    ...(isTransientRestoreFailure(failure) ? { initFailureTransient: true as const } : {}),
+  };
 }
 
 export function toMemberPodView(pod: V1Pod): MemberPodView | undefined {
@@ -72,14 +80,13 @@ export function toMemberPodView(pod: V1Pod): MemberPodView | undefined {
   if (!member) return undefined;
   const ready = pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
   const token = pod.metadata?.annotations?.[ANNOTATION_CLUSTER_TOKEN];
-  const failure = initFailure(pod);
   return {
     name: pod.metadata?.name as string,
     member,
     terminating: Boolean(pod.metadata?.deletionTimestamp),
     ready,
     ...(token ? { token } : {}),
-    ...(failure ? { initFailure: failure } : {}),
+    ...initFailure(pod),
   };
 }
 

@@ -2,9 +2,10 @@
 // nodes; cluster, Services and backup CronJob synthesized by our constructs) is backed up by a Job from its
 // CronJob, written to again, loses a majority of its members with their data. Restores that must not run (a cluster
 // that does not exist, a healthy cluster, a missing key, wrong credentials, a snapshot from a newer etcd, a corrupt
-// backup) each fail with their reason and a Warning Event before any Pod or PVC changes; a good EtcdRestore brings
-// the cluster back Ready at its declared size with exactly the keys of the backup, its Git-owned spec untouched,
-// while a second restore of the cluster waits for it (and is then refused: the cluster is healthy again).
+// backup) each fail with their reason and a Warning Event before any Pod or PVC changes; a good EtcdRestore whose
+// backup is deleted before its seed starts is Stalled SeedRestoreFailing (BackupNotFound) until the backup is back,
+// then brings the cluster back Ready at its declared size with exactly the keys of the backup, its Git-owned spec
+// untouched, while a second restore of the cluster waits for it (and is then refused: the cluster is healthy again).
 // The controller runs as a process inside the environment's network namespace (as on a control-plane host), so it
 // reaches MinIO at the address the seed's restore uses. Every EtcdCluster and EtcdRestore status the controller
 // writes is recorded (status-recorder.ts) and must read, for Argo CD, kstatus and Flux, as its stage expects
@@ -14,7 +15,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { CopyObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { CopyObjectCommand, DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { Etcd3 } from 'etcd3';
 import { etcdClusterCrd, etcdRestoreCrd } from '../../constructs/api/crds.js';
@@ -310,8 +311,19 @@ describe('in-place restore after quorum loss (local Kubernetes, MinIO)', () => {
     assert.deepEqual(await podsAndPvcs(), before);
   });
 
-  test('WHEN a restore names the good backup THEN the cluster is Ready at 3 members with exactly the keys of the backup, and a second restore of the cluster waits meanwhile', async () => {
+  test('WHEN a restore names the good backup, and the backup is gone when its seed starts THEN the restore is Stalled SeedRestoreFailing until the backup is back; then the cluster is Ready at 3 members with exactly the keys of the backup, and a second restore of the cluster waits meanwhile', async () => {
     await recorder.stage('restoring');
+    // GIVEN no node takes new Pods: the seed stays unscheduled until the test has taken the backup away
+    const nodes = (await env.kubectl(['get', 'nodes', '-o', 'name'])).stdout.split('\n').filter(Boolean);
+    assert.equal(nodes.length, 3, nodes.join(', '));
+    await env.kubectl(['cordon', ...nodes]);
+    await s3.send(
+      new CopyObjectCommand({
+        Bucket: bucket,
+        Key: `${backupKey}.saved`,
+        CopySource: `${bucket}/${backupKey}`,
+      }),
+    );
     await createRestore('good', backupKey);
     // AND a second restore of the same cluster, created while the first holds it, waits for it
     await waitFor(async () => (await readCluster()).status?.restore?.name === 'good', {
@@ -326,6 +338,60 @@ describe('in-place restore after quorum loss (local Kubernetes, MinIO)', () => {
         false,
       { what: 'the second restore to wait for the first', timeoutMs: 30_000, intervalMs: 250 },
     );
+    // WHEN the verified backup is deleted once the seed exists, and the nodes take Pods again
+    const condition = (restore: EtcdRestore, type: string) =>
+      restore.status?.conditions?.find((c) => c.type === type);
+    await waitFor(
+      async () => condition(await readRestore('good'), 'Progressing')?.reason === 'SeedStarting',
+      { what: 'the seed Pod to exist', timeoutMs: 120_000, intervalMs: 250 },
+    );
+    await recorder.stage('seed-failing');
+    await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: backupKey }));
+    await env.kubectl(['uncordon', ...nodes]);
+    // THEN the seed's restore fails BackupNotFound: the restore is Degraded and Stalled (a retry cannot clear it),
+    // with a Warning Event; the old member's PVC stays retained
+    const stalled = await waitFor(
+      async () => {
+        const restore = await readRestore('good');
+        return condition(restore, 'Stalled')?.status === 'True' && restore;
+      },
+      { what: 'the restore to be Stalled', timeoutMs: 180_000, intervalMs: 500 },
+    );
+    const described = JSON.stringify(stalled.status);
+    assert.equal(stalled.status?.phase, 'Restoring', described);
+    assert.equal(condition(stalled, 'Stalled')?.reason, 'SeedRestoreFailing', described);
+    assert.match(condition(stalled, 'Stalled')?.message ?? '', /BackupNotFound/, described);
+    assert.equal(condition(stalled, 'Degraded')?.status, 'True', described);
+    assert.equal(condition(stalled, 'Progressing')?.status, 'False', described);
+    await waitFor(
+      async () =>
+        (
+          await core().listNamespacedEvent({
+            namespace: ns,
+            fieldSelector: 'involvedObject.name=good,reason=SeedRestoreFailing',
+          })
+        ).items.some((event) => event.type === 'Warning'),
+      { what: 'a Warning Event SeedRestoreFailing on restore good', timeoutMs: 30_000 },
+    );
+    // AND the cluster says the same of its seed
+    await waitFor(
+      async () =>
+        (await readCluster()).status?.conditions?.some(
+          (c) => c.type === 'Stalled' && c.status === 'True' && c.reason === 'SeedRestoreFailing',
+        ),
+      { what: 'the cluster to be Stalled SeedRestoreFailing', timeoutMs: 60_000, intervalMs: 500 },
+    );
+    assert.equal(
+      (await core().readNamespacedPersistentVolumeClaim({ namespace: ns, name: 'demo-0-data' })).metadata
+        ?.labels?.['etcd.gitops.dev/retained-by-restore'],
+      'good',
+    );
+    // WHEN the backup is back (the kubelet retries the seed's restore after its back-off)
+    await recorder.stage('seed-retrying');
+    await s3.send(
+      new CopyObjectCommand({ Bucket: bucket, Key: backupKey, CopySource: `${bucket}/${backupKey}.saved` }),
+    );
+    // THEN the restore goes on
     const restore = await waitFor(
       async () => (await readRestore('good')).status?.phase === 'Completed' && readRestore('good'),
       {

@@ -101,19 +101,33 @@ export const expectations: Readonly<Record<string, ScenarioExpectations>> = {
   },
   // test/e2e/restore-inplace.test.ts: a 3-member cluster backed up, restores refused while it is healthy, a
   // majority lost with its data, restores refused for bad backups, then a good restore (a second one waits, then
-  // is refused as the cluster is healthy again).
+  // is refused as the cluster is healthy again) whose backup is deleted before its seed starts and put back later.
   restore: {
     creating: { EtcdCluster: creating },
     'backing-up': { EtcdCluster: steady },
     'restores-refused': { EtcdCluster: steady, EtcdRestore: restoreRefused },
     'quorum-lost': { EtcdCluster: faulting },
     'restores-failing': { EtcdCluster: read('Degraded*', 'Failed*'), EtcdRestore: restoreRefused },
-    // The cluster: quorum lost until the lock is taken, Progressing through stop, seed and growth, Healthy once Ready
-    // (also through the lock's bookkeeping after completion: retained PVCs, clearing status.restore).
+    // The cluster: quorum lost until the lock is taken, then Progressing while its members stop and the seed waits
+    // for a node (every node cordoned).
     restoring: {
+      EtcdCluster: read('Degraded* Progressing+', 'Failed* InProgress+'),
+      'EtcdRestore/good': read('Progressing+', 'InProgress+'),
+      'EtcdRestore/second': read('Progressing+', 'InProgress+'),
+    },
+    // The seed's restore fails BackupNotFound on every retry: a fault only the user clears, for the restore and the
+    // cluster alike (the second restore still waits, perhaps without a write).
+    'seed-failing': {
+      EtcdCluster: read('Progressing* Degraded+', 'InProgress* Failed+'),
+      'EtcdRestore/good': read('Progressing* Degraded+', 'InProgress* Failed+'),
+      'EtcdRestore/second': read('Progressing*', 'InProgress*'),
+    },
+    // The backup is back: Progressing through the seed's next retry and the growth, Healthy once Ready (also through
+    // the lock's bookkeeping after completion: retained PVCs, clearing status.restore).
+    'seed-retrying': {
       EtcdCluster: read('Degraded* Progressing+ Healthy+', 'Failed* InProgress+ Current+'),
-      'EtcdRestore/good': read('Progressing+ Healthy+', 'InProgress+ Current+'),
-      'EtcdRestore/second': read('Progressing+ Degraded+', 'InProgress+ Failed+'),
+      'EtcdRestore/good': read('Degraded* Progressing+ Healthy+', 'Failed* InProgress+ Current+'),
+      'EtcdRestore/second': read('Progressing* Degraded+', 'InProgress* Failed+'),
     },
   },
 };

@@ -23,7 +23,7 @@ const REQUIRED: Record<string, string[]> = {
   'member-loss': ['member-killed', 'member-data-lost', 'quorum-lost', 'paused-quorum-lost'],
   'node-loss': ['node-lost'],
   'rolling-update': ['rolling', 'roll-failing', 'roll-fixed'],
-  restore: ['restores-refused', 'quorum-lost', 'restoring'],
+  restore: ['restores-refused', 'quorum-lost', 'restoring', 'seed-failing', 'seed-retrying'],
 };
 
 describe('recorded statuses through the Argo CD health checks', () => {

@@ -220,15 +220,26 @@ describe('planRestore: the steps in order', () => {
     { kind: 'Wait', reason: 'SeedStarting' },
   );
   check(
-    '5. the seed init container fails → SeedRestoreFailing, degraded, naming the failure',
+    '5. the seed init container fails with a reason a retry may clear → SeedRestoreFailing, degraded, not stalled',
     input({
       phase: 'Restoring',
       cluster: cluster({ lock }),
       pvcs: [...retained, seedPvc],
-      pods: [{ ...seedPod, initFailure: 'exit code 4: S3 unreachable' }],
+      pods: [{ ...seedPod, initFailure: 'exit code 4 (S3Unavailable)', initFailureTransient: true }],
       etcd: undefined,
     }),
-    { kind: 'Wait', reason: 'SeedRestoreFailing', degraded: true },
+    { kind: 'Wait', reason: 'SeedRestoreFailing', degraded: true, stalled: undefined },
+  );
+  check(
+    '5. the seed init container fails with a reason only the user clears → SeedRestoreFailing, degraded, stalled',
+    input({
+      phase: 'Restoring',
+      cluster: cluster({ lock }),
+      pvcs: [...retained, seedPvc],
+      pods: [{ ...seedPod, initFailure: 'exit code 4 (BackupNotFound)' }],
+      etcd: undefined,
+    }),
+    { kind: 'Wait', reason: 'SeedRestoreFailing', degraded: true, stalled: true },
   );
   check(
     '6. seed Ready → SeedReady (the membership planner hands the cluster to its usual steps)',

@@ -1,6 +1,7 @@
 // The EtcdRestore status after each kind of step, and the views the planner reads (pure).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { V1ContainerStateTerminated, V1Pod } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import type { EtcdRestore } from '../../../controller/etcdrestore/api.js';
 import { executeRestore } from '../../../controller/etcdrestore/execute.js';
@@ -70,6 +71,34 @@ describe('buildRestoreStatus', () => {
     assert.equal(condition(status, 'Degraded')?.status, 'True');
     assert.equal(condition(status, 'Stalled')?.status, 'False');
   });
+
+  for (const [name, stalled] of [
+    ['a retry may clear', false],
+    ['only the user clears', true],
+  ] as const) {
+    it(`GIVEN the seed fails with a reason ${name} THEN Degraded, ${stalled ? 'Stalled and not Progressing' : 'Progressing and not Stalled'}; the phase stays`, () => {
+      const status = buildRestoreStatus(
+        restore({ phase: 'Restoring' }),
+        {
+          kind: 'Wait',
+          reason: 'SeedRestoreFailing',
+          message: 'the seed main-3 could not restore',
+          requeueAfterMs: 5000,
+          degraded: true,
+          ...(stalled ? { stalled: true as const } : {}),
+        },
+        {},
+        now,
+      );
+      assert.equal(status?.phase, 'Restoring');
+      assert.equal(condition(status, 'Degraded')?.status, 'True');
+      assert.equal(condition(status, 'Stalled')?.status, stalled ? 'True' : 'False');
+      assert.equal(condition(status, 'Stalled')?.reason, stalled ? 'SeedRestoreFailing' : 'AsExpected');
+      assert.equal(condition(status, 'Progressing')?.status, stalled ? 'False' : 'True');
+      assert.equal(condition(status, 'Reconciling')?.status, stalled ? 'False' : 'True');
+      assert.equal(status?.completedAt, undefined);
+    });
+  }
 
   it('GIVEN another restore holds the cluster THEN Pending with Progressing False, reason WaitingForRestore', () => {
     const status = buildRestoreStatus(
@@ -197,28 +226,32 @@ describe('sourceProblem', () => {
 });
 
 describe('member views', () => {
+  /** A seed Pod whose `restore` init container last exited with `terminated`. */
+  const failedSeed = (terminated: V1ContainerStateTerminated, restartCount: number): V1Pod => ({
+    metadata: {
+      name: 'main-3',
+      labels: { 'etcd.gitops.dev/member': 'main-3' },
+      annotations: { 'etcd.gitops.dev/cluster-token': 't' },
+    },
+    status: {
+      initContainerStatuses: [
+        { name: 'restore', image: 'x', imageID: '', ready: false, restartCount, lastState: { terminated } },
+      ],
+    },
+  });
+
   it('GIVEN a seed Pod whose restore init container failed THEN the failure and the token are seen', () => {
-    const view = toMemberPodView({
-      metadata: {
-        name: 'main-3',
-        labels: { 'etcd.gitops.dev/member': 'main-3' },
-        annotations: { 'etcd.gitops.dev/cluster-token': 't' },
-      },
-      status: {
-        initContainerStatuses: [
-          {
-            name: 'restore',
-            image: 'x',
-            imageID: '',
-            ready: false,
-            restartCount: 2,
-            lastState: { terminated: { exitCode: 5, reason: 'Error' } },
-          },
-        ],
-      },
-    });
+    const view = toMemberPodView(failedSeed({ exitCode: 5, reason: 'Error' }, 2));
     assert.equal(view?.token, 't');
     assert.equal(view?.initFailure, 'exit code 5 (ChecksumMismatch) after 2 restart(s)');
+    assert.equal(view?.initFailureTransient, undefined, 'a checksum fails the same way on every retry');
+  });
+
+  it('GIVEN a seed Pod whose restore init container could not reach S3 THEN the failure is seen as transient', () => {
+    const message = '{"level":50,"code":"S3Unavailable","reason":"connect ECONNREFUSED"}';
+    const view = toMemberPodView(failedSeed({ exitCode: 4, reason: 'Error', message }, 1));
+    assert.match(view?.initFailure ?? '', /S3Unavailable/);
+    assert.equal(view?.initFailureTransient, true);
   });
 
   it('GIVEN a retained PVC without member label THEN its member comes from its name', () =>
