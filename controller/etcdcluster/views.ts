@@ -26,11 +26,7 @@ import {
   type Scheme,
   schemes,
 } from '../../constructs/conventions/index.js';
-import {
-  describeRestoreInitFailure,
-  isTransientRestoreFailure,
-  restoreInitFailure,
-} from '../restore/init-failure.js';
+import { seedRestoreFailure } from '../restore/init-failure.js';
 import type { EtcdCluster } from './api.js';
 import { podRevision } from './revision.js';
 import type { ClusterView, PodView, PvcView } from './types.js';
@@ -183,7 +179,7 @@ export function toPodView(pod: V1Pod, loss?: LossContext): PodView | undefined {
     (condition) => condition.type === 'Ready' && condition.status === 'True',
   );
   const version = pod.metadata?.annotations?.[ANNOTATION_VERSION];
-  const restoreFailure = restoreInitFailure(pod);
+  const restoreFailure = seedRestoreFailure(pod);
   const initialState = pod.metadata?.annotations?.[ANNOTATION_INITIAL_CLUSTER_STATE];
   const revision = pod.metadata?.annotations?.[ANNOTATION_POD_REVISION];
   const failure = lastFailure(container);
@@ -209,10 +205,8 @@ export function toPodView(pod: V1Pod, loss?: LossContext): PodView | undefined {
     ...(version ? { version } : {}),
     ...(revision ? { revision } : {}),
     ...(failure ? { lastFailure: failure } : {}),
-    ...(restoreFailure ? { restoreFailure: describeRestoreInitFailure(restoreFailure) } : {}),
-    ...(restoreFailure && isTransientRestoreFailure(restoreFailure)
-      ? { restoreFailureTransient: true as const }
-      : {}),
+    ...(restoreFailure ? { restoreFailure: restoreFailure.description } : {}),
+    ...(restoreFailure?.transient ? { restoreFailureTransient: true as const } : {}),
     ...(initialState === 'new' || initialState === 'existing' ? { initialState } : {}),
     ...(schemes ? { schemes } : {}),
     ...(lost ? { lost } : {}),

@@ -7,11 +7,7 @@ import {
   memberOfPvc,
   RETAINED_BY_RESTORE_LABEL,
 } from '../../constructs/conventions/index.js';
-import {
-  describeRestoreInitFailure,
-  isTransientRestoreFailure,
-  restoreInitFailure,
-} from '../restore/init-failure.js';
+import { seedRestoreFailure } from '../restore/init-failure.js';
 import type { EtcdCluster, EtcdRestore, S3Location } from './api.js';
 import type {
   MemberPodView,
@@ -65,28 +61,20 @@ export function toTargetView(cluster: EtcdCluster): TargetView {
   };
 }
 
-/** The last failure of the restore init container, when it exited with an error, and whether a retry may clear it. */
-function initFailure(pod: V1Pod): Pick<MemberPodView, 'initFailure' | 'initFailureTransient'> {
-  const failure = restoreInitFailure(pod);
-  if (!failure) return {};
-  return {
-    initFailure: describeRestoreInitFailure(failure),
-    ...(isTransientRestoreFailure(failure) ? { initFailureTransient: true as const } : {}),
-  };
-}
-
 export function toMemberPodView(pod: V1Pod): MemberPodView | undefined {
   const member = pod.metadata?.labels?.[MEMBER_LABEL];
   if (!member) return undefined;
   const ready = pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
   const token = pod.metadata?.annotations?.[ANNOTATION_CLUSTER_TOKEN];
+  const failure = seedRestoreFailure(pod);
   return {
     name: pod.metadata?.name as string,
     member,
     terminating: Boolean(pod.metadata?.deletionTimestamp),
     ready,
     ...(token ? { token } : {}),
-    ...initFailure(pod),
+    ...(failure ? { initFailure: failure.description } : {}),
+    ...(failure?.transient ? { initFailureTransient: true as const } : {}),
   };
 }
 

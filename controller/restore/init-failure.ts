@@ -97,3 +97,15 @@ export function describeRestoreInitFailure(failure: RestoreInitFailure): string 
     : reasonsOfExitCode(failure.exitCode);
   return `exit code ${failure.exitCode} (${why}) after ${failure.restarts} restart(s)`;
 }
+
+/** What both controllers read of a seed Pod's failed restore: one line, and whether the kubelet's retry may clear it. */
+export interface SeedRestoreFailure {
+  readonly description: string;
+  readonly transient: boolean;
+}
+
+export function seedRestoreFailure(pod: V1Pod): SeedRestoreFailure | undefined {
+  const failure = restoreInitFailure(pod);
+  if (!failure) return undefined;
+  return { description: describeRestoreInitFailure(failure), transient: isTransientRestoreFailure(failure) };
+}
