@@ -7,7 +7,13 @@ import { EtcdBackupSchedule, type EtcdBackupScheduleOptions } from './backup-sch
 import { certManagerObjects, clientCertificate, type MetadataOf } from './cluster/cert-manager.js';
 import type { EtcdConnection } from './cluster/connection.js';
 import { createClusterNamespace } from './cluster/namespace.js';
-import { type EtcdClient, type EtcdClientPeer, networkPolicySpec } from './cluster/network-policy.js';
+import {
+  type EtcdClient,
+  type EtcdClientIpBlock,
+  type EtcdClientPeer,
+  networkPolicySpec,
+  validateClient,
+} from './cluster/network-policy.js';
 import { resolveOperator } from './cluster/operator-identity.js';
 import { effectiveQuotaBytes } from './conventions/etcd-backend.js';
 import { type Component, clusterLabels, memberSelector } from './conventions/labels.js';
@@ -46,7 +52,7 @@ import { CONTROLLER_SECRET_RULES } from './operator-rbac.js';
 import { longestCronGapSeconds } from './validate/cron.js';
 import { validateDnsLabel, validateObjectName } from './validate/names.js';
 
-export type { EtcdClient, EtcdClientPeer, EtcdConnection };
+export type { EtcdClient, EtcdClientIpBlock, EtcdClientPeer, EtcdConnection };
 
 /** A client certificate for an application (`EtcdCluster.addClientCertificate`). */
 export interface EtcdClientCertificateOptions {
@@ -84,8 +90,9 @@ export interface EtcdClusterProps extends EtcdClusterSpecProps {
    */
   readonly deletionProtection?: boolean;
   /**
-   * Pods, besides the controller and this cluster's backup Jobs, allowed to the client port: label selectors or
-   * cdk8s-plus workloads. `allowFrom()` adds more later.
+   * Clients, besides the controller and this cluster's backup and defrag Jobs, allowed to the client port: label
+   * selectors, cdk8s-plus workloads, or `{ ipBlock: { cidr } }` for clients outside the Pod network (a controller
+   * or application run outside Kubernetes). `allowFrom()` adds more later.
    * @default - none
    */
   readonly clients?: readonly EtcdClient[];
@@ -186,8 +193,10 @@ export class EtcdCluster extends Construct {
       scheme,
       ...(clientSecret ? { caSecretName: clientSecret, clientCertificateSecretName: clientSecret } : {}),
     };
-    this.clients = [...(props.clients ?? [])];
-    this.metricsScrapers = [...(props.metricsFrom ?? [])];
+    this.clients = (props.clients ?? []).map((client, i) => validateClient(`clients[${i}]`, client));
+    this.metricsScrapers = (props.metricsFrom ?? []).map((scraper, i) =>
+      validateClient(`metricsFrom[${i}]`, scraper),
+    );
     const protect = props.deletionProtection ?? true;
     if (props.createNamespace) this.namespaceObject = this.createNamespace(protect);
     this.resource = new KubeEtcdCluster(this, 'Resource', {
@@ -264,12 +273,14 @@ export class EtcdCluster extends Construct {
    * synth time, so calls after construction count.
    */
   public allowFrom(...clients: EtcdClient[]): void {
-    this.clients.push(...clients);
+    this.clients.push(...clients.map((client, i) => validateClient(`allowFrom() argument ${i}`, client)));
   }
 
   /** Lets `scrapers` (label selectors or cdk8s-plus workloads, as `allowFrom`) reach the members' metrics port. */
   public allowMetricsFrom(...scrapers: EtcdClient[]): void {
-    this.metricsScrapers.push(...scrapers);
+    this.metricsScrapers.push(
+      ...scrapers.map((scraper, i) => validateClient(`allowMetricsFrom() argument ${i}`, scraper)),
+    );
   }
 
   /**

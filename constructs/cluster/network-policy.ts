@@ -1,11 +1,27 @@
 // The NetworkPolicy of one etcd cluster: the peer port from members only, the client port from members, the controller,
-// this cluster's backup and defrag Jobs and the clients the user allows (label selectors or cdk8s-plus workloads).
+// this cluster's backup and defrag Jobs and the clients the user allows (label selectors, cdk8s-plus workloads, or
+// address blocks outside the Pod network).
 import { type IPodSelector, k8s, type NamespaceSelectorConfig } from 'cdk8s-plus-27';
 import type { OperatorIdentity } from '../app-registry.js';
 import { backupSelector, controllerSelector, defragSelector, memberSelector } from '../conventions/labels.js';
 import { CLIENT_PORT, MEMBER_METRICS_PORT, PEER_PORT } from '../conventions/ports.js';
+import { validateCidr } from '../validate/cidr.js';
 
-/** Pods allowed to reach the client port, by labels: a pod selector, a namespace selector, or both. */
+/** Addresses allowed in, as a NetworkPolicy `ipBlock`. */
+export interface EtcdClientIpBlock {
+  /** A CIDR block, e.g. `192.0.2.0/24` or `192.0.2.7/32`. */
+  readonly cidr: string;
+  /**
+   * CIDR blocks inside `cidr` that stay out.
+   * @default - none
+   */
+  readonly except?: readonly string[];
+}
+
+/**
+ * Clients allowed in, by labels (a pod selector, a namespace selector, or both) or, for clients outside the Pod
+ * network (a controller or application run outside Kubernetes, a VM), by address (`ipBlock`, alone).
+ */
 export interface EtcdClientPeer {
   /**
    * Labels of client Pods.
@@ -17,6 +33,12 @@ export interface EtcdClientPeer {
    * @default - the cluster's namespace only
    */
   readonly namespaceSelector?: Record<string, string>;
+  /**
+   * Addresses outside the cluster's Pod network. Kubernetes does not define whether an `ipBlock` matches Pod
+   * addresses (most enforcers do not match them after SNAT), so select Pods by labels.
+   * @default - none: the client is selected by labels
+   */
+  readonly ipBlock?: EtcdClientIpBlock;
 }
 
 /**
@@ -33,6 +55,10 @@ function tcp(port: number): k8s.NetworkPolicyPort {
 }
 
 function labelPeer(client: EtcdClientPeer): k8s.NetworkPolicyPeer {
+  if (client.ipBlock) {
+    const { cidr, except } = client.ipBlock;
+    return { ipBlock: { cidr, ...(except?.length ? { except: [...except] } : {}) } };
+  }
   return {
     podSelector: client.podSelector
       ? { matchLabels: client.podSelector }
@@ -63,6 +89,38 @@ function workloadPeers(client: IPodSelector): k8s.NetworkPolicyPeer[] {
 
 function isPodSelector(client: EtcdClient): client is IPodSelector {
   return typeof (client as IPodSelector).toPodSelectorConfig === 'function';
+}
+
+/**
+ * Throws unless `client` selects someone: a label selector, a cdk8s-plus workload, or an `ipBlock` alone with valid
+ * CIDR blocks. `prop` names it in the message, e.g. `clients[2]`.
+ */
+export function validateClient(prop: string, client: EtcdClient): EtcdClient {
+  if (client === null || typeof client !== 'object') {
+    throw new Error(
+      `'${prop}' must be a label selector ({ podSelector, namespaceSelector }), an { ipBlock } or a cdk8s-plus workload, got ${String(client)}`,
+    );
+  }
+  if (isPodSelector(client)) return client;
+  const { podSelector, namespaceSelector, ipBlock } = client;
+  if (ipBlock !== undefined) {
+    if (podSelector !== undefined || namespaceSelector !== undefined) {
+      throw new Error(
+        `'${prop}' has an ipBlock and a label selector: a NetworkPolicy peer is either an address block or labels, give them as two clients`,
+      );
+    }
+    validateCidr(`${prop}.ipBlock.cidr`, ipBlock.cidr);
+    (ipBlock.except ?? []).forEach((cidr, i) => {
+      validateCidr(`${prop}.ipBlock.except[${i}]`, cidr);
+    });
+    return client;
+  }
+  if (podSelector === undefined && namespaceSelector === undefined) {
+    throw new Error(
+      `'${prop}' selects nothing: give podSelector (labels of client Pods), namespaceSelector (labels of client namespaces) or ipBlock (addresses outside the Pod network), got ${JSON.stringify(client)}`,
+    );
+  }
+  return client;
 }
 
 /** The NetworkPolicy peers of one client. */

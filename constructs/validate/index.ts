@@ -1,4 +1,5 @@
 export * from './bucket.js';
+export * from './cidr.js';
 export * from './cron.js';
 export * from './duration.js';
 export * from './names.js';

@@ -1,5 +1,6 @@
 // The membership decision: one observed snapshot in, exactly one action out. Pure; see docs/design/membership.md.
 
+import { CLIENT_PORT } from '../../constructs/conventions/index.js';
 import {
   canRemove,
   canStop,
@@ -43,7 +44,9 @@ const wait = (
  *  4. a member Pod terminating, not lost (docs/design/membership.md, "Lost members") → Wait, or ReportQuorumLost
  *     (and nothing else) when quorum is lost as in 7;
  *  5. no member answers → seed (CreatePVC, then CreatePod `new`), recreate a known member's Pod, wait for the
- *     seed (Degraded `BootstrapRestoreFailed` while its `restore fetch` fails), or ReportQuorumLost;
+ *     seed (Degraded `BootstrapRestoreFailed` while its `restore fetch` fails), Degraded `MembersUnreachable` when
+ *     every member Pod has long been Ready (the kubelets reach etcd, the controller does not: a NetworkPolicy or
+ *     firewall between them), or ReportQuorumLost;
  *  6. a member in etcd without Pod: PVC → CreatePod; never started → CreatePVC (resume of an add);
  *  7. quorum lost → ReportQuorumLost (a majority healthy without the leader's member list: Wait LeaderChanging);
  *  8. a healthy started voter whose Pod still says `new` (a seed that has served) → MarkExisting;
@@ -104,7 +107,10 @@ function planWithoutEtcd(input: PlanInput): Action {
     const failed = input.pods.find((pod) => pod.restoreFailure);
     if (failed) return bootstrapRestoreFailed(failed);
     if (input.pods.length > 0)
-      return wait('SeedStarting', 'waiting for the seed member to answer', REQUEUE.starting);
+      return (
+        unreachable(input.pods) ??
+        wait('SeedStarting', 'waiting for the seed member to answer', REQUEUE.starting)
+      );
     return seed(input);
   }
   const recoverable = known.find((member) => !podOf(input, member) && pvcOf(input, member));
@@ -121,8 +127,31 @@ function planWithoutEtcd(input: PlanInput): Action {
     return wait('MembersStarting', 'waiting for member Pods to start', REQUEUE.starting);
   }
   return (
-    rollBrokenPod(input) ?? { kind: 'ReportQuorumLost', message: `no member of ${known.length} answers` }
+    rollBrokenPod(input) ??
+    (known.every((member) => podOf(input, member)) ? unreachable(input.pods) : undefined) ?? {
+      kind: 'ReportQuorumLost',
+      message: `no member of ${known.length} answers`,
+    }
   );
+}
+
+/**
+ * Step 5.6: every member Pod has long been Ready, so the kubelets' probes (made from each member's node) find etcd
+ * healthy, yet none answers the controller: the path between them is cut. Not a quorum loss.
+ */
+function unreachable(pods: readonly PodView[]): Action | undefined {
+  if (pods.length === 0 || !pods.every((pod) => pod.readySettled)) return undefined;
+  return {
+    kind: 'Wait',
+    reason: 'MembersUnreachable',
+    message:
+      `${pods.length} member Pod${pods.length === 1 ? ' is' : 's are'} Ready (the kubelet's health checks pass) ` +
+      `but none answers the controller on client port ${CLIENT_PORT}: a NetworkPolicy that does not admit the ` +
+      `controller's Pods (the cluster's own policy admits them by namespace and labels), a firewall or DNS stands ` +
+      'between them',
+    requeueAfterMs: REQUEUE.quorum,
+    degraded: true,
+  };
 }
 
 /** Step 5.4: the seed's `restore fetch` failed; the kubelet retries it, nothing else is done (Degraded). */

@@ -41,6 +41,8 @@ export interface PodView {
   /** The etcd container is running (the process started). */
   readonly running: boolean;
   readonly ready: boolean;
+  /** Ready for at least `UNREACHABLE_AFTER_READY_MS` (views.ts): the kubelet has found etcd healthy that long. */
+  readonly readySettled: boolean;
   /** Phase Failed, or restarted at least the crash-loop threshold, not ready, and etcd last exited by itself
    *  with an error (a kill from outside never counts): see `isCrashLooping` in views.ts. */
   readonly crashLooping: boolean;

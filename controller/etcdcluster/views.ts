@@ -164,6 +164,13 @@ export function placementOf(pod: V1Pod, nodes: NodeReadings): PodPlacement {
   };
 }
 
+/**
+ * How long a member Pod must have been Ready before its silence towards the controller counts as a cut path
+ * (`MembersUnreachable`, docs/design/membership.md step 5.6) rather than a member still coming up: longer than a
+ * resolver caches a new member's DNS name as missing.
+ */
+export const UNREACHABLE_AFTER_READY_MS = 30_000;
+
 /** What `toPodView` needs to tell a lost Pod (docs/design/membership.md, "Lost members"). */
 export interface LossContext {
   readonly nodes: NodeReadings;
@@ -175,9 +182,11 @@ export function toPodView(pod: V1Pod, loss?: LossContext): PodView | undefined {
   const member = pod.metadata?.labels?.[MEMBER_LABEL];
   if (!member) return undefined;
   const container = pod.status?.containerStatuses?.find((status) => status.name === 'etcd');
-  const ready = pod.status?.conditions?.some(
-    (condition) => condition.type === 'Ready' && condition.status === 'True',
-  );
+  const readyCondition = pod.status?.conditions?.find((condition) => condition.type === 'Ready');
+  const ready = readyCondition?.status === 'True';
+  const readySince = readyCondition?.lastTransitionTime
+    ? new Date(readyCondition.lastTransitionTime).getTime()
+    : undefined;
   const version = pod.metadata?.annotations?.[ANNOTATION_VERSION];
   const restoreFailure = seedRestoreFailure(pod);
   const initialState = pod.metadata?.annotations?.[ANNOTATION_INITIAL_CLUSTER_STATE];
@@ -193,7 +202,12 @@ export function toPodView(pod: V1Pod, loss?: LossContext): PodView | undefined {
     member,
     terminating: Boolean(pod.metadata?.deletionTimestamp),
     running: Boolean(container?.state?.running),
-    ready: ready === true,
+    ready,
+    readySettled:
+      ready &&
+      readySince !== undefined &&
+      loss !== undefined &&
+      loss.nowMs - readySince >= UNREACHABLE_AFTER_READY_MS,
     crashLooping: isCrashLooping(pod),
     evict: pod.metadata?.annotations?.[ANNOTATION_EVICT] === 'true',
     ...(pod.metadata?.annotations?.[ANNOTATION_CLUSTER_TOKEN]

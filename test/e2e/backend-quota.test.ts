@@ -16,7 +16,7 @@ import { EtcdCluster } from '../../constructs/etcd-cluster.js';
 import { connect } from '../../controller/etcd/client.js';
 import type { EtcdCluster as EtcdClusterResource } from '../../controller/etcdcluster/api.js';
 import { etcdVersions } from '../env/binaries.js';
-import { type Environment, startEnvironment } from '../env/environment.js';
+import { type Environment, outsideClusterCidr, startEnvironment } from '../env/environment.js';
 import { waitFor } from '../env/wait.js';
 import { driveReconciler, type ReconcileDriver } from './reconcile-driver.js';
 
@@ -86,6 +86,9 @@ describe('backend quota, NOSPACE and defrag on the local Kubernetes', () => {
       quotaBackendBytes: QUOTA,
       autoCompaction: { mode: 'periodic', retention: '20s' },
       operatorNamespace: DEFAULT_OPERATOR_NAMESPACE,
+      // The reconciler and the writer run outside the cluster (this process): admitted by address, as such a user
+      // must (test/env/nodes/layout.ts, outsideClusterCidr).
+      clients: [{ ipBlock: { cidr: outsideClusterCidr } }],
     });
     cluster.addDefragSchedule({ suspend: true });
     await env.kubectl(['apply', '--server-side', '-f', '-'], { input: app.synthYaml() });

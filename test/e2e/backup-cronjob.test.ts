@@ -9,7 +9,7 @@ import { etcdClusterCrd } from '../../constructs/api/crds.js';
 import { DEFAULT_OPERATOR_NAMESPACE } from '../../constructs/conventions/names.js';
 import { EtcdCluster } from '../../constructs/etcd-cluster.js';
 import { etcdVersions } from '../env/binaries.js';
-import { type Environment, startEnvironment } from '../env/environment.js';
+import { type Environment, outsideClusterCidr, startEnvironment } from '../env/environment.js';
 import { waitFor } from '../env/wait.js';
 import { createBucket, minioClient } from '../integration/helpers/backup-cli.js';
 import { keys, metadataOf } from '../integration/helpers/s3-objects.js';
@@ -78,6 +78,9 @@ describe('backup CronJob on the local Kubernetes', () => {
       version: etcdVersions['3.6'],
       size: 1,
       operatorNamespace: DEFAULT_OPERATOR_NAMESPACE,
+      // The reconciler runs outside the cluster (this process): admitted by address, as such a user must
+      // (test/env/nodes/layout.ts, outsideClusterCidr).
+      clients: [{ ipBlock: { cidr: outsideClusterCidr } }],
     });
     const s3Options = {
       // where the Job's Pod reaches MinIO

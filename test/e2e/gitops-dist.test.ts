@@ -11,7 +11,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CoordinationV1Api, CustomObjectsApi, PolicyV1Api } from '@kubernetes/client-node';
-import { Etcd3 } from 'etcd3';
 import type { EtcdCluster } from '../../controller/etcdcluster/api.js';
 import { distDir, type Manifest, readManifests } from '../env/dist-manifests.js';
 import { type Environment, startEnvironment } from '../env/environment.js';
@@ -42,7 +41,6 @@ interface OperatorPod {
 describe('GitOps: dist/ applied as Argo CD would, on a cluster that runs Pods', () => {
   let env: Environment;
   let applied: Manifest[];
-  const etcdClients: Etcd3[] = [];
 
   const custom = () => env.kubeConfig.makeApiClient(CustomObjectsApi);
   const readCluster = async () =>
@@ -181,7 +179,6 @@ describe('GitOps: dist/ applied as Argo CD would, on a cluster that runs Pods', 
     env = await startEnvironment({ nodes: 3 });
   });
   after(async () => {
-    for (const client of etcdClients) client.close();
     await env?.stop();
   });
 
@@ -300,15 +297,37 @@ describe('GitOps: dist/ applied as Argo CD would, on a cluster that runs Pods', 
       ['node-1', 'node-2', 'node-3'],
       'the default anti-affinity spreads the members over the nodes',
     );
-    // etcd itself, through the client Service's DNS name (the environment's gRPC proxy resolves it as a Pod would)
-    const clientURL = `http://${name}-client.${namespace}.svc:2379`;
-    const client = new Etcd3({ hosts: [clientURL] });
-    etcdClients.push(client);
-    const list = await waitFor(() => client.cluster.memberList({}), {
-      what: `etcd member list through ${clientURL}`,
-      timeoutMs: 30_000,
-    });
-    const inEtcd = list.members.map((m) => ({ name: m.name, id: m.ID, learner: m.isLearner }));
+    // etcd itself, through the client Service, from where dist/'s NetworkPolicy admits a client: a member Pod
+    // (`kubectl exec`, as users type it). This process is outside the Pod network and dist/ admits no address.
+    const member = `${name}-0`;
+    const listed = await waitFor(
+      () =>
+        env.kubectl([
+          'exec',
+          '-n',
+          namespace,
+          member,
+          '-c',
+          'etcd',
+          '--',
+          '/usr/local/bin/etcdctl',
+          `--endpoints=http://${name}-client.${namespace}.svc:2379`,
+          'member',
+          'list',
+          '--hex',
+        ]),
+      { what: `etcdctl member list in ${member}`, timeoutMs: 30_000, intervalMs: 1_000 },
+    );
+    // "<hex id>, started, <name>, <peer URLs>, <client URLs>, <is learner>"
+    const inEtcd = listed.stdout
+      .trim()
+      .split('\n')
+      .map((line) => line.split(', '))
+      .map(([id, , memberName, , , learner]) => ({
+        name: memberName,
+        id: BigInt(`0x${id}`).toString(),
+        learner: learner === 'true',
+      }));
     assert.deepEqual(inEtcd.map((m) => m.name).sort(), members.map((m) => m.name).sort());
     assert.ok(
       inEtcd.every((m) => !m.learner),

@@ -95,6 +95,11 @@ export function prometheusOperatorCrds(): string[] {
   );
 }
 
+/** kube-router (its NetworkPolicy controller is the environment's enforcer, see nodes/kube-router.ts). */
+export function kubeRouterBinary(): string {
+  return binary(`kube-router-${pinned('KUBE_ROUTER_VERSION')}`, 'kube-router');
+}
+
 export function corednsBinary(): string {
   return binary(`coredns-${pinned('COREDNS_VERSION')}`, 'coredns');
 }

@@ -19,6 +19,9 @@ import { type NodeFaults, nodeFaults } from './nodes/faults.js';
 import { forwardPort } from './nodes/forward.js';
 import { imageArchives, type RealNodes, startRealNodes } from './nodes/index.js';
 import { checkSocketRoom, environmentNetnsPath, nodeNetwork } from './nodes/layout.js';
+
+export { outsideClusterCidr } from './nodes/layout.js';
+
 import { createEnvironmentNetwork } from './nodes/network.js';
 import { freePorts } from './ports.js';
 import { waitFor } from './wait.js';

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds (or finds in the cache) every binary the local test environment needs.
 # Cached under ${ETCD_GITOPS_CACHE:-$HOME/.cache/etcd-gitops}/<component>-<version>/; rebuilt only when missing.
-# Usage: build.sh [all|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|coredns|node-packages|lua|health-check]
+# Usage: build.sh [all|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|coredns|kube-router|node-packages|lua|health-check]
 #   etcd: the etcd tools our product image ships (npm run image needs only these)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -130,6 +130,18 @@ build_containerd() {
   rm -rf "$out" && mv "$out.tmp" "$out"
 }
 
+# kube-router's NetworkPolicy controller (--run-firewall alone: iptables and ipset, which this kernel has), the
+# enforcer every node of the environment runs. Only inside the environment's own namespaces (ADR 0004).
+build_kube_router() {
+  local out="$cache/kube-router-$KUBE_ROUTER_VERSION"
+  [ -x "$out/kube-router" ] && return 0
+  log "building kube-router $KUBE_ROUTER_VERSION"
+  mkdir -p "$out.tmp"
+  GOBIN="$out.tmp" GOFLAGS= go install -trimpath -ldflags "-s -w" \
+    "github.com/cloudnativelabs/kube-router/v2/cmd/kube-router@$KUBE_ROUTER_VERSION"
+  rm -rf "$out" && mv "$out.tmp" "$out"
+}
+
 build_coredns() {
   local out="$cache/coredns-$COREDNS_VERSION"
   [ -x "$out/coredns" ] && return 0
@@ -243,6 +255,7 @@ case "${1:-all}" in
   minio) build_minio ;;
   containerd) build_containerd ;;
   coredns) build_coredns ;;
+  kube-router) build_kube_router ;;
   node-packages) node_packages ;;
   lua) apt_install lua5.1 ;;
   all)
@@ -254,6 +267,7 @@ case "${1:-all}" in
     build_kubernetes
     build_containerd
     build_coredns
+    build_kube_router
     build_minio
     build_promtool
     fetch_prometheus_operator_crds
@@ -262,5 +276,5 @@ case "${1:-all}" in
   promtool) build_promtool ;;
   health-check) build_health_check ;;
   prometheus-operator-crds) fetch_prometheus_operator_crds ;;
-  *) echo "usage: $0 [all|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|coredns|promtool|prometheus-operator-crds|node-packages|lua|health-check]" >&2; exit 2 ;;
+  *) echo "usage: $0 [all|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|coredns|kube-router|promtool|prometheus-operator-crds|node-packages|lua|health-check]" >&2; exit 2 ;;
 esac

@@ -1,5 +1,6 @@
 // Real nodes for one environment whose control plane runs in the environment namespace: CoreDNS, the volume
-// provisioner and N nodes (kubelet + containerd + kube-proxy each), all images imported, every Node Ready.
+// provisioner and N nodes (kubelet + containerd + kube-proxy + the NetworkPolicy enforcer each), all images
+// imported, every Node Ready.
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
@@ -13,6 +14,7 @@ import { waitFor } from '../wait.js';
 import { startCoreDNS } from './coredns.js';
 import { enterHostSysctls, leaveHostSysctls } from './host-sysctls.js';
 import { startKubeProxy } from './kube-proxy.js';
+import { grantKubeRouter } from './kube-router.js';
 import { clusterDNS, clusterDomain, nodeNetwork } from './layout.js';
 import { type RealNode, startNode } from './node.js';
 import { type Provisioner, startProvisioner } from './provisioner.js';
@@ -78,10 +80,12 @@ export async function startRealNodes(options: RealNodesOptions): Promise<RealNod
       controlPlane.adopt(p),
     );
     provisioner = await startProvisioner(controlPlane.kubeConfig, join(dir, 'volumes'), log);
+    await grantKubeRouter(controlPlane.kubeConfig);
     const context = {
       envDir: dir,
       envNetns: options.envNetns,
       pki: controlPlane.pki,
+      api: controlPlane.kubeConfig,
       apiPort: Number(new URL(controlPlane.server).port),
       images: options.images,
       sandboxImage: options.sandboxImage,

@@ -15,6 +15,15 @@ export const nodeNetwork = {
   bridge: 'egt0',
 } as const;
 
+/**
+ * Where the test process, and the controller processes, forwards and CONNECT proxy it starts, reach Pods from: the
+ * environment namespace, whose address on the node network is the bridge's (no Pod address, no node's own). To a
+ * NetworkPolicy enforcer that is a client outside the Pod network, as a controller or application run outside
+ * Kubernetes is, so a cluster's policy admits it only the way such a user must: `clients: [{ ipBlock: { cidr:
+ * outsideClusterCidr } }]`. Nothing else in the environment is exempt from enforcement.
+ */
+export const outsideClusterCidr = `${nodeNetwork.gateway}/32`;
+
 /** Service cluster IPs: the control plane's range, which kube-proxy serves inside each node namespace. */
 export const serviceCidr = serviceClusterIPRange;
 

@@ -1,13 +1,16 @@
 // One real node: its network namespace wired to the environment's bridge, its cgroup root, containerd with
-// every image imported, kubelet and kube-proxy. `stop()` takes it down for good; `halt()` is the fault "the node
-// died": kubelet, kube-proxy, containerd and every container gone at once, with nothing cleaned up in the API.
+// every image imported, kubelet, kube-proxy and the NetworkPolicy enforcer (kube-router's firewall). `stop()` takes
+// it down for good; `halt()` is the fault "the node died": every one of them and every container gone at once, with
+// nothing cleaned up in the API (the enforcer's rules stay in the node's namespace, as in a real node's kernel).
 import { appendFile, mkdir } from 'node:fs/promises';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { Pki } from '../certs.js';
 import { reapDirSync } from '../cleanup.js';
 import type { ManagedProcess } from '../process-group.js';
 import { createCgroupRoot, removeCgroupRoot } from './cgroups.js';
 import { type Containerd, importImages, startContainerd } from './containerd.js';
 import { startKubeProxy } from './kube-proxy.js';
+import { startKubeRouter } from './kube-router.js';
 import { startKubelet } from './kubelet.js';
 import { type NodeLayout, nodeLayout, nodeNetwork } from './layout.js';
 import { addNodeNetwork, setNodeLink } from './network.js';
@@ -16,6 +19,8 @@ export interface NodeContext {
   readonly envDir: string;
   readonly envNetns: string;
   readonly pki: Pki;
+  /** The API server as the test process sees it (the enforcer waits for its Node object). */
+  readonly api: KubeConfig;
   /** The API server as nodes see it. */
   readonly apiPort: number;
   readonly images: readonly string[];
@@ -27,13 +32,13 @@ export interface NodeContext {
 export interface RealNode {
   readonly layout: NodeLayout;
   readonly containerd: Containerd;
-  /** The node's processes (containerd, kubelet, kube-proxy), running until `halt()`/`stop()`. */
+  /** The node's processes (containerd, kubelet, kube-proxy, kube-router), running until `halt()`/`stop()`. */
   readonly processes: readonly ManagedProcess[];
   /** Kills every process of the node and its containers at once (the node died); the API is not told. */
   halt(): Promise<void>;
   /**
    * After `halt()`: the node boots again with what was on its disk (containerd's root, the kubelet's directory, the
-   * volumes): containerd, kubelet and kube-proxy start anew and the kubelet syncs its Pods from the API server, as
+   * volumes): containerd, kubelet, kube-proxy and kube-router start anew and the kubelet syncs its Pods from the API server, as
    * after a power cycle. Its containers do not come back by themselves; the kubelet decides.
    */
   restart(): Promise<void>;
@@ -54,13 +59,15 @@ export async function startNode(context: NodeContext, index: number): Promise<Re
     processes.push(context.track(p));
     return p;
   };
-  /** containerd (images imported on the first boot only: its root keeps them), kubelet and kube-proxy. */
+  /** containerd (images imported on the first boot only: its root keeps them), kubelet, kube-proxy, and the enforcer
+   *  once it has synced (no Pod of this node goes unfiltered after boot). */
   const boot = async (first: boolean): Promise<Containerd> => {
     const started = await startContainerd(layout, context.sandboxImage, track);
     if (first) await importImages(started, context.images);
     const server = `https://${nodeNetwork.gateway}:${context.apiPort}`;
     await startKubelet(layout, { pki: context.pki, server, containerdSocket: started.paths.socket }, track);
     await startKubeProxy(layout, { pki: context.pki, server }, track);
+    await startKubeRouter(layout, { pki: context.pki, server, api: context.api }, track);
     return started;
   };
   const containerd = await boot(true);

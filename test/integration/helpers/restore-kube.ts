@@ -17,7 +17,7 @@ import {
 import type { EtcdCluster } from '../../../controller/etcdcluster/api.js';
 import type { EtcdRestore } from '../../../controller/etcdrestore/api.js';
 import { repoRoot } from '../../env/binaries.js';
-import { type Environment, startEnvironment } from '../../env/environment.js';
+import { type Environment, outsideClusterCidr, startEnvironment } from '../../env/environment.js';
 import type { Minio } from '../../env/minio.js';
 import { type ManagedProcess, startProcess } from '../../env/process-group.js';
 import { waitFor } from '../../env/wait.js';
@@ -209,8 +209,11 @@ function clusterChart(options: ClusterAppOptions): { app: App; chart: Chart } {
   const cluster = new EtcdClusterConstruct(chart, options.name, {
     version: options.version,
     size: options.size,
-    // The controller runs in the test process, not from an EtcdOperator of this app: name its namespace.
+    // The controller runs in the test process, not from an EtcdOperator of this app: name its namespace, and admit
+    // the process by address, as a user running a controller or client outside Kubernetes must
+    // (test/env/nodes/layout.ts, outsideClusterCidr).
     operatorNamespace: DEFAULT_OPERATOR_NAMESPACE,
+    clients: [{ ipBlock: { cidr: outsideClusterCidr } }],
     ...(options.bootstrapFromBackup ? { bootstrapFromBackup: options.bootstrapFromBackup } : {}),
     ...(options.tls ? { tls: options.tls } : {}),
   });

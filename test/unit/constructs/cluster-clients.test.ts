@@ -95,3 +95,57 @@ describe('EtcdCluster clients', () => {
     assert.equal(cluster.peerService.toJson().spec.clusterIP, 'None');
   });
 });
+
+describe('EtcdCluster clients outside the Pod network (ipBlock)', () => {
+  it('GIVEN an ipBlock client WHEN synthesized THEN the client-port rule admits that block, with its exceptions', () => {
+    // GIVEN
+    const chart = clusterChart('db');
+    const cluster = new EtcdCluster(chart, 'main', {
+      version: '3.6.16',
+      clients: [{ ipBlock: { cidr: '192.0.2.0/24', except: ['192.0.2.128/25'] } }],
+    });
+    // WHEN
+    cluster.allowFrom({ ipBlock: { cidr: 'fd00::7/128' } });
+    // THEN
+    assert.deepEqual(clientPeers(synth(chart)), [
+      { ipBlock: { cidr: '192.0.2.0/24', except: ['192.0.2.128/25'] } },
+      { ipBlock: { cidr: 'fd00::7/128' } },
+    ]);
+  });
+
+  it('fails when an ipBlock cidr is not a CIDR block, naming the prop and the value', () => {
+    const chart = clusterChart('db');
+    assert.throws(
+      () =>
+        new EtcdCluster(chart, 'main', { version: '3.6.16', clients: [{ ipBlock: { cidr: '10.0.0.1' } }] }),
+      /^Error: 'clients\[0\]\.ipBlock\.cidr' must be a CIDR block: .*, got '10\.0\.0\.1'$/,
+    );
+    const cluster = new EtcdCluster(chart, 'other', { version: '3.6.16' });
+    assert.throws(
+      () => cluster.allowFrom({ podSelector: { app: 'a' } }, { ipBlock: { cidr: '10.0.0.0/33' } }),
+      /^Error: 'allowFrom\(\) argument 1\.ipBlock\.cidr' must be a CIDR block: .*, got '10\.0\.0\.0\/33'$/,
+    );
+    assert.throws(
+      () => cluster.allowMetricsFrom({ ipBlock: { cidr: '10.0.0.0/8', except: ['ten/9'] } }),
+      /^Error: 'allowMetricsFrom\(\) argument 0\.ipBlock\.except\[0\]' must be a CIDR block: .*, got 'ten\/9'$/,
+    );
+  });
+
+  it('fails when a client has an ipBlock and a label selector', () => {
+    assert.throws(
+      () =>
+        new EtcdCluster(clusterChart('db'), 'main', {
+          version: '3.6.16',
+          metricsFrom: [{ podSelector: { app: 'prometheus' }, ipBlock: { cidr: '10.0.0.0/8' } }],
+        }),
+      /^Error: 'metricsFrom\[0\]' has an ipBlock and a label selector: .*two clients$/,
+    );
+  });
+
+  it('fails when a client selects nothing ({}), instead of writing a peer the API server refuses', () => {
+    assert.throws(
+      () => new EtcdCluster(clusterChart('db'), 'main', { version: '3.6.16', clients: [{}] }),
+      /^Error: 'clients\[0\]' selects nothing: give podSelector .*, namespaceSelector .* or ipBlock .*, got \{\}$/,
+    );
+  });
+});

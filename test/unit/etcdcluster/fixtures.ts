@@ -39,6 +39,8 @@ export function pod(index: number, overrides: Partial<PodView> = {}): PodView {
     terminating: false,
     running: true,
     ready: true,
+    // Ready only a moment ago: a member that does not answer yet is still coming up (plan.ts step 5.6).
+    readySettled: false,
     crashLooping: false,
     evict: false,
     ephemeral: false,

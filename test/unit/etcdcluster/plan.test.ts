@@ -251,6 +251,19 @@ const cases: Case[] = [
     expect: { kind: 'Wait', reason: 'SeedStarting' },
   },
   {
+    given: 'a seed Pod Ready for long that does not answer the controller',
+    input: empty({ pods: [pod(0, { readySettled: true })], pvcs: [pvc(0, { token: 't' })] }),
+    expect: {
+      kind: 'Wait',
+      reason: 'MembersUnreachable',
+      degraded: true,
+      message:
+        "1 member Pod is Ready (the kubelet's health checks pass) but none answers the controller on client " +
+        "port 2379: a NetworkPolicy that does not admit the controller's Pods (the cluster's own policy admits them " +
+        'by namespace and labels), a firewall or DNS stands between them',
+    },
+  },
+  {
     given: 'a seed whose restore init container failed (spec.bootstrap.backup)',
     input: empty({
       pods: [
@@ -315,6 +328,38 @@ const cases: Case[] = [
   {
     given: 'no member answers and every Pod runs',
     input: { ...s3, pods: s3.pods.map((p) => ({ ...p, ready: false })), etcd: undefined },
+    expect: { kind: 'ReportQuorumLost' },
+  },
+  {
+    given: 'no member answers while every member Pod has been Ready for long: the path is cut, not quorum',
+    input: { ...s3, pods: s3.pods.map((p) => ({ ...p, readySettled: true })), etcd: undefined },
+    expect: {
+      kind: 'Wait',
+      reason: 'MembersUnreachable',
+      degraded: true,
+      message:
+        "3 member Pods are Ready (the kubelet's health checks pass) but none answers the controller on client " +
+        "port 2379: a NetworkPolicy that does not admit the controller's Pods (the cluster's own policy admits them " +
+        'by namespace and labels), a firewall or DNS stands between them',
+    },
+  },
+  {
+    given: 'no member answers, every Pod Ready but one only just: a member still coming up, quorum lost',
+    input: {
+      ...s3,
+      pods: [pod(0, { readySettled: true }), pod(1, { readySettled: true }), pod(2)],
+      etcd: undefined,
+    },
+    expect: { kind: 'ReportQuorumLost' },
+  },
+  {
+    given: 'no member answers, two Pods long Ready and one member without a Pod (being recreated elsewhere)',
+    input: {
+      ...s3,
+      pods: [pod(0, { readySettled: true }), pod(1, { readySettled: true })],
+      pvcs: [pvc(0), pvc(1)],
+      etcd: undefined,
+    },
     expect: { kind: 'ReportQuorumLost' },
   },
   {

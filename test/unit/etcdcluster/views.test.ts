@@ -10,6 +10,7 @@ import {
   isCrashLooping,
   placementOf,
   toPodView,
+  UNREACHABLE_AFTER_READY_MS,
 } from '../../../controller/etcdcluster/views.js';
 
 function memberPod(options: {
@@ -209,5 +210,29 @@ describe('placementOf and the lost Pod', () => {
 
   it('without a loss context (the etcd endpoints) nothing is lost', () => {
     assert.equal(toPodView(bound)?.lost, undefined);
+  });
+});
+
+describe('toPodView readySettled (MembersUnreachable, docs/design/membership.md step 5.6)', () => {
+  const NOW = Date.parse('2026-11-23T12:00:00Z');
+  const context = { nodes: new Map(), bounds: failureBounds({}), nowMs: NOW };
+  const readySince = (status: string, since: string): V1Pod => ({
+    metadata: { name: 'demo-1', labels: { 'etcd.gitops.dev/member': 'demo-1' } },
+    status: { conditions: [{ type: 'Ready', status, lastTransitionTime: new Date(since) }] },
+  });
+
+  it('GIVEN a Pod Ready for exactly UNREACHABLE_AFTER_READY_MS THEN it is settled', () => {
+    const since = new Date(NOW - UNREACHABLE_AFTER_READY_MS).toISOString();
+    assert.equal(toPodView(readySince('True', since), context)?.readySettled, true);
+  });
+
+  it('GIVEN a Pod Ready for a moment less THEN it is not settled yet', () => {
+    const since = new Date(NOW - UNREACHABLE_AFTER_READY_MS + 1_000).toISOString();
+    assert.equal(toPodView(readySince('True', since), context)?.readySettled, false);
+  });
+
+  it('GIVEN a Pod not Ready for long, or read without a clock THEN it is not settled', () => {
+    assert.equal(toPodView(readySince('False', '2026-11-23T11:00:00Z'), context)?.readySettled, false);
+    assert.equal(toPodView(readySince('True', '2026-11-23T11:00:00Z'))?.readySettled, false);
   });
 });
