@@ -139,6 +139,26 @@ describe('GitOps: dist/ applied as Argo CD would, on a cluster that runs Pods', 
       .filter((pod) => !pod.metadata.deletionTimestamp)
       .map((pod) => ({ name: pod.metadata.name, node: pod.spec.nodeName ?? '', ip: pod.status.podIP ?? '' }));
   };
+  /** `etcdctl <args>` run by `kubectl exec` in a member's etcd container against the client Service: the member is
+   *  a client dist/'s NetworkPolicy admits. Right after a container restart the kubelet's view may lag a moment
+   *  ("container not found"): retried for at most 30 s. */
+  const etcdctlInMember = (member: string, args: string[]) =>
+    waitFor(
+      () =>
+        env.kubectl([
+          'exec',
+          '-n',
+          namespace,
+          member,
+          '-c',
+          'etcd',
+          '--',
+          '/usr/local/bin/etcdctl',
+          `--endpoints=http://${name}-client.${namespace}.svc:2379`,
+          ...args,
+        ]),
+      { what: `etcdctl ${args.join(' ')} in ${member}`, timeoutMs: 30_000, intervalMs: 1_000 },
+    );
   /** What to read when the cluster does not get Ready: its status, the operator Pods and the tails of their logs. */
   const diagnostics = async (): Promise<string> => {
     const lines = [`status: ${JSON.stringify((await readCluster()).status)}`];
@@ -299,25 +319,7 @@ describe('GitOps: dist/ applied as Argo CD would, on a cluster that runs Pods', 
     );
     // etcd itself, through the client Service, from where dist/'s NetworkPolicy admits a client: a member Pod
     // (`kubectl exec`, as users type it). This process is outside the Pod network and dist/ admits no address.
-    const member = `${name}-0`;
-    const listed = await waitFor(
-      () =>
-        env.kubectl([
-          'exec',
-          '-n',
-          namespace,
-          member,
-          '-c',
-          'etcd',
-          '--',
-          '/usr/local/bin/etcdctl',
-          `--endpoints=http://${name}-client.${namespace}.svc:2379`,
-          'member',
-          'list',
-          '--hex',
-        ]),
-      { what: `etcdctl member list in ${member}`, timeoutMs: 30_000, intervalMs: 1_000 },
-    );
+    const listed = await etcdctlInMember(`${name}-0`, ['member', 'list', '--hex']);
     // "<hex id>, started, <name>, <peer URLs>, <client URLs>, <is learner>"
     const inEtcd = listed.stdout
       .trim()
@@ -363,24 +365,7 @@ describe('GitOps: dist/ applied as Argo CD would, on a cluster that runs Pods', 
     const member = `${name}-0`;
     const logs = await env.kubectl(['logs', '-n', namespace, member, '-c', 'etcd', '--tail=200']);
     assert.match(logs.stdout, /"msg":"serving client traffic insecurely|ready to serve client requests/);
-    // Right after a container restart the kubelet's view may lag a moment ("container not found"): retry briefly.
-    const health = await waitFor(
-      () =>
-        env.kubectl([
-          'exec',
-          '-n',
-          namespace,
-          member,
-          '-c',
-          'etcd',
-          '--',
-          '/usr/local/bin/etcdctl',
-          `--endpoints=http://${name}-client.${namespace}.svc:2379`,
-          'endpoint',
-          'health',
-        ]),
-      { what: `kubectl exec into ${member}`, timeoutMs: 20_000, intervalMs: 1_000 },
-    );
+    const health = await etcdctlInMember(member, ['endpoint', 'health']);
     assert.match(`${health.stdout}${health.stderr}`, /is healthy/);
   });
 

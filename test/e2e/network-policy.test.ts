@@ -13,6 +13,7 @@ import { CoreV1Api, CustomObjectsApi, type V1Pod } from '@kubernetes/client-node
 import { App, Chart } from 'cdk8s';
 import { DEFAULT_OPERATOR_NAMESPACE, memberSelectorString } from '../../constructs/conventions/index.js';
 import { EtcdCluster as EtcdClusterConstruct } from '../../constructs/etcd-cluster.js';
+import { restrictedContainerSecurityContext } from '../../constructs/security.js';
 import type { EtcdCluster } from '../../controller/etcdcluster/api.js';
 import { etcdVersions } from '../env/binaries.js';
 import { readManifests, toYamlStream } from '../env/dist-manifests.js';
@@ -27,16 +28,6 @@ const CLIENT = { role: 'client' };
 /** kube-router rejects what a policy denies (REJECT, not DROP): the probe sees it at once. */
 const REFUSED = /Connection refused/;
 
-const restricted = {
-  runAsNonRoot: true,
-  runAsUser: 65532,
-  runAsGroup: 65532,
-  readOnlyRootFilesystem: true,
-  allowPrivilegeEscalation: false,
-  capabilities: { drop: ['ALL'] },
-  seccompProfile: { type: 'RuntimeDefault' as const },
-};
-
 /** A busybox Pod that sleeps, to `kubectl exec` probes in. */
 function probePod(podName: string, labels: Record<string, string>): V1Pod {
   return {
@@ -49,7 +40,7 @@ function probePod(podName: string, labels: Record<string, string>): V1Pod {
           image: testImage,
           imagePullPolicy: 'IfNotPresent',
           command: ['sleep', '3600'],
-          securityContext: restricted,
+          securityContext: { ...restrictedContainerSecurityContext(), runAsUser: 65532, runAsGroup: 65532 },
           resources: { limits: { memory: '16Mi', cpu: '100m' } },
         },
       ],
@@ -90,7 +81,8 @@ describe('NetworkPolicy enforced', () => {
   /** `wget` from inside a probe Pod; its exit code and output. */
   const fetchFrom = async (namespace: string, pod: string, url: string) => {
     const result = await env.kubectl(
-      ['exec', '-n', namespace, pod, '--', 'wget', '-T', '3', '-q', '-O', '-', url],
+      // busybox 1.35's `wget -T` segfaults: `timeout` bounds it instead (a dropped packet would end in exit 143).
+      ['exec', '-n', namespace, pod, '--', 'timeout', '5', 'wget', '-q', '-O', '-', url],
       { allowFailure: true },
     );
     return { ok: result.code === 0, output: `${result.stdout}${result.stderr}`.trim() };

@@ -1,6 +1,8 @@
 // Writes a kubeconfig file (JSON is valid YAML) with the certificates embedded, and loads it.
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
+import { issueCertificate, type Pki } from './certs.js';
 
 export interface KubeconfigSpec {
   path: string;
@@ -38,4 +40,31 @@ export async function writeKubeconfig(spec: KubeconfigSpec): Promise<KubeConfig>
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(spec.path);
   return kubeConfig;
+}
+
+/**
+ * A client identity of its own for a component: a certificate for `subject` (e.g. `/CN=system:kube-proxy`) signed by
+ * the PKI's CA, in `dir`, and `<dir>/kubeconfig` that presents it to `server`. Returns the kubeconfig's path.
+ */
+export async function writeClientKubeconfig(spec: {
+  dir: string;
+  pki: Pki;
+  server: string;
+  subject: string;
+  name: string;
+}): Promise<string> {
+  await mkdir(spec.dir, { recursive: true });
+  const cert = join(spec.dir, 'client.crt');
+  const key = join(spec.dir, 'client.key');
+  await issueCertificate(spec.pki, { subject: spec.subject, usage: 'client', cert, key });
+  const path = join(spec.dir, 'kubeconfig');
+  await writeKubeconfig({
+    path,
+    server: spec.server,
+    caCert: spec.pki.caCert,
+    clientCert: cert,
+    clientKey: key,
+    name: spec.name,
+  });
+  return path;
 }

@@ -2,11 +2,11 @@
 // the environment's, so they work from there too (the CONNECT proxy, loopback forwards). Its rules live in that
 // namespace only. Identity `system:kube-proxy` (bound to
 // `system:node-proxier` by the API server's default RBAC).
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { kubernetesBinary } from '../binaries.js';
-import { issueCertificate, type Pki } from '../certs.js';
-import { writeKubeconfig } from '../kubeconfig.js';
+import type { Pki } from '../certs.js';
+import { writeClientKubeconfig } from '../kubeconfig.js';
 import { type ManagedProcess, startProcess } from '../process-group.js';
 import type { NodeLayout } from './layout.js';
 
@@ -44,17 +44,11 @@ export async function startKubeProxy(
   track: (p: ManagedProcess) => ManagedProcess,
 ): Promise<ManagedProcess> {
   const dir = join(node.dir, 'kube-proxy');
-  await mkdir(dir, { recursive: true });
-  const cert = join(dir, 'client.crt');
-  const key = join(dir, 'client.key');
-  await issueCertificate(input.pki, { subject: '/CN=system:kube-proxy', usage: 'client', cert, key });
-  const kubeconfig = join(dir, 'kubeconfig');
-  await writeKubeconfig({
-    path: kubeconfig,
+  const kubeconfig = await writeClientKubeconfig({
+    dir,
+    pki: input.pki,
     server: input.server,
-    caCert: input.pki.caCert,
-    clientCert: cert,
-    clientKey: key,
+    subject: '/CN=system:kube-proxy',
     name: 'kube-proxy',
   });
   const config = join(dir, 'config.json');

@@ -3,12 +3,12 @@
 // cluster (docs/adr/0004-network-policy-enforcer.md). It filters the traffic to and from the Pods of its node with
 // iptables chains and ipsets, which live in the node's namespace and go with it; nothing is written elsewhere.
 // Identity `system:kube-router`, bound to a read-only ClusterRole (`grantKubeRouter`).
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CoreV1Api, type KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { kubeRouterBinary } from '../binaries.js';
-import { issueCertificate, type Pki } from '../certs.js';
-import { writeKubeconfig } from '../kubeconfig.js';
+import type { Pki } from '../certs.js';
+import { writeClientKubeconfig } from '../kubeconfig.js';
 import { type ManagedProcess, startProcess } from '../process-group.js';
 import { waitFor } from '../wait.js';
 import { type NodeLayout, serviceCidr } from './layout.js';
@@ -51,18 +51,11 @@ export async function startKubeRouter(
   input: { pki: Pki; server: string; api: KubeConfig },
   track: (p: ManagedProcess) => ManagedProcess,
 ): Promise<ManagedProcess> {
-  const dir = join(node.dir, 'kube-router');
-  const cert = join(dir, 'client.crt');
-  const key = join(dir, 'client.key');
-  const kubeconfig = join(dir, 'kubeconfig');
-  await mkdir(dir, { recursive: true });
-  await issueCertificate(input.pki, { subject: `/CN=${KUBE_ROUTER_USER}`, usage: 'client', cert, key });
-  await writeKubeconfig({
-    path: kubeconfig,
+  const kubeconfig = await writeClientKubeconfig({
+    dir: join(node.dir, 'kube-router'),
+    pki: input.pki,
     server: input.server,
-    caCert: input.pki.caCert,
-    clientCert: cert,
-    clientKey: key,
+    subject: `/CN=${KUBE_ROUTER_USER}`,
     name: 'kube-router',
   });
   const core = input.api.makeApiClient(CoreV1Api);
@@ -72,6 +65,11 @@ export async function startKubeRouter(
     intervalMs: 250,
   });
   const logPath = join(node.dir, 'kube-router.log');
+  // After a restart the log already holds the last run's lines: only what this run appends counts.
+  const from = await stat(logPath).then(
+    (st) => st.size,
+    () => 0,
+  );
   const router = track(
     startProcess({
       name: `kube-router-${node.name}`,
@@ -81,7 +79,7 @@ export async function startKubeRouter(
       netns: node.netnsPath,
     }),
   );
-  await waitFor(async () => (await readFile(logPath, 'utf8')).includes(SYNCED), {
+  await waitFor(async () => (await readFile(logPath)).subarray(from).includes(SYNCED), {
     what: `kube-router on ${node.name} to sync its NetworkPolicy chains`,
     timeoutMs: 60_000,
     intervalMs: 200,
