@@ -89,6 +89,8 @@ describe('backend quota, NOSPACE and defrag on the local Kubernetes', () => {
       // The reconciler and the writer run outside the cluster (this process): admitted by address, as such a user
       // must (test/env/nodes/layout.ts, outsideClusterCidr).
       clients: [{ ipBlock: { cidr: outsideClusterCidr } }],
+      // This process also scrapes the members' metrics port, as a Prometheus outside the cluster would.
+      metricsFrom: [{ ipBlock: { cidr: outsideClusterCidr } }],
     });
     cluster.addDefragSchedule({ suspend: true });
     await env.kubectl(['apply', '--server-side', '-f', '-'], { input: app.synthYaml() });

@@ -9,7 +9,9 @@
 // Warning Event, nothing created); adding or removing a TLS side is refused at admission.
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { connect as tlsConnect } from 'node:tls';
 import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
@@ -27,7 +29,9 @@ import {
 import type { ClientTls } from '../../controller/etcd/client.js';
 import { memberStatus } from '../../controller/etcd/members.js';
 import { etcdVersions } from '../env/binaries.js';
+import type { Environment } from '../env/environment.js';
 import { createCa, issueLeaf, type TestCa, type TestLeaf, tlsSecretData } from '../env/etcd-certs.js';
+import { nsExec } from '../env/nodes/netns.js';
 import type { ManagedProcess } from '../env/process-group.js';
 import { waitFor } from '../env/wait.js';
 import { startWriter, type Writer } from '../integration/helpers/membership-writer.js';
@@ -126,6 +130,24 @@ function servedSerial(
     });
     tunnel.end();
   });
+}
+
+/**
+ * The serial of the certificate a member serves on `port`, read by `openssl s_client` from the member's own node, as
+ * someone logged on to that node would: the peer port admits only members, and node-local traffic (the kubelet's
+ * probes) passes every NetworkPolicy enforcer. `files` holds the credentials as PEM files.
+ */
+async function servedSerialFromNode(
+  env: Environment,
+  pod: { ip: string; node: string },
+  port: number,
+  files: { ca: string; cert: string; key: string },
+): Promise<string> {
+  const script =
+    `openssl s_client -connect ${pod.ip}:${port} -CAfile ${files.ca} -cert ${files.cert} -key ${files.key} ` +
+    '-verify_return_error </dev/null 2>/dev/null | openssl x509 -noout -serial';
+  const out = await nsExec(env.nodes!.node(pod.node).layout.netnsPath, 'timeout', ['10', 'sh', '-c', script]);
+  return /^serial=([0-9A-F]+)$/m.exec(out)?.[1] ?? '';
 }
 
 const serialOf = (pem: string) => new X509Certificate(pem).serialNumber;
@@ -313,18 +335,38 @@ describe('EtcdCluster with client and peer TLS (local Kubernetes, MinIO)', () =>
     const servingSerial = serialOf(renewed.serving.cert);
     const peerSerial = serialOf(renewed.peer.cert);
     const clientCredentials = { ca: ca.client.cert, cert: client.cert, key: client.key };
-    const peerCredentials = { ca: ca.peer.cert, cert: renewed.peer.cert, key: renewed.peer.key };
+    const peerFiles = {
+      ca: join(testbed.dir, 'peer-ca.crt'),
+      cert: join(testbed.dir, 'peer.crt'),
+      key: join(testbed.dir, 'peer.key'),
+    };
+    await writeFile(peerFiles.ca, ca.peer.cert);
+    await writeFile(peerFiles.cert, renewed.peer.cert);
+    await writeFile(peerFiles.key, renewed.peer.key, { mode: 0o600 });
+    const podsOnNodes = (
+      await testbed.env.kubeConfig.makeApiClient(CoreV1Api).listNamespacedPod({
+        namespace: ns,
+        labelSelector: memberSelectorString(name),
+      })
+    ).items.map((pod) => ({ ip: pod.status?.podIP as string, node: pod.spec?.nodeName as string }));
+    assert.equal(podsOnNodes.length, members.length);
     const started = Date.now();
     // The kubelet projects a changed Secret on its periodic sync (up to a minute plus its cache).
     await waitFor(
       async () => {
-        const served = await Promise.all(
-          members.flatMap((member) => [
+        const serving = await Promise.all(
+          members.map((member) =>
             servedSerial(proxy, memberHost(name, ns, member), CLIENT_PORT, clientCredentials).catch(() => ''),
-            servedSerial(proxy, memberHost(name, ns, member), PEER_PORT, peerCredentials).catch(() => ''),
-          ]),
+          ),
         );
-        return served.every((serial, i) => serial === (i % 2 === 0 ? servingSerial : peerSerial));
+        const peer = await Promise.all(
+          podsOnNodes.map((pod) =>
+            servedSerialFromNode(testbed.env, pod, PEER_PORT, peerFiles).catch(() => ''),
+          ),
+        );
+        return (
+          serving.every((serial) => serial === servingSerial) && peer.every((serial) => serial === peerSerial)
+        );
       },
       {
         what: 'every member serving the renewed certificates',

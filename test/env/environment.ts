@@ -1,5 +1,6 @@
 // The whole local Kubernetes for one test file (or one `npm run env:up`): control plane, optionally real nodes
 // (nodes/), optionally MinIO.
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -16,7 +17,7 @@ import { defaultLogger, type Logger } from './log.js';
 import { type Minio, startMinio } from './minio.js';
 import { createNamespace } from './namespaces.js';
 import { type NodeFaults, nodeFaults } from './nodes/faults.js';
-import { forwardPort } from './nodes/forward.js';
+import { forwardPort, forwardSocketPath } from './nodes/forward.js';
 import { imageArchives, type RealNodes, startRealNodes } from './nodes/index.js';
 import { checkSocketRoom, environmentNetnsPath, nodeNetwork } from './nodes/layout.js';
 
@@ -171,14 +172,14 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
       const [localPort] = await freePorts(1);
       const dir = join(controlPlane.dir, 'forward');
       await mkdir(dir, { recursive: true });
-      forwardPort(
-        netns.path,
-        dir,
-        { name: `to-${host}-${port}`, localPort: localPort!, targetHost: host, targetPort: port },
-        (p) => controlPlane.adopt(p),
+      const name = `to-${host}-${port}`;
+      forwardPort(netns.path, dir, { name, localPort: localPort!, targetHost: host, targetPort: port }, (p) =>
+        controlPlane.adopt(p),
       );
-      // socat listens a moment after it starts: wait until the port accepts a connection.
-      await waitFor(() => canConnect(localPort!), {
+      // Each socat listens a moment after it starts: wait until the inner half's socket exists (before it, the
+      // outer half accepts and drops a connection: "socket hang up") and the port accepts a connection.
+      const socket = forwardSocketPath(dir, name);
+      await waitFor(async () => existsSync(socket) && (await canConnect(localPort!)), {
         what: `the forward to ${host}:${port}`,
         timeoutMs: 10_000,
         intervalMs: 50,

@@ -18,6 +18,11 @@ export interface ForwardSpec {
   targetPort?: number;
 }
 
+/** The Unix socket that joins the two halves of the forward `name` in `dir`; it exists once the inner half listens. */
+export function forwardSocketPath(dir: string, name: string): string {
+  return join(dir, `${name}.sock`);
+}
+
 /** Starts the two halves of a forward; `track` records each process for teardown. */
 export function forwardPort(
   netnsPath: string,
@@ -25,7 +30,7 @@ export function forwardPort(
   spec: ForwardSpec,
   track: (p: ManagedProcess) => ManagedProcess,
 ): ManagedProcess[] {
-  const socket = join(dir, `${spec.name}.sock`);
+  const socket = forwardSocketPath(dir, spec.name);
   const target = `${spec.targetHost ?? '127.0.0.1'}:${spec.targetPort ?? spec.localPort}`;
   return [
     track(
