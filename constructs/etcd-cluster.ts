@@ -19,6 +19,7 @@ import { effectiveQuotaBytes } from './conventions/etcd-backend.js';
 import { type Component, clusterLabels, memberSelector } from './conventions/labels.js';
 import { DEFAULT_STORAGE_SIZE, MAX_CLUSTER_NAME_LENGTH } from './conventions/limits.js';
 import {
+  backupCronJobName,
   backupServiceAccountName,
   clientServiceName,
   clientServiceURL,
@@ -294,6 +295,13 @@ export class EtcdCluster extends Construct {
       automountServiceAccountToken: false,
     });
     const id = options.name === undefined ? 'Backup' : `Backup-${options.name}`;
+    if (this.node.tryFindChild(id)) {
+      throw new Error(
+        options.name === undefined
+          ? `EtcdCluster '${this.name}' already has a backup schedule without a 'name' (CronJob '${backupCronJobName(this.name)}'): give every further schedule a 'name', e.g. 'hourly' for '${backupCronJobName(this.name, 'hourly')}'`
+          : `EtcdCluster '${this.name}' already has a backup schedule named '${options.name}': 'name' must differ between schedules of one cluster`,
+      );
+    }
     const schedule = new EtcdBackupSchedule(
       this,
       id,

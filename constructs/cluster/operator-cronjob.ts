@@ -8,6 +8,7 @@ import { clientServiceURL } from '../conventions/names.js';
 import { CLIENT_CERT_TLS_DIR, clientCertFiles } from '../conventions/tls.js';
 import { SYNC_WAVE, SyncWave } from '../gitops.js';
 import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from '../security.js';
+import { validateTimeZone } from '../validate/time-zone.js';
 
 /** Set from the Pod's namespace when the cluster's is not known at synth time. */
 export const NAMESPACE_ENV = 'POD_NAMESPACE';
@@ -106,7 +107,7 @@ export function operatorCronJob(scope: Construct, id: string, props: OperatorCro
     },
     spec: {
       schedule: props.schedule,
-      timeZone: props.timeZone,
+      timeZone: props.timeZone === undefined ? undefined : validateTimeZone(props.timeZone),
       suspend: props.suspend ?? false,
       concurrencyPolicy: 'Forbid',
       startingDeadlineSeconds: props.startingDeadlineSeconds,

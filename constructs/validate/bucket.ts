@@ -7,6 +7,9 @@ const IP_ADDRESS = /^\d{1,3}(\.\d{1,3}){3}$/;
 export function validateBucketName(bucket: string, prop = 'bucket'): string {
   const rules =
     '3-63 characters of lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit, not shaped like an IP address, without consecutive dots';
+  if (typeof bucket !== 'string') {
+    throw new Error(`'${prop}' must be an S3 bucket name (${rules}), got ${String(bucket)}`);
+  }
   if (!BUCKET.test(bucket) || IP_ADDRESS.test(bucket) || bucket.includes('..') || /\.-|-\./.test(bucket)) {
     throw new Error(`'${prop}' must be an S3 bucket name (${rules}), got '${bucket}'`);
   }

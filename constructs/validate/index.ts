@@ -5,4 +5,5 @@ export * from './duration.js';
 export * from './names.js';
 export * from './quantity.js';
 export * from './semver.js';
+export * from './time-zone.js';
 export * from './url.js';

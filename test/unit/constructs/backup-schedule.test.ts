@@ -144,4 +144,35 @@ describe('EtcdCluster.addBackupSchedule', () => {
       /'endpoint' must be an http:\/\/ or https:\/\/ URL/,
     );
   });
+  it('fails when the bucket is missing, naming it instead of crashing on undefined', () => {
+    assert.throws(
+      () => withBackups('etcd-test', { bucket: undefined as unknown as string }),
+      /^Error: 'bucket' must be an S3 bucket name .*, got undefined$/,
+    );
+  });
+
+  it('fails when the time zone is not an IANA name', () => {
+    assert.throws(
+      () => withBackups('etcd-test', { timeZone: 'Berlin' }),
+      /^Error: 'timeZone' must be an IANA time zone name such as 'Europe\/Berlin', .* got 'Berlin'$/,
+    );
+    assert.throws(() => withBackups('etcd-test', { timeZone: '+01:00' }), /got '\+01:00'$/);
+    const cronJob = only(
+      withBackups('etcd-test', { timeZone: 'America/New_York' }),
+      'CronJob',
+      'main-backup',
+    );
+    assert.equal(cronJob.spec.timeZone, 'America/New_York');
+  });
+
+  it('fails when a second schedule has no name, naming the CronJob the first one took', () => {
+    assert.throws(
+      () => withBackups('etcd-test', {}, { schedule: '0 * * * *' }),
+      /^Error: EtcdCluster 'main' already has a backup schedule without a 'name' \(CronJob 'main-backup'\): give every further schedule a 'name', e\.g\. 'hourly' for 'main-backup-hourly'$/,
+    );
+    assert.throws(
+      () => withBackups('etcd-test', { name: 'daily' }, { name: 'daily' }),
+      /^Error: EtcdCluster 'main' already has a backup schedule named 'daily'/,
+    );
+  });
 });
