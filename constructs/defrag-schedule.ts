@@ -16,6 +16,9 @@ import { validateCron } from './validate/cron.js';
 import { validateInteger } from './validate/names.js';
 
 /** Sunday 03:30: defragmentation pauses each member for seconds per GiB, so it runs when traffic is lowest. */
+/** A defrag run holds one connection per member and little else. */
+const DEFRAG_RESOURCES = { requests: { cpu: '50m', memory: '64Mi' }, limits: { memory: '256Mi' } } as const;
+
 export const DEFAULT_DEFRAG_SCHEDULE = '30 3 * * 0';
 
 export interface EtcdDefragScheduleOptions extends Omit<CronScheduleOptions, 'schedule'> {
@@ -80,6 +83,7 @@ export class EtcdDefragSchedule extends Construct {
       // A run that found too little to free would find the same again: no retries, the next schedule tries.
       backoffLimit: 0,
       historyLimit: { successful: 1, failed: 3 },
+      defaultResources: DEFRAG_RESOURCES,
       container: { name: 'defrag', args: defragArgs(target), env: namespaceEnv(target) },
     });
   }

@@ -21,7 +21,14 @@ import {
   DEFAULT_AUTO_COMPACTION_MODE,
   describeProblem,
 } from './conventions/etcd-backend.js';
-import { DEFAULT_SIZE, DEFAULT_STORAGE_SIZE, MAX_SIZE, MIN_SIZE } from './conventions/limits.js';
+import {
+  DEFAULT_SIZE,
+  DEFAULT_STORAGE_SIZE,
+  MAX_SIZE,
+  MIN_SIZE,
+  MIN_STORAGE_SIZE,
+} from './conventions/limits.js';
+import { quantityBytes } from './conventions/quantity.js';
 import type {
   EtcdClusterSpec,
   PersistentVolumeClaimRetentionPolicy,
@@ -35,6 +42,7 @@ import {
   quantityOf,
   type ResourceQuantities,
   renderQuantities,
+  validateLimitsCoverRequests,
 } from './validate/quantity.js';
 import { validateEtcdVersion } from './validate/semver.js';
 
@@ -221,6 +229,17 @@ function validateSize(size: number, allowEven: boolean): number {
   return size;
 }
 
+/** `storage.size` as text; throws below `MIN_STORAGE_SIZE` (a plain number counts bytes: `10` is 10 bytes). */
+function renderStorageSize(size: QuantityInput): string {
+  const text = quantityOf('storage.size', size);
+  if ((quantityBytes(text) ?? 0) < (quantityBytes(MIN_STORAGE_SIZE) ?? 0)) {
+    throw new Error(
+      `'storage.size' must be at least ${MIN_STORAGE_SIZE} (etcd preallocates its write-ahead log in 64 MB files); a plain number counts bytes: write '10Gi' or Size.gibibytes(10), got ${text}`,
+    );
+  }
+  return text;
+}
+
 /**
  * Validates the props and returns the spec to write, with defaults made explicit for size and storage, and what
  * the `tls` prop's cert-manager form must issue.
@@ -231,12 +250,13 @@ export function renderEtcdClusterSpec(
 ): { spec: EtcdClusterSpec; tls: RenderedTls } {
   validateEtcdVersion(props.version);
   const size = validateSize(props.size ?? DEFAULT_SIZE, props.allowEvenSize ?? false);
-  const storageSize = quantityOf('storage.size', props.storage?.size ?? DEFAULT_STORAGE_SIZE);
+  const storageSize = renderStorageSize(props.storage?.size ?? DEFAULT_STORAGE_SIZE);
   if (props.storage?.storageClassName !== undefined) {
     validateObjectName('storage.storageClassName', props.storage.storageClassName);
   }
   const requests = renderQuantities('resources.requests', props.resources?.requests);
   const limits = renderQuantities('resources.limits', props.resources?.limits);
+  validateLimitsCoverRequests('resources', requests, limits);
   const podTemplate = renderPodTemplate(props.podTemplate);
   if (props.bootstrapFromBackup) validateS3Location('bootstrapFromBackup', props.bootstrapFromBackup);
   const tls = renderTls(props.tls, place.name, place.namespace);

@@ -43,7 +43,7 @@ import {
   renderEtcdClusterSpec,
 } from './etcd-cluster-spec.js';
 import type { EtcdOperator } from './etcd-operator.js';
-import { customResourceAnnotations, SYNC_WAVE, SyncWave } from './gitops.js';
+import { customResourceAnnotations, foreignResourceAnnotations, SYNC_WAVE, SyncWave } from './gitops.js';
 import type { EtcdClusterSpec } from './imports/etcd.gitops.dev.js';
 import { KubeEtcdCluster } from './kube-etcd-cluster.js';
 import { clusterAlerts } from './monitoring/alerts.js';
@@ -362,7 +362,12 @@ export class EtcdCluster extends Construct {
     return podMonitor(
       this,
       'PodMonitor',
-      { name: `${this.name}-members`, namespace, labels: { ...clusterLabels(this.name), ...options.labels } },
+      {
+        name: `${this.name}-members`,
+        namespace,
+        labels: { ...clusterLabels(this.name), ...options.labels },
+        annotations: foreignResourceAnnotations(SyncWave.CLUSTERS),
+      },
       {
         selector: { matchLabels: memberSelector(this.name) },
         namespaceSelector: { matchNames: [namespace] },
@@ -388,7 +393,12 @@ export class EtcdCluster extends Construct {
     return prometheusRule(
       this,
       'PrometheusRule',
-      { name: `${this.name}-alerts`, namespace, labels: { ...clusterLabels(this.name), ...options.labels } },
+      {
+        name: `${this.name}-alerts`,
+        namespace,
+        labels: { ...clusterLabels(this.name), ...options.labels },
+        annotations: foreignResourceAnnotations(SyncWave.CLUSTERS),
+      },
       () => ({ groups: [clusterAlerts({ cluster: this.name, namespace, backups: this.backupSchedules })] }),
     );
   }

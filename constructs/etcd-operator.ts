@@ -19,7 +19,7 @@ import {
 } from './conventions/names.js';
 import { HEALTH_PORT, HEALTH_PORT_NAME, METRICS_PORT, METRICS_PORT_NAME } from './conventions/ports.js';
 import { EtcdCrds } from './etcd-crds.js';
-import { SYNC_WAVE, SyncWave } from './gitops.js';
+import { foreignResourceAnnotations, SYNC_WAVE, SyncWave } from './gitops.js';
 import { operatorAlerts } from './monitoring/alerts.js';
 import { DEFAULT_SCRAPE_INTERVAL, type MonitoringOptions, validateInterval } from './monitoring/options.js';
 import { prometheusRule, serviceMonitor } from './monitoring/prometheus-operator.js';
@@ -254,6 +254,7 @@ export class EtcdOperator extends Construct {
         name: CONTROLLER_NAME,
         namespace: this.namespace,
         labels: { ...operatorLabels(), ...options.labels },
+        annotations: foreignResourceAnnotations(SyncWave.OPERATOR),
       },
       {
         selector: { matchLabels: controllerSelector() },
@@ -279,6 +280,7 @@ export class EtcdOperator extends Construct {
         name: `${CONTROLLER_NAME}-alerts`,
         namespace: this.namespace,
         labels: { ...operatorLabels(), ...options.labels },
+        annotations: foreignResourceAnnotations(SyncWave.OPERATOR),
       },
       () => ({ groups: [operatorAlerts(this.namespace)] }),
     );

@@ -12,6 +12,9 @@ export const SyncWave = {
   CLUSTERS: '0',
 } as const;
 
+/** Argo CD: no dry run of an object whose CRD is not installed yet (it comes in an earlier wave, or from elsewhere). */
+const SKIP_DRY_RUN = ['SkipDryRunOnMissingResource=true'];
+
 /** Argo CD never prunes (object gone from Git) or deletes (Application deleted) an object with these options. */
 const NEVER_DELETE = ['Prune=false', 'Delete=false'];
 
@@ -33,9 +36,18 @@ export function crdAnnotations(): Record<string, string> {
  * with `protect`, never pruned or deleted by Argo CD or Flux.
  */
 export function customResourceAnnotations(protect = false): Record<string, string> {
-  const skipDryRun = ['SkipDryRunOnMissingResource=true'];
   return {
     [SYNC_WAVE]: SyncWave.CLUSTERS,
-    ...(protect ? deletionProtection(skipDryRun) : { [SYNC_OPTIONS]: skipDryRun.join(',') }),
+    ...(protect ? deletionProtection(SKIP_DRY_RUN) : { [SYNC_OPTIONS]: SKIP_DRY_RUN.join(',') }),
   };
+}
+
+/**
+ * Annotations of an object whose CRD someone else installs (the Prometheus Operator's PodMonitor, ServiceMonitor and
+ * PrometheusRule): its wave, and Argo CD's dry run skipped while that CRD is missing, so the rest still syncs.
+ */
+export function foreignResourceAnnotations(
+  wave: (typeof SyncWave)[keyof typeof SyncWave],
+): Record<string, string> {
+  return { [SYNC_WAVE]: wave, [SYNC_OPTIONS]: SKIP_DRY_RUN.join(',') };
 }

@@ -2,6 +2,7 @@
 import { ApiObject, type ApiObjectMetadata, type GroupVersionKind } from 'cdk8s';
 import type { Construct } from 'constructs';
 import { API_GROUP_VERSION, ETCD_RESTORE_KIND } from './conventions/api.js';
+import { clusterLabels } from './conventions/labels.js';
 import { customResourceAnnotations } from './gitops.js';
 import type { EtcdRestoreSpec } from './imports/etcd.gitops.dev.js';
 import { validateS3Location } from './s3-location.js';
@@ -41,6 +42,8 @@ export class KubeEtcdRestore extends ApiObject {
       ...props,
       metadata: {
         ...props.metadata,
+        // The cluster's labels (component `restore`), so `kubectl get all,etcdrestores -l app.kubernetes.io/instance=<cluster>` finds it.
+        labels: { ...clusterLabels(props.spec.clusterName, 'restore'), ...props.metadata?.labels },
         annotations: { ...customResourceAnnotations(), ...props.metadata?.annotations },
       },
     });

@@ -16,7 +16,7 @@ export const MEMBER_LABEL = `${API_GROUP}/member`;
 /** On old member PVCs kept by an in-place restore, instead of the member label: the restore's name. */
 export const RETAINED_BY_RESTORE_LABEL = `${API_GROUP}/retained-by-restore`;
 
-export type Component = 'member' | 'backup' | 'defrag' | 'controller';
+export type Component = 'member' | 'backup' | 'defrag' | 'restore' | 'controller';
 
 /** The labels that select one component of one instance (immutable selectors use exactly these). */
 export function selectorLabels(name: string, instance: string, component: Component): Record<string, string> {

@@ -11,6 +11,8 @@ export const MAX_CLUSTER_NAME_LENGTH = 45;
 
 /** PVC request per member unless `storage.size` says otherwise. */
 export const DEFAULT_STORAGE_SIZE = '1Gi';
+/** The smallest member volume the constructs write: etcd preallocates its write-ahead log in 64 MB files. */
+export const MIN_STORAGE_SIZE = '128Mi';
 
 /** Resources of the etcd container unless `resources` says otherwise. */
 export const DEFAULT_MEMBER_RESOURCES: {

@@ -110,17 +110,25 @@ export function clusterAlerts(target: ClusterAlertTarget): RuleGroup {
     ...target.backups.map(
       (backup): AlertRule => ({
         alert: 'EtcdBackupTooOld',
-        expr: `time() - kube_cronjob_status_last_successful_time{namespace="${namespace}",cronjob="${backup.cronJob}"} > ${2 * backup.longestGapSeconds}`,
+        // The last success, or, for a schedule that never succeeded, its creation: kube-state-metrics has no
+        // success series until the first success, and an alert on it alone would never fire for a schedule that
+        // always fails.
+        expr: `time() - (max by (namespace, cronjob) (kube_cronjob_status_last_successful_time{${cronJobSelector(namespace, backup.cronJob)}}) or max by (namespace, cronjob) (kube_cronjob_created{${cronJobSelector(namespace, backup.cronJob)}})) > ${2 * backup.longestGapSeconds}`,
         for: '10m',
         labels: { severity: 'warning', cronjob: backup.cronJob },
         annotations: {
           summary: `The last backup of ${where} by ${backup.cronJob} is older than twice its schedule.`,
-          description: `No Job of CronJob ${backup.cronJob} succeeded for more than ${promDuration(2 * backup.longestGapSeconds)} (needs kube-state-metrics); see its failed Jobs' logs.`,
+          description: `No Job of CronJob ${backup.cronJob} succeeded for more than ${promDuration(2 * backup.longestGapSeconds)}, or none ever did in that long since it was created (needs kube-state-metrics); see its failed Jobs' logs.`,
         },
       }),
     ),
   ];
   return { name: `etcd-${namespace}-${cluster}`, rules };
+}
+
+/** The series selector of one CronJob in kube-state-metrics. */
+function cronJobSelector(namespace: string, cronJob: string): string {
+  return `namespace="${namespace}",cronjob="${cronJob}"`;
 }
 
 export function operatorAlerts(namespace: string): RuleGroup {
@@ -140,13 +148,14 @@ export function operatorAlerts(namespace: string): RuleGroup {
       },
       {
         alert: 'EtcdGitopsNoActiveController',
-        expr: `max by (namespace) (etcd_gitops_leader{namespace="${namespace}"}) == 0`,
+        // absent(): no replica scraped at all (none running, or none reachable) is no controller either.
+        expr: `max by (namespace) (etcd_gitops_leader{namespace="${namespace}"}) == 0 or absent(etcd_gitops_leader{namespace="${namespace}"})`,
         for: '5m',
         labels: { severity: 'critical' },
         annotations: {
           summary: 'No etcd-gitops controller holds the leader lease.',
           description:
-            'No replica in {{ $labels.namespace }} has held the lease for 5 minutes: no membership change, restore or status update happens.',
+            'No replica in {{ $labels.namespace }} has held the lease, or none was scraped, for 5 minutes: no membership change, restore or status update happens.',
         },
       },
     ],

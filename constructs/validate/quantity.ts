@@ -1,6 +1,6 @@
 // Kubernetes resource quantities (`1Gi`, `500m`, `1e3`), written as strings, numbers or cdk8s Sizes.
 import { Size, SizeRoundingBehavior } from 'cdk8s';
-import { QUANTITY_PATTERN } from '../conventions/quantity.js';
+import { QUANTITY_PATTERN, quantityBytes } from '../conventions/quantity.js';
 
 const QUANTITY = new RegExp(QUANTITY_PATTERN);
 
@@ -66,4 +66,21 @@ export function renderQuantities(
   return Object.fromEntries(
     Object.entries(map).map(([name, value]) => [name, quantityOf(`${prop}.${name}`, value)]),
   );
+}
+
+/** Throws when a limit is below the request of the same resource: the API server refuses such a Pod. */
+export function validateLimitsCoverRequests(
+  prop: string,
+  requests: Readonly<Record<string, string>> | undefined,
+  limits: Readonly<Record<string, string>> | undefined,
+): void {
+  for (const [name, request] of Object.entries(requests ?? {})) {
+    const limit = limits?.[name];
+    if (limit === undefined) continue;
+    if ((quantityBytes(limit) ?? 0) < (quantityBytes(request) ?? 0)) {
+      throw new Error(
+        `'${prop}.limits.${name}' must be at least '${prop}.requests.${name}' (${request}): Kubernetes refuses a limit below its request, got ${limit}`,
+      );
+    }
+  }
 }

@@ -89,7 +89,7 @@ describe('alert rules under promtool', () => {
     assert.match(check.stdout, /SUCCESS: 11 rules found/);
   });
 
-  it('GIVEN series of a failing member, a bare majority, a full database, NOSPACE, lost quorum, a stale backup and a failing controller WHEN promtool evaluates the rules THEN exactly the expected alerts fire, each only after its for', () => {
+  it('GIVEN series of a failing member, a bare majority, a full database, NOSPACE, lost quorum, a stale backup, a schedule that never succeeded, a failing controller and none scraped WHEN promtool evaluates the rules THEN exactly the expected alerts fire, each only after its for', () => {
     const main0 = { namespace: 'db', pod: 'main-0' };
     const main1 = { namespace: 'db', pod: 'main-1' };
     const tests = {
@@ -151,7 +151,8 @@ describe('alert rules under promtool', () => {
             series('etcd_gitops_members_desired', db, '3+0x200'),
             series('etcd_gitops_members_ready', db, '3 1+0x199'),
             series('etcd_gitops_quorum_lost', db, '0 1+0x199'),
-            // The 6-hourly backup last succeeded at 0; the hourly one succeeds all along.
+            // The 6-hourly backup last succeeded at 0; the hourly one succeeds all along. Both were created at 0:
+            // a success, when there is one, decides.
             series(
               'kube_cronjob_status_last_successful_time',
               { namespace: 'db', cronjob: 'main-backup' },
@@ -162,6 +163,8 @@ describe('alert rules under promtool', () => {
               { namespace: 'db', cronjob: 'main-backup-hourly' },
               '0+300x200',
             ),
+            series('kube_cronjob_created', { namespace: 'db', cronjob: 'main-backup' }, '0+0x200'),
+            series('kube_cronjob_created', { namespace: 'db', cronjob: 'main-backup-hourly' }, '0+0x200'),
           ],
           alert_rule_test: [
             { eval_time: '30m', alertname: 'EtcdQuorumLost', exp_alerts: [firing('EtcdQuorumLost', db)] },
@@ -174,6 +177,45 @@ describe('alert rules under promtool', () => {
               exp_alerts: [firing('EtcdBackupTooOld', { namespace: 'db', cronjob: 'main-backup' })],
             },
           ],
+        },
+        {
+          // The hourly schedule was created at 0 and never succeeded: kube-state-metrics has no success series for
+          // it. Its creation counts: twice its schedule (2h) plus the rule's 10 minutes.
+          interval: '5m',
+          input_series: [
+            series('kube_cronjob_created', { namespace: 'db', cronjob: 'main-backup-hourly' }, '0+0x60'),
+          ],
+          alert_rule_test: [
+            { eval_time: '2h', alertname: 'EtcdBackupTooOld', exp_alerts: [] },
+            { eval_time: '2h10m', alertname: 'EtcdBackupTooOld', exp_alerts: [] },
+            {
+              eval_time: '2h15m',
+              alertname: 'EtcdBackupTooOld',
+              exp_alerts: [firing('EtcdBackupTooOld', { namespace: 'db', cronjob: 'main-backup-hourly' })],
+            },
+          ],
+        },
+        {
+          // No controller scraped at all: no etcd_gitops_leader series.
+          interval: '1m',
+          input_series: [series('etcd_gitops_reconcile_errors_total', { ...ops, controller: 'x' }, '0+0x20')],
+          alert_rule_test: [
+            { eval_time: '4m', alertname: 'EtcdGitopsNoActiveController', exp_alerts: [] },
+            {
+              eval_time: '6m',
+              alertname: 'EtcdGitopsNoActiveController',
+              exp_alerts: [firing('EtcdGitopsNoActiveController', ops)],
+            },
+          ],
+        },
+        {
+          // One replica leads, one stands by: no alert.
+          interval: '1m',
+          input_series: [
+            series('etcd_gitops_leader', { ...ops, pod: 'c-0' }, '1+0x20'),
+            series('etcd_gitops_leader', { ...ops, pod: 'c-1' }, '0+0x20'),
+          ],
+          alert_rule_test: [{ eval_time: '15m', alertname: 'EtcdGitopsNoActiveController', exp_alerts: [] }],
         },
         {
           interval: '1m',

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { Size } from 'cdk8s';
 import { type EtcdBackupScheduleOptions, EtcdCluster } from '../../../constructs/index.js';
 import { clusterChart, type Manifest, matchSnapshot, only, synth } from './helpers.js';
 
@@ -173,6 +174,28 @@ describe('EtcdCluster.addBackupSchedule', () => {
     assert.throws(
       () => withBackups('etcd-test', { name: 'daily' }, { name: 'daily' }),
       /^Error: EtcdCluster 'main' already has a backup schedule named 'daily'/,
+    );
+  });
+  it('GIVEN no resources THEN the backup Job requests enough memory for its measured peak; given resources replace them', () => {
+    const container = (objects: Manifest[]) => podSpec(only(objects, 'CronJob', 'main-backup')).containers[0];
+    assert.deepEqual(container(withBackups('etcd-test', {})).resources, {
+      requests: { cpu: '50m', memory: '192Mi' },
+      limits: { memory: '256Mi' },
+    });
+    const custom = withBackups('etcd-test', {
+      resources: { requests: { memory: '300Mi' }, limits: { memory: Size.mebibytes(512) } },
+    });
+    assert.deepEqual(container(custom).resources, {
+      requests: { memory: '300Mi' },
+      limits: { memory: '512Mi' },
+    });
+  });
+
+  it('fails when a schedule memory limit is below its request', () => {
+    assert.throws(
+      () =>
+        withBackups('etcd-test', { resources: { requests: { memory: '1Gi' }, limits: { memory: '256Mi' } } }),
+      /^Error: 'resources.limits.memory' must be at least 'resources.requests.memory' \(1Gi\): .*, got 256Mi$/,
     );
   });
 });

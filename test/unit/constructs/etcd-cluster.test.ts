@@ -189,6 +189,26 @@ describe('EtcdCluster construct', () => {
     );
   });
 
+  it('fails when the storage size is a plain small number (bytes), naming the minimum and how to write it', () => {
+    assert.throws(
+      () => cluster({ storage: { size: 10 } }),
+      /^Error: 'storage.size' must be at least 128Mi \(etcd preallocates .*\); a plain number counts bytes: write '10Gi' or Size.gibibytes\(10\), got 10$/,
+    );
+    assert.throws(() => cluster({ storage: { size: '64Mi' } }), /got 64Mi$/);
+    assert.equal(
+      only(cluster({ storage: { size: '128Mi' } }).objects, 'EtcdCluster').spec.storage.size,
+      '128Mi',
+    );
+  });
+
+  it('fails when a memory limit is below its request', () => {
+    assert.throws(
+      () => cluster({ resources: { requests: { memory: '1Gi' }, limits: { memory: '512Mi' } } }),
+      /^Error: 'resources.limits.memory' must be at least 'resources.requests.memory' \(1Gi\): Kubernetes refuses a limit below its request, got 512Mi$/,
+    );
+    assert.doesNotThrow(() => cluster({ resources: { requests: { cpu: '1' }, limits: { cpu: '1000m' } } }));
+  });
+
   it('fails when a resource request is not a quantity', () => {
     assert.throws(
       () => cluster({ resources: { requests: { cpu: 'half' } } }),

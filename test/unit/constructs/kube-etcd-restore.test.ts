@@ -22,6 +22,22 @@ describe('typed custom resources', () => {
     );
   });
 
+  it("GIVEN an EtcdRestore THEN it carries its cluster's labels (component restore), and the user's labels win", () => {
+    const chart = testChart();
+    new KubeEtcdRestore(chart, 'restore', {
+      metadata: { name: 'restore-1', labels: { team: 'db', 'app.kubernetes.io/part-of': 'payments' } },
+      spec: { clusterName: 'main', backup },
+    });
+    assert.deepEqual(only(synth(chart), 'EtcdRestore', 'restore-1').metadata.labels, {
+      'app.kubernetes.io/name': 'etcd',
+      'app.kubernetes.io/instance': 'main',
+      'app.kubernetes.io/component': 'restore',
+      'app.kubernetes.io/managed-by': 'etcd-gitops',
+      'app.kubernetes.io/part-of': 'payments',
+      team: 'db',
+    });
+  });
+
   it('GIVEN spec.survivor THEN it is synthesized as given; both or neither source, or a survivor with both or neither of member and newest, is refused naming the field', () => {
     const chart = testChart();
     new KubeEtcdRestore(chart, 'newest', {

@@ -90,7 +90,7 @@ describe('Prometheus Operator objects', () => {
     const backupAlert = group.rules.at(-1);
     assert.equal(
       backupAlert.expr,
-      'time() - kube_cronjob_status_last_successful_time{namespace="db",cronjob="main-backup"} > 43200',
+      'time() - (max by (namespace, cronjob) (kube_cronjob_status_last_successful_time{namespace="db",cronjob="main-backup"}) or max by (namespace, cronjob) (kube_cronjob_created{namespace="db",cronjob="main-backup"})) > 43200',
     );
     assert.match(backupAlert.annotations.description, /for more than 12h/);
     assert.match(group.rules[0].expr, /etcd_server_has_leader\{namespace="db",pod=~"main-\[0-9\]\+"\}/);
@@ -154,4 +154,38 @@ describe('longestCronGapSeconds', () => {
     it(`GIVEN '${schedule}' THEN the longest gap is ${seconds} s`, () =>
       assert.equal(longestCronGapSeconds(schedule), seconds));
   }
+});
+
+describe('Prometheus Operator objects under Argo CD', () => {
+  it("GIVEN the cluster's and the operator's monitoring objects THEN each is in its owner's sync wave and skips the dry run while the Prometheus Operator's CRDs are missing", () => {
+    const app = new App();
+    const operator = new EtcdOperator(new Chart(app, 'ops'), 'operator');
+    operator.addServiceMonitor();
+    operator.addPrometheusRule();
+    const db = new Chart(app, 'db', { namespace: 'db' });
+    const etcd = new EtcdCluster(db, 'main', { version: '3.6.16' });
+    etcd.addPodMonitor();
+    etcd.addPrometheusRule();
+    const objects = app.charts.flatMap((chart) => chart.toJson() as Manifest[]);
+    const annotationsOf = (kind: string, name: string) => only(objects, kind, name).metadata.annotations;
+    const skip = 'SkipDryRunOnMissingResource=true';
+    for (const [kind, name] of [
+      ['ServiceMonitor', 'etcd-gitops-controller'],
+      ['PrometheusRule', 'etcd-gitops-controller-alerts'],
+    ]) {
+      assert.deepEqual(annotationsOf(kind as string, name as string), {
+        'argocd.argoproj.io/sync-wave': '-1',
+        'argocd.argoproj.io/sync-options': skip,
+      });
+    }
+    for (const [kind, name] of [
+      ['PodMonitor', 'main-members'],
+      ['PrometheusRule', 'main-alerts'],
+    ]) {
+      assert.deepEqual(annotationsOf(kind as string, name as string), {
+        'argocd.argoproj.io/sync-wave': '0',
+        'argocd.argoproj.io/sync-options': skip,
+      });
+    }
+  });
 });

@@ -94,6 +94,7 @@ const scheduleCases: Record<keyof EtcdBackupScheduleOptions, ScheduleCase | 'not
   activeDeadlineSeconds: 'not a flag',
   backoffLimit: 'not a flag',
   historyLimit: 'not a flag',
+  resources: 'not a flag',
   suspend: 'not a flag',
   image: 'not a flag',
 };

@@ -22,6 +22,11 @@ describe('committed GitOps output', () => {
     assert.deepEqual(second, first);
   });
 
+  it("GIVEN `npm run synth` THEN it skips cdk8s-cli's upgrade check (which prints a stack trace on every run without internet)", () => {
+    const pkg = JSON.parse(readFileSync(join(distDir, '..', 'package.json'), 'utf8'));
+    assert.match(pkg.scripts.synth, /^cdk8s synth .*--check-upgrade=false/);
+  });
+
   it('GIVEN dist/ in Git WHEN compared with a fresh synth THEN they are byte-identical (run `npm run synth` and commit)', () => {
     const fresh = synthInto(join(temp, 'fresh'));
     const committed = new Map(yamlFiles(distDir).map((f) => [f, readFileSync(join(distDir, f), 'utf8')]));
