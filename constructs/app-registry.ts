@@ -8,6 +8,11 @@ export interface OperatorIdentity {
   readonly namespace: string;
   /** The controller's ServiceAccount, in that namespace. */
   readonly serviceAccountName: string;
+  /**
+   * The controller's image, when the operator is in this app: the backup and defrag Jobs run the same image.
+   * @default - unknown (an operator synthesized elsewhere): the Jobs use the default image unless given one
+   */
+  readonly image?: string;
 }
 
 export interface RegisteredOperator {

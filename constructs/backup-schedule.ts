@@ -199,6 +199,7 @@ export class EtcdBackupSchedule extends Construct {
       clusterName: target.clusterName,
       component: 'backup',
       serviceAccountName: target.serviceAccountName,
+      defaultImage: target.image,
       clientCertificateSecretName: target.clientCertificateSecretName,
       startingDeadlineSeconds: options.startingDeadlineSeconds ?? 300,
       activeDeadlineSeconds: options.activeDeadlineSeconds ?? 3600,

@@ -77,6 +77,7 @@ export class EtcdDefragSchedule extends Construct {
       clusterName: target.clusterName,
       component: 'defrag',
       serviceAccountName: target.serviceAccountName,
+      defaultImage: target.image,
       clientCertificateSecretName: target.clientCertificateSecretName,
       startingDeadlineSeconds: 600,
       activeDeadlineSeconds: options.activeDeadlineSeconds ?? 1800,

@@ -16,6 +16,7 @@ import {
 } from './cluster/network-policy.js';
 import { resolveOperator } from './cluster/operator-identity.js';
 import { effectiveQuotaBytes } from './conventions/etcd-backend.js';
+import { DEFAULT_OPERATOR_IMAGE } from './conventions/images.js';
 import { type Component, clusterLabels, memberSelector } from './conventions/labels.js';
 import { DEFAULT_STORAGE_SIZE, MAX_CLUSTER_NAME_LENGTH } from './conventions/limits.js';
 import {
@@ -268,6 +269,11 @@ export class EtcdCluster extends Construct {
     return resolved.identity;
   }
 
+  /** The operator's image for the Jobs, at synth time: known when the operator is in this app. */
+  private operatorImage(): string {
+    return Lazy.any({ produce: () => this.operatorIdentity.image ?? DEFAULT_OPERATOR_IMAGE });
+  }
+
   /**
    * Lets `clients` reach the client port: label selectors, or cdk8s-plus workloads (`Deployment`, `StatefulSet`,
    * `Job`, `Pod`, `Pods.select(...)`), in their own namespace when they have one. The NetworkPolicy is rendered at
@@ -310,6 +316,7 @@ export class EtcdCluster extends Construct {
         namespace: this.namespace,
         serviceAccountName,
         clientCertificateSecretName: this.tls?.client?.clientSecretName,
+        image: this.operatorImage(),
       },
       options,
     );
@@ -348,6 +355,7 @@ export class EtcdCluster extends Construct {
         serviceAccountName,
         quotaBackendBytes,
         clientCertificateSecretName: this.tls?.client?.clientSecretName,
+        image: this.operatorImage(),
       },
       options,
     );

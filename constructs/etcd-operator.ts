@@ -97,7 +97,11 @@ export class EtcdOperator extends Construct {
         `EtcdOperator must be in a chart without 'namespace' (it holds cluster-scoped objects), got namespace '${chartNamespace}'`,
       );
     }
-    this.identity = { namespace: this.namespace, serviceAccountName: this.serviceAccountName };
+    this.identity = {
+      namespace: this.namespace,
+      serviceAccountName: this.serviceAccountName,
+      image: props.image ?? DEFAULT_OPERATOR_IMAGE,
+    };
     this.registerOnce();
     const replicas = validateInteger('replicas', props.replicas ?? 2, 1, 10);
     if (props.crds ?? true) this.crds = new EtcdCrds(this, 'Crds');

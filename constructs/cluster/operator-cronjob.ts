@@ -36,6 +36,12 @@ export interface OperatorJobTarget {
    * @default - none: the cluster serves plain http
    */
   readonly clientCertificateSecretName?: string;
+  /**
+   * The image of the Jobs unless a schedule names one: the operator's (rendered at synth time, so an operator added
+   * to the app later counts).
+   * @default - DEFAULT_OPERATOR_IMAGE
+   */
+  readonly image?: string;
 }
 
 /**
@@ -100,6 +106,8 @@ export interface OperatorCronJobProps extends CronScheduleOptions {
   /** Labels the cluster's NetworkPolicy selects the Pods by. */
   readonly component: Component;
   readonly serviceAccountName: string;
+  /** The image unless `image` is given: the operator's (`OperatorJobTarget.image`). */
+  readonly defaultImage?: string;
   /** Mounted read-only at `CLIENT_CERT_TLS_DIR` (whole Secret, no `subPath`, so renewals reach new Jobs' Pods). */
   readonly clientCertificateSecretName?: string;
   readonly startingDeadlineSeconds: number;
@@ -162,7 +170,7 @@ function podSpec(props: OperatorCronJobProps): k8s.PodSpec {
     containers: [
       {
         name: container.name,
-        image: props.image ?? DEFAULT_OPERATOR_IMAGE,
+        image: props.image ?? props.defaultImage ?? DEFAULT_OPERATOR_IMAGE,
         imagePullPolicy: 'IfNotPresent',
         command: [OPERATOR_ENTRYPOINT],
         args: container.args,

@@ -3,7 +3,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { App, Chart } from 'cdk8s';
-import { EtcdCluster, type EtcdClusterProps, EtcdCrds, EtcdOperator } from '../../../constructs/index.js';
+import {
+  DEFAULT_OPERATOR_IMAGE,
+  EtcdCluster,
+  type EtcdClusterProps,
+  EtcdCrds,
+  EtcdOperator,
+} from '../../../constructs/index.js';
 import { type Manifest, only, synth, testChart } from './helpers.js';
 
 function operatorChart(app: App, id = 'operator'): Chart {
@@ -41,6 +47,7 @@ describe('EtcdCluster and EtcdOperator', () => {
     assert.deepEqual(main.operatorIdentity, {
       namespace: 'etcd-system',
       serviceAccountName: 'etcd-gitops-controller',
+      image: DEFAULT_OPERATOR_IMAGE,
     });
   });
 
@@ -186,5 +193,30 @@ describe('EtcdCluster and EtcdOperator', () => {
       () => cluster(testChart('payments'), { operatorNamespace: 'ops', operatorServiceAccount: 'Bad Name' }),
       /^Error: 'operatorServiceAccount' must be a Kubernetes object name .* got 'Bad Name'$/,
     );
+  });
+});
+
+describe("the operator's image in the cluster's Jobs", () => {
+  const jobImage = (objects: Manifest[], cronJob: string) =>
+    only(objects, 'CronJob', cronJob).spec.jobTemplate.spec.template.spec.containers[0].image;
+  const backup = { schedule: '0 * * * *', bucket: 'etcd-backups', credentialsSecretName: 's3' };
+
+  it("GIVEN an operator with a mirrored image, added after the schedules THEN the backup and defrag Jobs run that image, and a schedule's own image wins", () => {
+    const chart = testChart('payments');
+    const main = cluster(chart);
+    main.addBackupSchedule(backup);
+    main.addBackupSchedule({ ...backup, name: 'pinned', image: 'mirror.local/etcd-gitops:pinned' });
+    main.addDefragSchedule();
+    new EtcdOperator(operatorChart(App.of(chart)), 'operator', { image: 'mirror.local/etcd-gitops:1.2.3' });
+    const objects = synth(chart);
+    assert.equal(jobImage(objects, 'main-backup'), 'mirror.local/etcd-gitops:1.2.3');
+    assert.equal(jobImage(objects, 'main-defrag'), 'mirror.local/etcd-gitops:1.2.3');
+    assert.equal(jobImage(objects, 'main-backup-pinned'), 'mirror.local/etcd-gitops:pinned');
+  });
+
+  it('GIVEN an operator synthesized elsewhere (operatorNamespace) THEN the Jobs run the default image', () => {
+    const chart = testChart('payments');
+    cluster(chart, { operatorNamespace: 'etcd-system' }).addBackupSchedule(backup);
+    assert.equal(jobImage(synth(chart), 'main-backup'), DEFAULT_OPERATOR_IMAGE);
   });
 });
