@@ -29,7 +29,7 @@ import {
   restrictedNamespaceLabels,
   restrictedPodSecurityContext,
 } from './security.js';
-import { validateDnsLabel, validateInteger } from './validate/names.js';
+import { validateDnsLabel, validateInteger, validateObjectName } from './validate/names.js';
 import { type ResourceQuantities, renderQuantities } from './validate/quantity.js';
 
 export interface EtcdOperatorProps {
@@ -63,6 +63,22 @@ export interface EtcdOperatorProps {
    * @default - requests cpu 50m, memory 64Mi; limit memory 256Mi
    */
   readonly resources?: ResourceQuantities;
+  /**
+   * Nodes the controller may run on, by labels, e.g. `{ 'node-role.kubernetes.io/infra': '' }`.
+   * @default - any node
+   */
+  readonly nodeSelector?: Readonly<Record<string, string>>;
+  /**
+   * Taints the controller tolerates (`k8s.Toleration` from cdk8s-plus-27), e.g. for dedicated infra nodes.
+   * @default - none
+   */
+  readonly tolerations?: readonly k8s.Toleration[];
+  /**
+   * PriorityClass of the controller's Pods, e.g. `system-cluster-critical` where the etcd clusters carry the
+   * platform.
+   * @default - the cluster's default priority
+   */
+  readonly priorityClassName?: string;
 }
 
 function quantities(
@@ -108,7 +124,11 @@ export class EtcdOperator extends Construct {
     if (props.createNamespace ?? true) this.createNamespace();
     new k8s.KubeServiceAccount(this, 'ServiceAccount', { metadata: this.metadata(CONTROLLER_NAME) });
     this.createRbac();
-    this.createDeployment(props.image ?? DEFAULT_OPERATOR_IMAGE, replicas, props.resources);
+    if (props.priorityClassName !== undefined)
+      validateObjectName('priorityClassName', props.priorityClassName);
+    this.createDeployment(props.image ?? DEFAULT_OPERATOR_IMAGE, replicas, props);
+    // More than one replica: node drains take them one at a time, so a leader is always there to hand over to.
+    if (replicas > 1) this.createDisruptionBudget();
     this.createMetricsService();
   }
 
@@ -169,7 +189,18 @@ export class EtcdOperator extends Construct {
     });
   }
 
-  private createDeployment(image: string, replicas: number, resources: ResourceQuantities | undefined): void {
+  private createDisruptionBudget(): void {
+    new k8s.KubePodDisruptionBudget(this, 'DisruptionBudget', {
+      metadata: this.metadata(CONTROLLER_NAME),
+      spec: {
+        maxUnavailable: k8s.IntOrString.fromNumber(1),
+        selector: { matchLabels: controllerSelector() },
+      },
+    });
+  }
+
+  private createDeployment(image: string, replicas: number, props: EtcdOperatorProps): void {
+    const { resources } = props;
     const labels = operatorLabels();
     const probe = (path: string, period: number): k8s.Probe => ({
       httpGet: { path, port: k8s.IntOrString.fromString(HEALTH_PORT_NAME) },
@@ -193,6 +224,9 @@ export class EtcdOperator extends Construct {
           spec: {
             serviceAccountName: CONTROLLER_NAME,
             securityContext: restrictedPodSecurityContext(),
+            nodeSelector: props.nodeSelector ? { ...props.nodeSelector } : undefined,
+            tolerations: props.tolerations ? [...props.tolerations] : undefined,
+            priorityClassName: props.priorityClassName,
             terminationGracePeriodSeconds: 30,
             affinity: {
               podAntiAffinity: {

@@ -187,4 +187,34 @@ describe('EtcdCrds construct', () => {
       /^Error: EtcdCrds must be in a chart without 'namespace'/,
     );
   });
+  it('GIVEN 2 replicas (the default) THEN a PodDisruptionBudget lets node drains take one at a time; 1 replica has none', () => {
+    const budget = only(operator(), 'PodDisruptionBudget', 'etcd-gitops-controller');
+    assert.deepEqual(budget.spec, {
+      maxUnavailable: 1,
+      selector: { matchLabels: only(operator(), 'Deployment').spec.selector.matchLabels },
+    });
+    assert.equal(budget.metadata.namespace, 'etcd-gitops-system');
+    assert.deepEqual(
+      operator({ replicas: 1 }).filter((o) => o.kind === 'PodDisruptionBudget'),
+      [],
+    );
+  });
+
+  it('GIVEN nodeSelector, tolerations and priorityClassName THEN the controller Pods carry them; a bad class name fails', () => {
+    const spec = only(
+      operator({
+        nodeSelector: { 'node-role.kubernetes.io/infra': '' },
+        tolerations: [{ key: 'infra', operator: 'Exists', effect: 'NoSchedule' }],
+        priorityClassName: 'system-cluster-critical',
+      }),
+      'Deployment',
+    ).spec.template.spec;
+    assert.deepEqual(spec.nodeSelector, { 'node-role.kubernetes.io/infra': '' });
+    assert.deepEqual(spec.tolerations, [{ key: 'infra', operator: 'Exists', effect: 'NoSchedule' }]);
+    assert.equal(spec.priorityClassName, 'system-cluster-critical');
+    assert.throws(
+      () => operator({ priorityClassName: 'Critical!' }),
+      /^Error: 'priorityClassName' must be a Kubernetes object name .*, got 'Critical!'$/,
+    );
+  });
 });
