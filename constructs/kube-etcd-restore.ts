@@ -1,6 +1,7 @@
 // A typed EtcdRestore object: restore an EtcdCluster from a backup without deleting the EtcdCluster.
 import { ApiObject, type ApiObjectMetadata, type GroupVersionKind } from 'cdk8s';
 import type { Construct } from 'constructs';
+import { registryOf } from './app-registry.js';
 import { API_GROUP_VERSION, ETCD_RESTORE_KIND } from './conventions/api.js';
 import { clusterLabels } from './conventions/labels.js';
 import { customResourceAnnotations } from './gitops.js';
@@ -47,5 +48,23 @@ export class KubeEtcdRestore extends ApiObject {
         annotations: { ...customResourceAnnotations(), ...props.metadata?.annotations },
       },
     });
+    const { clusterName } = props.spec;
+    this.node.addValidation({ validate: () => this.unknownCluster(clusterName) });
+  }
+
+  /**
+   * A restore of a cluster this app does not hold, while the app holds clusters in the restore's namespace: most
+   * likely a misspelt name (a cluster synthesized in another app, in a namespace this app has no cluster in, is not
+   * checked).
+   */
+  private unknownCluster(clusterName: string): string[] {
+    const namespace = this.metadata.namespace ?? '<none>';
+    const known = [...registryOf(this).clusters.keys()]
+      .filter((key) => key.startsWith(`${namespace}/`))
+      .map((key) => key.slice(namespace.length + 1));
+    if (known.length === 0 || known.includes(clusterName)) return [];
+    return [
+      `'spec.clusterName' is '${clusterName}', but this app's clusters in namespace '${namespace}' are ${known.map((name) => `'${name}'`).join(', ')}: name one of them (a cluster of another app belongs in that app's namespace)`,
+    ];
   }
 }

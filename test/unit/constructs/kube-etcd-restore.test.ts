@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { KubeEtcdCluster, KubeEtcdRestore } from '../../../constructs/index.js';
-import { only, synth, testChart } from './helpers.js';
+import { EtcdCluster, KubeEtcdCluster, KubeEtcdRestore } from '../../../constructs/index.js';
+import { clusterChart, only, synth, testChart } from './helpers.js';
 
 const backup = { bucket: 'etcd-backups', latestUnderPrefix: 'etcd-test/main/', credentialsSecretName: 's3' };
 
@@ -94,5 +94,31 @@ describe('typed custom resources', () => {
         }),
       /^Error: 'spec.backup.bucket' must be an S3 bucket name/,
     );
+  });
+  it('fails when an EtcdRestore names a cluster the app does not hold in a namespace where it holds others (a misspelt name), naming them', () => {
+    const chart = clusterChart('db');
+    new EtcdCluster(chart, 'registry-etcd', { version: '3.6.16' });
+    new KubeEtcdRestore(chart, 'restore', {
+      metadata: { name: 'restore-1' },
+      spec: { clusterName: 'registry-etc', backup },
+    });
+    assert.throws(
+      () => synth(chart),
+      /'spec.clusterName' is 'registry-etc', but this app's clusters in namespace 'db' are 'registry-etcd': name one of them/,
+    );
+  });
+
+  it('GIVEN an EtcdRestore of its own cluster, or in a namespace where the app holds no cluster THEN synth passes', () => {
+    const chart = clusterChart('db');
+    new EtcdCluster(chart, 'main', { version: '3.6.16' });
+    new KubeEtcdRestore(chart, 'ours', {
+      metadata: { name: 'r-ours' },
+      spec: { clusterName: 'main', backup },
+    });
+    new KubeEtcdRestore(chart, 'elsewhere', {
+      metadata: { name: 'r-elsewhere', namespace: 'other-team' },
+      spec: { clusterName: 'theirs', backup },
+    });
+    assert.equal(synth(chart).filter((o) => o.kind === 'EtcdRestore').length, 2);
   });
 });
