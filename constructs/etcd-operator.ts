@@ -8,6 +8,7 @@ import {
   registerUnique,
   registryOf,
 } from './app-registry.js';
+import { containerResources } from './cluster/container-resources.js';
 import { operatorControllerArgs } from './conventions/cli/controller.js';
 import { DEFAULT_OPERATOR_IMAGE, OPERATOR_ENTRYPOINT, OPERATOR_IMAGE_ENV } from './conventions/images.js';
 import { controllerSelector, operatorLabels } from './conventions/labels.js';
@@ -30,7 +31,7 @@ import {
   restrictedPodSecurityContext,
 } from './security.js';
 import { validateDnsLabel, validateInteger, validateObjectName } from './validate/names.js';
-import { type ResourceQuantities, renderQuantities } from './validate/quantity.js';
+import type { ResourceQuantities } from './validate/quantity.js';
 
 export interface EtcdOperatorProps {
   /**
@@ -79,15 +80,6 @@ export interface EtcdOperatorProps {
    * @default - the cluster's default priority
    */
   readonly priorityClassName?: string;
-}
-
-function quantities(
-  prop: string,
-  map: ResourceQuantities['requests'],
-): Record<string, k8s.Quantity> | undefined {
-  const rendered = renderQuantities(prop, map);
-  if (!rendered) return undefined;
-  return Object.fromEntries(Object.entries(rendered).map(([k, v]) => [k, k8s.Quantity.fromString(v)]));
 }
 
 /**
@@ -262,13 +254,11 @@ export class EtcdOperator extends Construct {
                 ],
                 livenessProbe: probe('/healthz', 10),
                 readinessProbe: probe('/readyz', 5),
-                resources: {
-                  requests: quantities(
-                    'resources.requests',
-                    resources?.requests ?? { cpu: '50m', memory: '64Mi' },
-                  ),
-                  limits: quantities('resources.limits', resources?.limits ?? { memory: '256Mi' }),
-                },
+                resources: containerResources(
+                  'resources',
+                  resources?.requests ?? { cpu: '50m', memory: '64Mi' },
+                  resources?.limits ?? { memory: '256Mi' },
+                ),
                 securityContext: restrictedContainerSecurityContext(),
                 volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
               },

@@ -8,12 +8,9 @@ import { clientServiceURL } from '../conventions/names.js';
 import { CLIENT_CERT_TLS_DIR, clientCertFiles } from '../conventions/tls.js';
 import { SYNC_WAVE, SyncWave } from '../gitops.js';
 import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from '../security.js';
-import {
-  type ResourceQuantities,
-  renderQuantities,
-  validateLimitsCoverRequests,
-} from '../validate/quantity.js';
+import type { ResourceQuantities } from '../validate/quantity.js';
 import { validateTimeZone } from '../validate/time-zone.js';
+import { containerResources } from './container-resources.js';
 
 /** Set from the Pod's namespace when the cluster's is not known at synth time. */
 export const NAMESPACE_ENV = 'POD_NAMESPACE';
@@ -185,17 +182,8 @@ function podSpec(props: OperatorCronJobProps): k8s.PodSpec {
   };
 }
 
-/** `resources` validated (a limit below its request fails), else the default; as the container takes them. */
+/** `resources` validated (a limit below its request fails), else the default. */
 function jobResources(props: OperatorCronJobProps): k8s.ResourceRequirements {
-  const given = props.resources;
-  const requests = given
-    ? renderQuantities('resources.requests', given.requests)
-    : props.defaultResources.requests;
-  const limits = given ? renderQuantities('resources.limits', given.limits) : props.defaultResources.limits;
-  validateLimitsCoverRequests('resources', requests, limits);
-  const quantities = (map: Readonly<Record<string, string>> | undefined) =>
-    map && Object.keys(map).length > 0
-      ? Object.fromEntries(Object.entries(map).map(([name, value]) => [name, k8s.Quantity.fromString(value)]))
-      : undefined;
-  return { requests: quantities(requests), limits: quantities(limits) };
+  const chosen = props.resources ?? props.defaultResources;
+  return containerResources('resources', chosen.requests, chosen.limits);
 }

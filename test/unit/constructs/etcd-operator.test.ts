@@ -217,4 +217,10 @@ describe('EtcdCrds construct', () => {
       /^Error: 'priorityClassName' must be a Kubernetes object name .*, got 'Critical!'$/,
     );
   });
+  it('fails when a controller memory limit is below its request', () => {
+    assert.throws(
+      () => operator({ resources: { requests: { memory: '512Mi' } } }),
+      /^Error: 'resources.limits.memory' must be at least 'resources.requests.memory' \(512Mi\): .*, got 256Mi$/,
+    );
+  });
 });
