@@ -29,6 +29,8 @@ export const CONTROLLER_CLUSTER_RULES: readonly k8s.PolicyRule[] = [
   { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
   // get: the Node of each member Pod, read each pass to tell a member whose node died (membership.md, "Lost members").
   { apiGroups: [''], resources: ['nodes'], verbs: ['get'] },
+  // Whether the cluster's peer and client Services exist (ServiceMissing, docs/design/membership.md step 3).
+  { apiGroups: [''], resources: ['services'], verbs: ['get'] },
 ];
 
 /** Leader election, in the controller's own namespace only. */

@@ -11,11 +11,13 @@ import {
 import {
   API_GROUP,
   API_VERSION,
+  clientServiceName,
   clientURL,
   ETCD_CLUSTER_PLURAL,
   failureBounds,
   memberFromPeerURL,
   memberSelectorString,
+  peerServiceName,
   schemes,
 } from '../../constructs/conventions/index.js';
 import { isNotFound } from '../runtime/kube.js';
@@ -36,6 +38,30 @@ export interface Observed {
   readonly tls?: TlsFindings;
   /** The Nodes the member Pods are bound to (docs/design/membership.md, "Lost members"). */
   readonly nodes: NodeReadings;
+  /** The cluster's peer and client Services that do not exist. */
+  readonly missingServices: readonly string[];
+}
+
+/**
+ * How long after its creation a cluster without its Services is reported (`ServiceMissing`, membership.md step 3):
+ * a sync may apply the EtcdCluster a moment before them.
+ */
+export const SERVICE_MISSING_AFTER_MS = 30_000;
+
+/** Which of the cluster's peer and client Services do not exist. */
+async function missingServices(core: CoreV1Api, name: string, namespace: string): Promise<string[]> {
+  const read = await Promise.all(
+    [peerServiceName(name), clientServiceName(name)].map(async (service) => {
+      try {
+        await core.readNamespacedService({ name: service, namespace });
+        return undefined;
+      } catch (error) {
+        if (isNotFound(error)) return service;
+        throw error;
+      }
+    }),
+  );
+  return read.filter((service): service is string => service !== undefined);
 }
 
 export async function getCluster(kubeConfig: KubeConfig, key: ObjectKey): Promise<EtcdCluster | undefined> {
@@ -73,10 +99,11 @@ async function readNodes(core: CoreV1Api, pods: readonly V1Pod[]): Promise<NodeR
 export async function observe(core: CoreV1Api, cluster: EtcdCluster): Promise<Observed> {
   const { name, namespace } = cluster.metadata as { name: string; namespace: string };
   const labelSelector = memberSelectorString(name);
-  const [pods, pvcs, tls] = await Promise.all([
+  const [pods, pvcs, tls, missing] = await Promise.all([
     core.listNamespacedPod({ namespace, labelSelector }),
     core.listNamespacedPersistentVolumeClaim({ namespace, labelSelector }),
     observeTls(core, namespace, cluster.spec.tls),
+    missingServices(core, name, namespace),
   ]);
   const scheme = schemes(cluster.spec.tls).client;
   const endpoints = pods.items
@@ -103,7 +130,15 @@ export async function observe(core: CoreV1Api, cluster: EtcdCluster): Promise<Ob
       : undefined,
     readNodes(core, pods.items),
   ]);
-  return { cluster, pods: pods.items, pvcs: pvcs.items, etcd, nodes, ...(tls ? { tls } : {}) };
+  return {
+    cluster,
+    pods: pods.items,
+    pvcs: pvcs.items,
+    etcd,
+    nodes,
+    missingServices: missing,
+    ...(tls ? { tls } : {}),
+  };
 }
 
 /** The planner's input from what was observed, at `nowMs` (the clock the lost rule compares against). */
@@ -120,5 +155,13 @@ export function planInput(observed: Observed, nonce: string, nowMs = Date.now())
     etcd: observed.etcd?.view,
     nonce,
     ...(observed.tls ? { tls: observed.tls.secrets } : {}),
+    ...(reportsMissingServices(observed, nowMs) ? { missingServices: observed.missingServices } : {}),
   };
+}
+
+/** Missing Services count once the cluster is older than `SERVICE_MISSING_AFTER_MS`. */
+export function reportsMissingServices(observed: Observed, nowMs: number): boolean {
+  const created = observed.cluster.metadata.creationTimestamp;
+  if (observed.missingServices.length === 0 || !created) return false;
+  return nowMs - new Date(created as string | Date).getTime() >= SERVICE_MISSING_AFTER_MS;
 }

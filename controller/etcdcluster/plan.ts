@@ -1,6 +1,6 @@
 // The membership decision: one observed snapshot in, exactly one action out. Pure; see docs/design/membership.md.
 
-import { CLIENT_PORT } from '../../constructs/conventions/index.js';
+import { CLIENT_PORT, clientServiceName, peerServiceName } from '../../constructs/conventions/index.js';
 import {
   canRemove,
   canStop,
@@ -75,6 +75,7 @@ export function planMembership(input: PlanInput): Action {
   if (restoring) return restoring;
   const refusal = checkSpec(cluster, input.pods, input.pvcs) ?? checkTls(input);
   if (refusal) return refusal;
+  if (input.missingServices?.length) return serviceMissing(cluster.name, input.missingServices);
   // A lost Pod (its node died, or it is stuck) may never finish terminating: it does not block (see "Lost members").
   // Waiting is no reason to hide a quorum loss: the status says it while the Pod terminates (nothing is done).
   const terminating = input.pods.find((pod) => pod.terminating && !pod.lost);
@@ -97,6 +98,22 @@ export function planMembership(input: PlanInput): Action {
     scaleUp(input, etcd) ??
     roll(input, etcd) ?? { kind: 'Steady' }
   );
+}
+
+/** Step 3, then: the cluster's Services are missing past the bound; nothing else is done. */
+function serviceMissing(cluster: string, services: readonly string[]): Action {
+  const which =
+    services.length === 1 ? `Service ${services[0]} is` : `Services ${services.join(' and ')} are`;
+  return {
+    kind: 'Wait',
+    reason: 'ServiceMissing',
+    message:
+      `${which} missing: members find each other through ${peerServiceName(cluster)} (headless, publishing ` +
+      `not-ready addresses) and clients reach them through ${clientServiceName(cluster)}. The EtcdCluster construct ` +
+      'synthesizes both beside the EtcdCluster (dist/ holds them): apply them; nothing else is done until they exist',
+    requeueAfterMs: REQUEUE.quorum,
+    degraded: true,
+  };
 }
 
 /** Step 5: no member answered. */

@@ -142,6 +142,8 @@ export interface PlanInput {
   readonly nonce: string;
   /** The Secrets of `spec.tls` as found (none without `spec.tls`). */
   readonly tls?: readonly TlsSecretView[];
+  /** The cluster's Services that do not exist, once it is older than `SERVICE_MISSING_AFTER_MS` (plan step 3). */
+  readonly missingServices?: readonly string[];
 }
 
 export type RemoveReason = 'scale-in' | 'dead' | 'lost' | 'undo' | 'roll' | 'evict';

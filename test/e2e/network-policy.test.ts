@@ -6,7 +6,8 @@
 // the members peer (the cluster forms). This process is outside the Pod network and is admitted by nothing here,
 // so every probe runs in a Pod. Then the controller's rule is taken out of the policy: the cluster's status says
 // its members are unreachable (Degraded `MembersUnreachable`, a Warning Event that names NetworkPolicy), not a
-// quorum loss; the synthesized policy applied again heals it.
+// quorum loss; the synthesized policy applied again heals it. Last, the same controller meets an EtcdCluster applied
+// by hand without its Services: Degraded `ServiceMissing` once 30 s have passed, healed by the construct's objects.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CoreV1Api, CustomObjectsApi, type V1Pod } from '@kubernetes/client-node';
@@ -48,13 +49,13 @@ function probePod(podName: string, labels: Record<string, string>): V1Pod {
   };
 }
 
-/** The user's app: the cluster, managed by dist/'s operator. */
-function clusterApp(): string {
+/** The user's app: a cluster `cluster` of `size`, managed by dist/'s operator. */
+function clusterApp(cluster = name, size = 3): string {
   const app = new App();
   const chart = new Chart(app, 'np', { namespace: ns });
-  new EtcdClusterConstruct(chart, name, {
+  new EtcdClusterConstruct(chart, cluster, {
     version: etcdVersions['3.6'],
-    size: 3,
+    size,
     operatorNamespace: DEFAULT_OPERATOR_NAMESPACE,
     clients: [{ podSelector: CLIENT }],
     metricsFrom: [{ namespaceSelector: { 'kubernetes.io/metadata.name': monitoring } }],
@@ -67,13 +68,13 @@ describe('NetworkPolicy enforced', () => {
   let core: CoreV1Api;
   let memberIps: string[] = [];
 
-  const readCluster = async () =>
+  const readCluster = async (cluster = name) =>
     (await env.kubeConfig.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({
       group: 'etcd.gitops.dev',
       version: 'v1alpha1',
       namespace: ns,
       plural: 'etcdclusters',
-      name,
+      name: cluster,
     })) as EtcdCluster;
   const condition = (cluster: EtcdCluster, type: string) =>
     cluster.status?.conditions?.find((c) => c.type === type);
@@ -232,6 +233,59 @@ describe('NetworkPolicy enforced', () => {
         );
       },
       { what: 'the cluster Ready and not Degraded again', timeoutMs: 60_000, intervalMs: 1_000 },
+    );
+  });
+  test("GIVEN an EtcdCluster applied by hand without the Services the construct makes WHEN its bound passes THEN it reads Degraded ServiceMissing naming both, with a Warning Event; the construct's objects applied heal it", async () => {
+    const bare = 'bare';
+    const appliedAt = Date.now();
+    await env.kubectl(['apply', '--server-side', '-f', '-'], {
+      input: JSON.stringify({
+        apiVersion: 'etcd.gitops.dev/v1alpha1',
+        kind: 'EtcdCluster',
+        metadata: { name: bare, namespace: ns },
+        spec: { version: etcdVersions['3.6'], size: 1 },
+      }),
+    });
+    const missing = await waitFor(
+      async () => {
+        const cluster = await readCluster(bare);
+        const cond = condition(cluster, 'Degraded');
+        return cond?.status === 'True' && cond.reason === 'ServiceMissing' && cluster;
+      },
+      // 30 s after creation (SERVICE_MISSING_AFTER_MS), then the next pass (every 2-5 s while it waits).
+      { what: 'Degraded ServiceMissing', timeoutMs: 75_000, intervalMs: 1_000 },
+    );
+    const reportedAfterMs = Date.now() - appliedAt;
+    assert.ok(reportedAfterMs >= 30_000, `reported after ${reportedAfterMs} ms, before the 30 s bound`);
+    const message = condition(missing, 'Degraded')?.message ?? '';
+    assert.match(
+      message,
+      /^Services bare-peer and bare-client are missing: .*The EtcdCluster construct synthesizes both/,
+    );
+    assert.equal(condition(missing, 'Stalled')?.status, 'True');
+    const events = await core.listNamespacedEvent({ namespace: ns });
+    assert.ok(
+      events.items.some(
+        (e) => e.reason === 'ServiceMissing' && e.type === 'Warning' && e.involvedObject.name === bare,
+      ),
+      JSON.stringify(events.items.map((e) => [e.involvedObject.name, e.reason, e.type])),
+    );
+
+    await env.kubectl(['apply', '--server-side', '--force-conflicts', '-f', '-'], {
+      input: clusterApp(bare, 1),
+    });
+    await waitFor(
+      async () => {
+        const cluster = await readCluster(bare);
+        return (
+          condition(cluster, 'Ready')?.status === 'True' && condition(cluster, 'Degraded')?.status === 'False'
+        );
+      },
+      {
+        what: `${bare} Ready and not Degraded once its Services exist`,
+        timeoutMs: 120_000,
+        intervalMs: 1_000,
+      },
     );
   });
 });

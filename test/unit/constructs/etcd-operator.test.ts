@@ -87,6 +87,7 @@ describe('EtcdOperator construct', () => {
       persistentvolumeclaims: 'list,watch,create,delete,patch', // patch: PVCs a restore retains or abandons
       events: 'create,patch',
       nodes: 'get',
+      services: 'get',
     });
     // No Services: the controller reaches members by DNS names it derives, and never reads a Service object.
     // test/unit/constructs/controller-api-calls.test.ts derives these verbs from controller/ so they cannot drift.

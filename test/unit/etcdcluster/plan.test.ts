@@ -239,6 +239,39 @@ const cases: Case[] = [
     },
   },
   {
+    given: 'a new cluster applied without its Services, past the bound: reported, no seed made',
+    input: empty({ missingServices: ['demo-peer', 'demo-client'] }),
+    expect: {
+      kind: 'Wait',
+      reason: 'ServiceMissing',
+      degraded: true,
+      message:
+        'Services demo-peer and demo-client are missing: members find each other through demo-peer (headless, ' +
+        'publishing not-ready addresses) and clients reach them through demo-client. The EtcdCluster construct ' +
+        'synthesizes both beside the EtcdCluster (dist/ holds them): apply them; nothing else is done until they exist',
+    },
+  },
+  {
+    given: 'a steady cluster whose client Service was deleted: reported, nothing else done',
+    input: { ...s3, missingServices: ['demo-client'] },
+    expect: {
+      kind: 'Wait',
+      reason: 'ServiceMissing',
+      message:
+        'Service demo-client is missing: members find each other through demo-peer (headless, publishing not-ready ' +
+        'addresses) and clients reach them through demo-client. The EtcdCluster construct synthesizes both beside ' +
+        'the EtcdCluster (dist/ holds them): apply them; nothing else is done until they exist',
+    },
+  },
+  {
+    given: 'a refused spec and a missing Service: the refusal names the spec first',
+    input: {
+      ...withCluster(s3, { storage: { size: '1Gi', ephemeral: true } }),
+      missingServices: ['demo-peer'],
+    },
+    expect: { kind: 'Refuse', field: 'spec.storage.ephemeral' },
+  },
+  {
     given: 'a new cluster whose name has retained PVCs of an earlier incarnation',
     input: empty({
       pvcs: [pvc(0, { clusterUid: 'old' }), pvc(1, { clusterUid: 'old', token: 'old-token' })],
