@@ -45,7 +45,7 @@ function s3Options(args: {
 
 /** The save options decoded `backup save` flags describe, with the documented defaults. */
 export function saveOptionsOf(args: BackupSaveArgs): SaveOptions {
-  const { sse, sseKmsKeyId, maxAge, partSizeMiB, stagingGrace } = args;
+  const { sse, sseKmsKeyId, maxAge, partSizeMiB, stagingGrace, memberWait } = args;
   return {
     endpoints: args.endpoints,
     etcdTls: { caFile: args.cacert, certFile: args.cert, keyFile: args.key },
@@ -68,6 +68,7 @@ export function saveOptionsOf(args: BackupSaveArgs): SaveOptions {
     partSizeBytes: partSizeMiB === undefined ? undefined : partSizeMiB * MIB,
     queueSize: args.queueSize,
     stagingGraceMs: stagingGrace === undefined ? undefined : parseDuration(stagingGrace),
+    memberWaitMs: memberWait === undefined ? undefined : parseDuration(memberWait),
   };
 }
 

@@ -11,6 +11,7 @@ import {
 import type { Etcd3 } from 'etcd3';
 import type { Logger } from 'pino';
 import { DEFAULT_S3_REGION } from '../../constructs/conventions/s3.js';
+import { DEFAULT_MEMBER_WAIT_MS, untilAnswered } from '../etcd/until-answered.js';
 import { crashSwitchFromEnv } from '../runtime/crash-switch.js';
 import { createS3Client, type S3Options, type ServerSideEncryption } from '../s3/client.js';
 import { copyWithMetadata } from '../s3/copy.js';
@@ -58,6 +59,12 @@ export interface SaveOptions {
    * @default 24h (DEFAULT_STAGING_GRACE_MS: the longest a scheduled save can run)
    */
   readonly stagingGraceMs?: number;
+  /**
+   * How long to keep asking when no member answers: a Job's Pod may start before the cluster's network (a
+   * NetworkPolicy enforcer programs a new Pod's address after it starts, DNS) lets it through.
+   * @default 30s (DEFAULT_MEMBER_WAIT_MS, controller/etcd/until-answered.ts)
+   */
+  readonly memberWaitMs?: number;
 }
 
 export interface SaveResult {
@@ -119,10 +126,15 @@ async function preflight(s3: S3Client, options: SaveOptions): Promise<void> {
   }
 }
 
-async function pickMember(
-  options: SaveOptions,
-  log: Logger,
-): Promise<{ member: HealthyProbe; client: Etcd3 }> {
+/** One round of probes: every endpoint asked, the chosen member's client kept open, the others closed. */
+interface ProbeRound {
+  readonly results: readonly Awaited<ReturnType<typeof probeMember>>[];
+  /** The member to snapshot, with its open client; none when no member qualifies. */
+  readonly member?: HealthyProbe;
+  readonly client?: Etcd3;
+}
+
+async function probeRound(options: SaveOptions, log: Logger): Promise<ProbeRound> {
   const results = await Promise.all(
     options.endpoints.map((endpoint) => probeMember(endpoint, options.etcdTls ?? {})),
   );
@@ -133,6 +145,20 @@ async function pickMember(
       log.warn({ endpoint: result.probe.endpoint, error: result.probe.error }, 'etcd member did not answer');
   }
   const client = results.find((r) => r.probe.endpoint === member?.endpoint)?.client;
+  return { results, ...(member && client ? { member, client } : {}) };
+}
+
+/** Rounds of probes (`untilAnswered`) until a member qualifies or `memberWaitMs` has passed. */
+async function pickMember(
+  options: SaveOptions,
+  log: Logger,
+): Promise<{ member: HealthyProbe; client: Etcd3 }> {
+  let round: ProbeRound = { results: [] };
+  await untilAnswered(options.memberWaitMs ?? DEFAULT_MEMBER_WAIT_MS, log, async () => {
+    round = await probeRound(options, log);
+    return round.member;
+  });
+  const { results, member, client } = round;
   if (!member || !client) {
     const reasons = results
       .map((r) => `${r.probe.endpoint}: ${r.probe.ok ? 'learner' : r.probe.error}`)

@@ -3,6 +3,7 @@
 import type { Etcd3 } from 'etcd3';
 import type { Logger } from 'pino';
 import { createEtcdClient, type EtcdTls } from '../backup/etcd-client.js';
+import { DEFAULT_MEMBER_WAIT_MS, untilAnswered } from '../etcd/until-answered.js';
 import { DefragError, type ExitCodeName } from './exit-codes.js';
 import {
   type Alarm,
@@ -59,8 +60,23 @@ export interface DefragResult {
 
 const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
+/** The member list from the first endpoint that answers, asking again for up to `DEFAULT_MEMBER_WAIT_MS` when none
+ *  does (the Job's Pod may not be admitted by the cluster's network yet). */
 async function listMembers(options: DefragOptions, log: Logger): Promise<PlanMember[]> {
-  const failures: string[] = [];
+  let failures: string[] = [];
+  const members = await untilAnswered(DEFAULT_MEMBER_WAIT_MS, log, async () => {
+    failures = [];
+    return listMembersOnce(options, log, failures);
+  });
+  if (members) return members;
+  throw new DefragError('ETCD_UNAVAILABLE', `no endpoint answered MemberList (${failures.join('; ')})`);
+}
+
+async function listMembersOnce(
+  options: DefragOptions,
+  log: Logger,
+  failures: string[],
+): Promise<PlanMember[] | undefined> {
   for (const endpoint of options.endpoints) {
     const client = await createEtcdClient(endpoint, options.tls);
     try {
@@ -78,7 +94,7 @@ async function listMembers(options: DefragOptions, log: Logger): Promise<PlanMem
       client.close();
     }
   }
-  throw new DefragError('ETCD_UNAVAILABLE', `no endpoint answered MemberList (${failures.join('; ')})`);
+  return undefined;
 }
 
 async function readStatus(client: Etcd3): Promise<MemberStatus> {

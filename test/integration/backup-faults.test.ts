@@ -1,6 +1,7 @@
 // backup save under bad input and faults: each exits non-zero with a clear message, leaves no partial
 // object, and deletes nothing. Real etcd, real MinIO.
 import assert from 'node:assert/strict';
+import { connect, createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { ListMultipartUploadsCommand, type S3Client } from '@aws-sdk/client-s3';
 import { type Minio, startMinio } from '../env/minio.js';
@@ -128,11 +129,13 @@ describe('backup save faults (real etcd, real MinIO)', () => {
     await previousBackupsIntact();
   });
 
-  it('fails when etcd is unreachable', async () => {
+  it('fails when etcd is unreachable for all of --member-wait', async () => {
     // GIVEN an etcd endpoint where nothing listens
     const nowhere = `http://127.0.0.1:${await freePort()}`;
-    // WHEN saving from it
-    const result = await runBackupCli(saveArgs(nowhere), awsEnv(minio));
+    // WHEN saving from it, asking for 2 s
+    const started = Date.now();
+    const result = await runBackupCli([...saveArgs(nowhere), '--member-wait=2s'], awsEnv(minio));
+    const tookMs = Date.now() - started;
     // THEN ETCD_UNAVAILABLE naming the endpoint; nothing written, nothing deleted
     assert.equal(result.code, 3, result.stderr);
     assert.match(
@@ -140,7 +143,39 @@ describe('backup save faults (real etcd, real MinIO)', () => {
       new RegExp(`no healthy etcd member to take a snapshot from \\(${nowhere}: `),
     );
     assert.match(failureReason(result), /nothing was written to S3 or deleted/);
+    // It asked again within the wait (rounds 1 s apart), then gave up.
+    assert.ok(tookMs >= 1_000, `gave up after ${tookMs} ms, before its first retry`);
+    assert.ok(
+      result.stderr.split('\n').filter((line) => line.includes('etcd member did not answer')).length >= 2,
+      result.stderr,
+    );
     await previousBackupsIntact();
+  });
+
+  it('GIVEN no member answers at first (a Pod not yet admitted by the network) WHEN one answers within --member-wait THEN the backup is stored', async () => {
+    // GIVEN an endpoint that refuses connections for 3 s, then forwards to etcd
+    const port = await freePort();
+    const target = new URL(etcd.clientURL);
+    const forwarder = createServer((socket) => {
+      const upstream = connect(Number(target.port), target.hostname);
+      socket.pipe(upstream).pipe(socket);
+      upstream.on('error', () => socket.destroy());
+      socket.on('error', () => upstream.destroy());
+    });
+    const fresh = await createBucket(s3);
+    // WHEN saving from it with the default wait (30 s)
+    const running = runBackupCli(saveArgs(`http://127.0.0.1:${port}`, fresh), awsEnv(minio));
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    await new Promise<void>((resolve) => forwarder.listen(port, '127.0.0.1', resolve));
+    try {
+      const result = await running;
+      // THEN it was refused first, asked again, and stored one backup
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(result.stderr, /etcd member did not answer/);
+      assert.equal((await keys(s3, fresh)).filter((key) => key.endsWith('.db')).length, 1);
+    } finally {
+      await new Promise((resolve) => forwarder.close(resolve));
+    }
   });
 
   it('fails when the snapshot does not match its checksum', async () => {

@@ -200,6 +200,7 @@ describe('backup save (real etcd, real MinIO)', () => {
 
         `--endpoints=${source.clientURL}`,
         `--cacert=${source.tls!.caFile}`,
+        '--member-wait=0s',
         '--namespace=ns',
         '--cluster=c',
         ...s3Args(minio, bucket),

@@ -27,6 +27,7 @@ export const BACKUP_SAVE_FLAGS = {
   partSizeMiB: { name: 'part-size-mib', kind: 'integer', min: 1 },
   queueSize: { name: 'queue-size', kind: 'integer', min: 1 },
   stagingGrace: { name: 'staging-grace', kind: 'string', format: 'duration' },
+  memberWait: { name: 'member-wait', kind: 'string', format: 'duration' },
 } as const satisfies FlagTable;
 
 export type BackupSaveArgs = FlagValues<typeof BACKUP_SAVE_FLAGS>;

@@ -36,6 +36,7 @@ const saveSample: Required<BackupSaveArgs> = {
   partSizeMiB: 16,
   queueSize: 4,
   stagingGrace: '2h',
+  memberWait: '45s',
 };
 
 const statusSample: Required<BackupStatusArgs> = {

@@ -58,6 +58,7 @@ const defaults: SaveOptions = {
   partSizeBytes: undefined,
   queueSize: undefined,
   stagingGraceMs: undefined,
+  memberWaitMs: undefined,
 };
 
 type ScheduleCase = readonly [Partial<EtcdBackupScheduleOptions>, Partial<SaveOptions>];
