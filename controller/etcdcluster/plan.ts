@@ -40,7 +40,8 @@ const wait = (
 /**
  * Decides the one next membership action of a cluster. First match wins (docs/design/membership.md):
  *  1. cluster being deleted → Wait;  2. paused → Paused; an in-place restore's lock (`status.restore`) in phase
- *     Restoring, Completed or Abandoned → its steps 2.1-2.11 (plan-restore.ts);  3. refused spec → Refuse;
+ *     Restoring, Completed or Abandoned → its steps 2.1-2.11 (plan-restore.ts);  3. refused spec → Refuse; then
+ *     the peer or client Service missing 30 s after the cluster's creation → Wait ServiceMissing (Degraded);
  *  4. a member Pod terminating, not lost (docs/design/membership.md, "Lost members") → Wait, or ReportQuorumLost
  *     (and nothing else) when quorum is lost as in 7;
  *  5. no member answers → seed (CreatePVC, then CreatePod `new`), recreate a known member's Pod, wait for the
