@@ -1,10 +1,10 @@
 // Node loss (docs/design/membership.md, "Lost members"), by the controller process on the local Kubernetes while a
 // writer runs: the node of the leader of a 3-member etcd 3.6 cluster dies (kubelet, containerd and every container
 // SIGKILLed at once, the API not told). Once its Node has not been Ready for spec.failureDetection.nodeNotReady, the
-// member is removed and replaced by a new member under a new name on a fourth node the test adds; no acknowledged
-// write is lost. When the dead node boots again, its stale member never rejoins, its Pod goes and its PVC is deleted
-// (whenScaled: Delete). Every status the controller writes is recorded (status-recorder.ts) and must read, for
-// Argo CD, kstatus and Flux, as its stage expects (test/health/expectations.ts, scenario node-loss).
+// member is removed and replaced by a new member under a new name on a fourth node the test added beforehand; no
+// acknowledged write is lost. When the dead node boots again, its stale member never rejoins, its Pod goes and its
+// PVC is deleted (whenScaled: Delete). Every status the controller writes is recorded (status-recorder.ts) and must
+// read, for Argo CD, kstatus and Flux, as its stage expects (test/health/expectations.ts, scenario node-loss).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CoreV1Api } from '@kubernetes/client-node';
@@ -86,6 +86,11 @@ describe('EtcdCluster: a node dies', () => {
     assert.ok(leader, `the leader ${leaderId} among ${JSON.stringify([...before.ids])}`);
     const nodes = new Set(await Promise.all(podNames(before).map(nodeOf)));
     assert.equal(nodes.size, 3, 'one member per node (preferred anti-affinity with three nodes)');
+    // A fourth node with room for the replacement, Ready before the fault (spare capacity, as an autoscaler's
+    // headroom or an operator provides). Added after the fault, it raced the replacement: a CI run saw the
+    // replacement scheduled before the new node was Ready, next to another member (the anti-affinity is preferred).
+    const added = await env.nodes?.addNode();
+    assert.ok(added);
     lost = {
       member: leader,
       id: before.ids.get(leader) as string,
@@ -94,10 +99,8 @@ describe('EtcdCluster: a node dies', () => {
       stoppedAt: Date.now(),
     };
     await recorder.stage('node-lost');
+    // The dead node's taints keep Pods off it; the members' anti-affinity sends the replacement to the empty node.
     await env.faults.stopNode(lost.node);
-    // A fourth node, as an autoscaler or an operator would add one; the dead node's taints keep Pods off it.
-    const added = await env.nodes?.addNode();
-    assert.ok(added);
     const ready = await waitFor(
       async () => {
         const status = (await cluster.read()).status;
