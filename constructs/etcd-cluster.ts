@@ -47,8 +47,14 @@ import type { EtcdOperator } from './etcd-operator.js';
 import { customResourceAnnotations, foreignResourceAnnotations, SYNC_WAVE, SyncWave } from './gitops.js';
 import type { EtcdClusterSpec } from './imports/etcd.gitops.dev.js';
 import { KubeEtcdCluster } from './kube-etcd-cluster.js';
-import { clusterAlerts } from './monitoring/alerts.js';
-import { DEFAULT_SCRAPE_INTERVAL, type MonitoringOptions, validateInterval } from './monitoring/options.js';
+import { CLUSTER_ALERT_PENDING_FOR, clusterAlerts } from './monitoring/alerts.js';
+import {
+  DEFAULT_SCRAPE_INTERVAL,
+  type MonitoringOptions,
+  type PrometheusRuleOptions,
+  pendingDurations,
+  validateInterval,
+} from './monitoring/options.js';
 import { podMonitor, prometheusRule } from './monitoring/prometheus-operator.js';
 import { CONTROLLER_SECRET_RULES } from './operator-rbac.js';
 import { longestCronGapSeconds } from './validate/cron.js';
@@ -394,10 +400,15 @@ export class EtcdCluster extends Construct {
    * A PrometheusRule `<name>-alerts`: no leader, members down, quorum at risk or lost, database near its quota,
    * NOSPACE, and for each backup schedule (not suspended) no success for twice its longest gap. Needs the
    * members scraped (`addPodMonitor()`), the controller scraped (`EtcdOperator.addServiceMonitor()`) and, for the
-   * backup alert, kube-state-metrics.
+   * backup alert, kube-state-metrics. `for` changes how long an alert's condition must hold before it fires.
    */
-  public addPrometheusRule(options: MonitoringOptions = {}): ApiObject {
+  public addPrometheusRule(options: PrometheusRuleOptions = {}): ApiObject {
     const namespace = this.monitoredNamespace('addPrometheusRule');
+    const pendingFor = pendingDurations(
+      `EtcdCluster '${this.name}': addPrometheusRule()`,
+      CLUSTER_ALERT_PENDING_FOR,
+      options.for,
+    );
     return prometheusRule(
       this,
       'PrometheusRule',
@@ -407,7 +418,9 @@ export class EtcdCluster extends Construct {
         labels: { ...clusterLabels(this.name), ...options.labels },
         annotations: foreignResourceAnnotations(SyncWave.CLUSTERS),
       },
-      () => ({ groups: [clusterAlerts({ cluster: this.name, namespace, backups: this.backupSchedules })] }),
+      () => ({
+        groups: [clusterAlerts({ cluster: this.name, namespace, backups: this.backupSchedules, pendingFor })],
+      }),
     );
   }
 

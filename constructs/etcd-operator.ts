@@ -21,8 +21,14 @@ import {
 import { HEALTH_PORT, HEALTH_PORT_NAME, METRICS_PORT, METRICS_PORT_NAME } from './conventions/ports.js';
 import { EtcdCrds } from './etcd-crds.js';
 import { foreignResourceAnnotations, SYNC_WAVE, SyncWave } from './gitops.js';
-import { operatorAlerts } from './monitoring/alerts.js';
-import { DEFAULT_SCRAPE_INTERVAL, type MonitoringOptions, validateInterval } from './monitoring/options.js';
+import { OPERATOR_ALERT_PENDING_FOR, operatorAlerts } from './monitoring/alerts.js';
+import {
+  DEFAULT_SCRAPE_INTERVAL,
+  type MonitoringOptions,
+  type PrometheusRuleOptions,
+  pendingDurations,
+  validateInterval,
+} from './monitoring/options.js';
 import { prometheusRule, serviceMonitor } from './monitoring/prometheus-operator.js';
 import { CONTROLLER_CLUSTER_RULES, CONTROLLER_LEADER_ELECTION_RULES } from './operator-rbac.js';
 import {
@@ -299,8 +305,16 @@ export class EtcdOperator extends Construct {
     );
   }
 
-  /** A PrometheusRule `etcd-gitops-controller-alerts`: reconcile errors, no replica holding the leader lease. */
-  public addPrometheusRule(options: MonitoringOptions = {}): ApiObject {
+  /**
+   * A PrometheusRule `etcd-gitops-controller-alerts`: reconcile errors, no replica holding the leader lease. `for`
+   * changes how long an alert's condition must hold before it fires.
+   */
+  public addPrometheusRule(options: PrometheusRuleOptions = {}): ApiObject {
+    const pendingFor = pendingDurations(
+      'EtcdOperator: addPrometheusRule()',
+      OPERATOR_ALERT_PENDING_FOR,
+      options.for,
+    );
     return prometheusRule(
       this,
       'PrometheusRule',
@@ -310,7 +324,7 @@ export class EtcdOperator extends Construct {
         labels: { ...operatorLabels(), ...options.labels },
         annotations: foreignResourceAnnotations(SyncWave.OPERATOR),
       },
-      () => ({ groups: [operatorAlerts(this.namespace)] }),
+      () => ({ groups: [operatorAlerts(this.namespace, pendingFor)] }),
     );
   }
 

@@ -1,6 +1,7 @@
 // Every image the product and its tests run, built here from Debian packages, the npm registry and Go-built
 // binaries, never pulled: our product image (the one recipe users run too), etcd's images under the names the
-// product references, the sandbox (pause) image and the test environment's busybox.
+// product references, the sandbox (pause) image and the test environment's busybox, Prometheus and
+// kube-state-metrics.
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { operatorControllerArgs } from '../constructs/conventions/cli/controller.js';
@@ -15,6 +16,14 @@ import {
 import { CLIENT_PORT, HEALTH_PORT, METRICS_PORT, PEER_PORT } from '../constructs/conventions/ports.js';
 import { etcdVersions } from '../test/env/binaries.js';
 import { testImage } from '../test/env/nodes/test-image.js';
+import {
+  KUBE_STATE_METRICS_BINARY,
+  KUBE_STATE_METRICS_PORT,
+  kubeStateMetricsImage,
+  PROMETHEUS_BINARY,
+  PROMETHEUS_PORT,
+  prometheusImage,
+} from '../test/env/prometheus/image.js';
 import { blobDir, imagesDir } from './cache.js';
 import { debianBaseLayer } from './debian-base.js';
 import type { Layer } from './layer.js';
@@ -24,8 +33,10 @@ import {
   codeLayer,
   dependenciesLayer,
   etcdLayer,
+  kubeStateMetricsLayer,
   nodeLayer,
   pauseLayer,
+  prometheusLayer,
   restoreToolsLayer,
 } from './parts.js';
 
@@ -99,6 +110,36 @@ export const images: Record<string, ImageDefinition> = {
     file: 'busybox.tar',
     async spec(tags = [testImage]) {
       return { tags, layers: [await busyboxLayer()], config: { cmd: ['sh'], env: ['PATH=/bin'] } };
+    },
+  },
+  prometheus: {
+    file: 'prometheus.tar',
+    async spec(tags = [prometheusImage]) {
+      return {
+        tags,
+        layers: [await debianBaseLayer(), await prometheusLayer()],
+        config: {
+          user: '65534:65534',
+          entrypoint: [PROMETHEUS_BINARY],
+          env: ['PATH=/bin:/usr/bin'],
+          exposedPorts: [`${PROMETHEUS_PORT}/tcp`],
+        },
+      };
+    },
+  },
+  'kube-state-metrics': {
+    file: 'kube-state-metrics.tar',
+    async spec(tags = [kubeStateMetricsImage]) {
+      return {
+        tags,
+        layers: [await debianBaseLayer(), await kubeStateMetricsLayer()],
+        config: {
+          user: '65534:65534',
+          entrypoint: [KUBE_STATE_METRICS_BINARY],
+          env: ['PATH=/bin:/usr/bin'],
+          exposedPorts: [`${KUBE_STATE_METRICS_PORT}/tcp`],
+        },
+      };
     },
   },
 };

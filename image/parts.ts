@@ -1,5 +1,5 @@
 // The layers images share beyond the Debian base: Node.js from the npm registry, our production dependencies,
-// our compiled code, etcd's tools, the pause program, busybox.
+// our compiled code, etcd's tools, the pause program, busybox, Prometheus.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFile, cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
@@ -8,7 +8,14 @@ import { promisify } from 'node:util';
 import { DATA_MOUNT_PATH, ETCD_BINARY } from '../constructs/conventions/images.js';
 import { defaultToolsDir } from '../controller/restore/cli-args.js';
 import { restoreToolPath } from '../controller/restore/etcd-version.js';
-import { etcdBinary, etcdVersions, repoRoot } from '../test/env/binaries.js';
+import {
+  etcdBinary,
+  etcdVersions,
+  kubeStateMetricsBinary,
+  prometheusBinary,
+  repoRoot,
+} from '../test/env/binaries.js';
+import { KUBE_STATE_METRICS_BINARY, PROMETHEUS_BINARY } from '../test/env/prometheus/image.js';
 import { blobDir, buildDir, cachedLayer, hashOf } from './cache.js';
 import { type Layer, packLayer } from './layer.js';
 import { nodeRuntime } from './node-runtime.js';
@@ -188,4 +195,26 @@ export async function busyboxLayer(): Promise<Layer> {
       'root:x:0:0:root:/:/bin/sh\nnonroot:x:65532:65532::/tmp:/bin/sh\n',
     );
   });
+}
+
+/** One static Go binary at `target`, keyed by its contents. */
+async function binaryLayer(name: string, source: string, target: string): Promise<Layer> {
+  const key = `${name}-${createHash('sha256')
+    .update(await readFile(source))
+    .digest('hex')
+    .slice(0, 16)}`;
+  return layerFrom(key, `${name} (${source})`, async (root) => {
+    await mkdir(join(root, dirname(target)), { recursive: true });
+    await copyFile(source, join(root, target));
+  });
+}
+
+/** The Prometheus server at `/bin/prometheus` (its data directory is the Pod's volume). */
+export function prometheusLayer(): Promise<Layer> {
+  return binaryLayer('prometheus', prometheusBinary(), PROMETHEUS_BINARY);
+}
+
+/** kube-state-metrics at `/bin/kube-state-metrics`. */
+export function kubeStateMetricsLayer(): Promise<Layer> {
+  return binaryLayer('kube-state-metrics', kubeStateMetricsBinary(), KUBE_STATE_METRICS_BINARY);
 }

@@ -2,13 +2,12 @@
 // Operator's own CRDs (from its module, test/env/versions.env): strict field validation accepts every field, and
 // what is stored is what we wrote (nothing pruned).
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { type ApiObject, App, Chart } from 'cdk8s';
 import { EtcdCluster, EtcdOperator } from '../../constructs/index.js';
-import { prometheusOperatorCrds } from '../env/binaries.js';
 import { type ControlPlane, startControlPlane } from '../env/control-plane.js';
 import { kubectl } from '../env/kubectl.js';
+import { applyMonitoringCrds } from '../env/prometheus/crds.js';
 
 describe('PodMonitor, ServiceMonitor and PrometheusRule on a real API server', () => {
   let cp: ControlPlane;
@@ -22,18 +21,7 @@ describe('PodMonitor, ServiceMonitor and PrometheusRule on a real API server', (
 
   before(async () => {
     cp = await startControlPlane({ waitForControllers: false });
-    for (const file of prometheusOperatorCrds()) {
-      const applied = await run(['apply', '--server-side', '-f', '-'], readFileSync(file, 'utf8'));
-      assert.equal(applied.code, 0, applied.stderr);
-    }
-    await kubectl(cp.kubeconfigPath, [
-      'wait',
-      '--for=condition=Established',
-      '--timeout=60s',
-      'crd/podmonitors.monitoring.coreos.com',
-      'crd/servicemonitors.monitoring.coreos.com',
-      'crd/prometheusrules.monitoring.coreos.com',
-    ]);
+    await applyMonitoringCrds(cp.kubeconfigPath);
     for (const ns of ['db', 'etcd-gitops-system'])
       await kubectl(cp.kubeconfigPath, ['create', 'namespace', ns]);
   });

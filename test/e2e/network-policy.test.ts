@@ -17,7 +17,6 @@ import { EtcdCluster as EtcdClusterConstruct } from '../../constructs/etcd-clust
 import { restrictedContainerSecurityContext } from '../../constructs/security.js';
 import type { EtcdCluster } from '../../controller/etcdcluster/api.js';
 import { etcdVersions } from '../env/binaries.js';
-import { readManifests, toYamlStream } from '../env/dist-manifests.js';
 import { type Environment, startEnvironment } from '../env/environment.js';
 import { testImage } from '../env/nodes/test-image.js';
 import { waitFor } from '../env/wait.js';
@@ -118,14 +117,7 @@ describe('NetworkPolicy enforced', () => {
     env = await startEnvironment({ nodes: 3 });
     core = env.kubeConfig.makeApiClient(CoreV1Api);
     // dist/'s CRDs and operator (waves -2 and -1), as Argo CD syncs them.
-    const operator = readManifests().filter((m) => m.wave < 0);
-    await env.kubectl(['apply', '--server-side', '-f', '-'], { input: toYamlStream(operator) });
-    await env.kubectl([
-      'wait',
-      '--for=condition=Established',
-      '--timeout=60s',
-      'crd/etcdclusters.etcd.gitops.dev',
-    ]);
+    await env.applyDist({ belowWave: 0 });
     await env.createNamespace(ns, { 'pod-security.kubernetes.io/enforce': 'restricted' });
     await env.createNamespace(monitoring, { 'pod-security.kubernetes.io/enforce': 'restricted' });
     await env.kubectl(['apply', '--server-side', '-f', '-'], { input: clusterApp() });

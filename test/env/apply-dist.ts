@@ -8,11 +8,15 @@ export interface ApplyDistOptions {
   dir?: string;
   /** Field manager of the server-side apply. @default kubectl's own ('kubectl'), so a later `kubectl apply --server-side` does not conflict */
   fieldManager?: string;
+  /** Only the waves below this one (`0`: the CRDs and the operator, without the example cluster). @default all */
+  belowWave?: number;
 }
 
 /** Applies every manifest in `dir`, wave by wave; returns what it applied, in order. */
 export async function applyDist(kubeconfigPath: string, options: ApplyDistOptions = {}): Promise<Manifest[]> {
-  const manifests = readManifests(options.dir ?? distDir);
+  const manifests = readManifests(options.dir ?? distDir).filter(
+    (manifest) => options.belowWave === undefined || manifest.wave < options.belowWave,
+  );
   if (manifests.length === 0)
     throw new Error(`${options.dir ?? distDir} holds no manifests: run 'npm run synth' first`);
   for (const wave of syncWaves(manifests)) {

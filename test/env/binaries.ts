@@ -24,7 +24,8 @@ export const versions: Readonly<Record<string, string>> = Object.fromEntries(
   readFileSync(join(repoRoot, 'test', 'env', 'versions.env'), 'utf8')
     .split('\n')
     .filter((line) => /^[A-Z0-9_]+=/.test(line))
-    .map((line) => line.split('=', 2) as [string, string]),
+    // At the first `=` only: a value may hold one (a module hash ends in `=`).
+    .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
 );
 
 /** Cache directory for built binaries: `$ETCD_GITOPS_CACHE` or `~/.cache/etcd-gitops`. */
@@ -84,7 +85,31 @@ export function containerdBinary(name: 'containerd' | 'containerd-shim-runc-v2' 
 
 /** promtool, for the alert rule tests. */
 export function promtoolBinary(): string {
-  return binary(`promtool-${pinned('PROMETHEUS_VERSION')}`, 'promtool');
+  return binary(`prometheus-${pinned('PROMETHEUS_VERSION')}`, 'promtool');
+}
+
+/** The Prometheus server (Kubernetes service discovery only), for the image the Prometheus e2e runs. */
+export function prometheusBinary(): string {
+  return binary(`prometheus-${pinned('PROMETHEUS_VERSION')}`, 'prometheus');
+}
+
+/** kube-state-metrics, for the image the Prometheus e2e runs. */
+export function kubeStateMetricsBinary(): string {
+  return binary(`kube-state-metrics-${pinned('KUBE_STATE_METRICS_VERSION')}`, 'kube-state-metrics');
+}
+
+/** The pinned kube-state-metrics release (its image tag). */
+export function kubeStateMetricsVersion(): string {
+  return pinned('KUBE_STATE_METRICS_VERSION');
+}
+
+/** The Prometheus release the pinned module version is: module v0.3XX.Y is Prometheus 3.XX.Y. */
+export function prometheusRelease(): string {
+  const module = pinned('PROMETHEUS_VERSION');
+  const match = /^v0\.3(\d\d)\.(\d+)$/.exec(module);
+  if (!match)
+    throw new Error(`PROMETHEUS_VERSION ${module} is not a v0.3XX.Y module version (Prometheus 3.XX.Y)`);
+  return `v3.${Number(match[1])}.${match[2]}`;
 }
 
 /** The Prometheus Operator's PodMonitor, ServiceMonitor and PrometheusRule CRDs (YAML files). */

@@ -89,7 +89,7 @@ describe('alert rules under promtool', () => {
     assert.match(check.stdout, /SUCCESS: 11 rules found/);
   });
 
-  it('GIVEN series of a failing member, a bare majority, a full database, NOSPACE, lost quorum, a stale backup, a schedule that never succeeded, a failing controller and none scraped WHEN promtool evaluates the rules THEN exactly the expected alerts fire, each only after its for', () => {
+  it('GIVEN series of a failing member, a bare majority, a stuck roll, a member down without a roll, a full database, NOSPACE, lost quorum, a stale backup, a schedule that never succeeded, a failing controller and none scraped WHEN promtool evaluates the rules THEN exactly the expected alerts fire, each only after its for', () => {
     const main0 = { namespace: 'db', pod: 'main-0' };
     const main1 = { namespace: 'db', pod: 'main-1' };
     const tests = {
@@ -102,7 +102,7 @@ describe('alert rules under promtool', () => {
             series('etcd_server_has_leader', main0, '1 1 0+0x20'),
             series('etcd_server_has_leader', main1, '1+0x22'),
             series('etcd_gitops_members_desired', db, '3+0x40'),
-            series('etcd_gitops_members_ready', db, '3 3 2+0x20'),
+            series('etcd_gitops_members_ready', db, '3 3 2+0x40'),
             series('etcd_gitops_quorum_lost', db, '0+0x22'),
             series('etcd_mvcc_db_total_size_in_bytes', main0, '90+0x22'),
             series('etcd_server_quota_backend_bytes', main0, '100+0x22'),
@@ -110,7 +110,7 @@ describe('alert rules under promtool', () => {
             series('etcd_server_quota_backend_bytes', main1, '100+0x22'),
             series('etcd_gitops_alarms', { ...db, alarm: 'NOSPACE' }, '0 0 1+0x20'),
             series('etcd_gitops_alarms', { ...db, alarm: 'CORRUPT' }, '0+0x22'),
-            // A roll that stops at 1 of 3 updated members.
+            // A roll that stops at 1 of the 2 ready members updated.
             series('etcd_gitops_members_updated', db, '3 3 1+0x40'),
           ],
           alert_rule_test: [
@@ -175,6 +175,24 @@ describe('alert rules under promtool', () => {
               eval_time: '13h',
               alertname: 'EtcdBackupTooOld',
               exp_alerts: [firing('EtcdBackupTooOld', { namespace: 'db', cronjob: 'main-backup' })],
+            },
+          ],
+        },
+        {
+          // A member down and no roll: every member that runs is updated. Members are down; no roll is stuck.
+          interval: '1m',
+          input_series: [
+            series('etcd_gitops_members_desired', db, '3+0x60'),
+            series('etcd_gitops_members_ready', db, '3 2+0x59'),
+            series('etcd_gitops_members_updated', db, '3 2+0x59'),
+            series('etcd_gitops_quorum_lost', db, '0+0x60'),
+          ],
+          alert_rule_test: [
+            { eval_time: '60m', alertname: 'EtcdRollingUpdateStuck', exp_alerts: [] },
+            {
+              eval_time: '60m',
+              alertname: 'EtcdMembersDown',
+              exp_alerts: [firing('EtcdMembersDown', db, 2)],
             },
           ],
         },

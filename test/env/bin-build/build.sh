@@ -151,16 +151,41 @@ build_coredns() {
   rm -rf "$out" && mv "$out.tmp" "$out"
 }
 
-# promtool (Prometheus's rule checker and rule unit tester), for the tests of the alert rules our constructs write.
-# remove_all_sd: no service discovery plugins, which promtool's rule commands do not use (one of them, nomad's API
-# client, is not on the module proxy).
-build_promtool() {
-  local out="$cache/promtool-$PROMETHEUS_VERSION"
-  [ -x "$out/promtool" ] && return 0
-  log "building promtool $PROMETHEUS_VERSION"
+# Prometheus (the server, scraping and evaluating our alerts in the Prometheus e2e) and promtool (its rule checker
+# and rule unit tester, for the alert rule tests), in one build: they share almost every package.
+# remove_all_sd + enable_kubernetes_sd: Kubernetes service discovery only, the one our monitors need (another one,
+# nomad's API client, is not on the module proxy). CGO_ENABLED=0: static, like the upstream release binaries.
+build_prometheus() {
+  local out="$cache/prometheus-$PROMETHEUS_VERSION"
+  [ -x "$out/prometheus" ] && [ -x "$out/promtool" ] && return 0
+  log "building prometheus and promtool $PROMETHEUS_VERSION"
   mkdir -p "$out.tmp"
-  GOBIN="$out.tmp" GOFLAGS= go install -trimpath -tags remove_all_sd -ldflags "-s -w" \
+  GOBIN="$out.tmp" GOFLAGS= CGO_ENABLED=0 go install -trimpath -tags remove_all_sd,enable_kubernetes_sd \
+    -ldflags "-s -w" \
+    "github.com/prometheus/prometheus/cmd/prometheus@$PROMETHEUS_VERSION" \
     "github.com/prometheus/prometheus/cmd/promtool@$PROMETHEUS_VERSION"
+  rm -rf "$out" && mv "$out.tmp" "$out"
+}
+
+# kube-state-metrics (CronJob and Job series for the backup alert, in the Prometheus e2e). The checksum database
+# does not know v2.16.0 (its lookup answers 404; v2.17.0 is refused by the proxy), so the module is fetched without
+# it and its hash checked against the one pinned in versions.env instead; its dependencies are checked as usual,
+# against its go.sum and the checksum database. `go install module@version` also asks the proxy for the module's
+# version list (403), so the command is built from the downloaded module's own directory.
+build_kube_state_metrics() {
+  local out="$cache/kube-state-metrics-$KUBE_STATE_METRICS_VERSION" json sum dir
+  [ -x "$out/kube-state-metrics" ] && return 0
+  log "building kube-state-metrics $KUBE_STATE_METRICS_VERSION"
+  json=$(GOFLAGS= GONOSUMDB=k8s.io/kube-state-metrics go mod download -json \
+    "k8s.io/kube-state-metrics/v2@$KUBE_STATE_METRICS_VERSION")
+  sum=$(sed -n 's/^\t"Sum": "\(.*\)",$/\1/p' <<<"$json")
+  dir=$(sed -n 's/^\t"Dir": "\(.*\)",$/\1/p' <<<"$json")
+  if [ "$sum" != "$KUBE_STATE_METRICS_SUM" ] || [ -z "$dir" ]; then
+    echo "kube-state-metrics $KUBE_STATE_METRICS_VERSION: hash '$sum' (pinned: $KUBE_STATE_METRICS_SUM), directory '$dir'" >&2
+    exit 1
+  fi
+  mkdir -p "$out.tmp"
+  (cd "$dir" && GOFLAGS= CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$out.tmp/kube-state-metrics" .)
   rm -rf "$out" && mv "$out.tmp" "$out"
 }
 
@@ -269,12 +294,14 @@ case "${1:-all}" in
     build_coredns
     build_kube_router
     build_minio
-    build_promtool
+    build_prometheus
+    build_kube_state_metrics
     fetch_prometheus_operator_crds
     build_health_check
     ;;
-  promtool) build_promtool ;;
+  prometheus) build_prometheus ;;
+  kube-state-metrics) build_kube_state_metrics ;;
   health-check) build_health_check ;;
   prometheus-operator-crds) fetch_prometheus_operator_crds ;;
-  *) echo "usage: $0 [all|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|coredns|kube-router|promtool|prometheus-operator-crds|node-packages|lua|health-check]" >&2; exit 2 ;;
+  *) echo "usage: $0 [all|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|coredns|kube-router|prometheus|kube-state-metrics|prometheus-operator-crds|node-packages|lua|health-check]" >&2; exit 2 ;;
 esac

@@ -3,7 +3,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { App, Chart } from 'cdk8s';
-import { EtcdCluster, type EtcdClusterProps, EtcdOperator } from '../../../constructs/index.js';
+import {
+  CLUSTER_ALERT_PENDING_FOR,
+  EtcdCluster,
+  type EtcdClusterProps,
+  EtcdOperator,
+  OPERATOR_ALERT_PENDING_FOR,
+} from '../../../constructs/index.js';
 import { longestCronGapSeconds } from '../../../constructs/validate/cron.js';
 import { clusterChart, type Manifest, only, synth } from './helpers.js';
 
@@ -120,6 +126,46 @@ describe('Prometheus Operator objects', () => {
     assert.deepEqual(
       alerts.map((r: Manifest) => r.alert),
       ['EtcdGitopsReconcileErrors', 'EtcdGitopsNoActiveController'],
+    );
+  });
+
+  it('GIVEN addPrometheusRule with `for` THEN the named alerts wait that long, their descriptions say so, and the others keep their defaults', () => {
+    const { chart, construct } = cluster();
+    construct.addPrometheusRule({ for: { EtcdMembersDown: '20s', EtcdNoLeader: '0s' } });
+    const rules = only(synth(chart), 'PrometheusRule', 'main-alerts').spec.groups[0].rules as Manifest[];
+    const byName = Object.fromEntries(rules.map((r) => [r.alert, r]));
+    assert.equal(byName.EtcdMembersDown.for, '20s');
+    assert.match(byName.EtcdMembersDown.annotations.description, /for 20s;/);
+    assert.equal(byName.EtcdNoLeader.for, '0s');
+    assert.equal(byName.EtcdQuorumAtRisk.for, CLUSTER_ALERT_PENDING_FOR.EtcdQuorumAtRisk);
+    assert.match(byName.EtcdQuorumAtRisk.annotations.description, /for 5m:/);
+    const app = new App();
+    const operator = new EtcdOperator(new Chart(app, 'ops'), 'operator');
+    operator.addPrometheusRule({ for: { EtcdGitopsNoActiveController: '1m' } });
+    const alerts = only(synth(app.charts[0] as Chart), 'PrometheusRule', 'etcd-gitops-controller-alerts').spec
+      .groups[0].rules as Manifest[];
+    assert.deepEqual(
+      alerts.map((r) => [r.alert, r.for]),
+      [
+        ['EtcdGitopsReconcileErrors', OPERATOR_ALERT_PENDING_FOR.EtcdGitopsReconcileErrors],
+        ['EtcdGitopsNoActiveController', '1m'],
+      ],
+    );
+  });
+
+  it('fails when `for` names an alert the rule does not have or a value that is not a Prometheus duration, naming the field, the value and what is allowed', () => {
+    assert.throws(
+      () => cluster().construct.addPrometheusRule({ for: { EtcdMemberDown: '1m' } }),
+      /EtcdCluster 'main': addPrometheusRule\(\): 'for.EtcdMemberDown' names no alert of this rule; its alerts are EtcdNoLeader, EtcdMembersDown, /,
+    );
+    assert.throws(
+      () => cluster().construct.addPrometheusRule({ for: { EtcdMembersDown: '5 minutes' } }),
+      /'for.EtcdMembersDown' must be a Prometheus duration such as 0s, 30s, 5m or 1h, got '5 minutes'/,
+    );
+    const operator = new EtcdOperator(new Chart(new App(), 'ops'), 'operator');
+    assert.throws(
+      () => operator.addPrometheusRule({ for: { EtcdMembersDown: '1m' } }),
+      /EtcdOperator: addPrometheusRule\(\): 'for.EtcdMembersDown' names no alert of this rule; its alerts are EtcdGitopsReconcileErrors, EtcdGitopsNoActiveController/,
     );
   });
 

@@ -1,0 +1,385 @@
+// A real Prometheus (our build of the server, in a Pod of the `monitoring` namespace, test/env/prometheus/) scrapes
+// what our monitors configure and evaluates our alert rules, under the enforced NetworkPolicy. It runs, with
+// kube-state-metrics, before the cluster is created. dist/'s operator (our image, its shipped RBAC) then runs a
+// 3-member cluster whose `metricsFrom` admits the monitoring namespace; the cluster's PodMonitor and PrometheusRule
+// and the operator's ServiceMonitor and PrometheusRule come from the constructs (scrape every 5 s;
+// every alert of the cluster and `EtcdGitopsNoActiveController` after 20 s instead of their defaults, through
+// addPrometheusRule's `for`). Every alert Prometheus shows is recorded each second.
+// Prometheus's own API shows the members and both controller replicas as targets that are up, every rule healthy
+// and no alert fired; then a member's node dies: both member alerts go pending, fire once their 20 s have passed,
+// and resolve once the controller has replaced the member (failureDetection.nodeNotReady 60 s). Then the operator is
+// scaled to no replica: `EtcdGitopsNoActiveController` (its `absent()` arm, as nothing is scraped) fires after its
+// 20 s, and resolves once a replica holds the lease again. All along, a backup schedule every minute whose
+// credentials Secret was never created never succeeds: `EtcdBackupTooOld` becomes active twice its gap (2 min)
+// after the CronJob's creation and fires 20 s later, read from kube-state-metrics' `kube_cronjob_created`.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { BatchV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { App, Chart } from 'cdk8s';
+import { DEFAULT_OPERATOR_NAMESPACE, memberSelectorString } from '../../constructs/conventions/index.js';
+import { EtcdCluster as EtcdClusterConstruct } from '../../constructs/etcd-cluster.js';
+import { EtcdOperator } from '../../constructs/etcd-operator.js';
+import { CLUSTER_ALERT_PENDING_FOR } from '../../constructs/monitoring/alerts.js';
+import type { EtcdCluster } from '../../controller/etcdcluster/api.js';
+import { etcdVersions } from '../env/binaries.js';
+import { type Environment, startEnvironment } from '../env/environment.js';
+import { applyMonitoringCrds } from '../env/prometheus/crds.js';
+import { startKubeStateMetrics } from '../env/prometheus/kube-state-metrics.js';
+import { type Alert, type Prometheus, startPrometheus } from '../env/prometheus/prometheus.js';
+import { waitFor } from '../env/wait.js';
+
+const ns = 'prom-e2e';
+const monitoring = 'monitoring';
+const name = 'watched';
+const SCRAPE = '5s';
+const EVALUATION_S = 5;
+const PENDING_S = 20;
+const MEMBER_ALERTS = ['EtcdMembersDown', 'EtcdQuorumAtRisk'] as const;
+
+/** The user's app: the cluster with its monitor and rules, and the operator's monitor and rules. */
+function monitoredApp(): { monitoring: unknown[]; rest: unknown[] } {
+  const app = new App();
+  const chart = new Chart(app, 'prom', { namespace: ns });
+  const cluster = new EtcdClusterConstruct(chart, name, {
+    version: etcdVersions['3.6'],
+    size: 3,
+    operatorNamespace: DEFAULT_OPERATOR_NAMESPACE,
+    metricsFrom: [{ namespaceSelector: { 'kubernetes.io/metadata.name': monitoring } }],
+    failureDetection: { nodeNotReady: '60s' },
+  });
+  // A schedule that never succeeds: its credentials Secret was never created (each Job's Pod waits on it).
+  cluster.addBackupSchedule({
+    schedule: '* * * * *',
+    bucket: 'etcd-backups',
+    endpoint: 'http://minio.invalid:9000',
+    credentialsSecretName: 'backup-credentials-never-created',
+  });
+  cluster.addPodMonitor({ interval: SCRAPE });
+  cluster.addPrometheusRule({
+    // Every alert of the cluster after 20 s: one that held for 20 s where it should not would fire here.
+    for: Object.fromEntries(Object.keys(CLUSTER_ALERT_PENDING_FOR).map((alert) => [alert, `${PENDING_S}s`])),
+  });
+  // dist/ has the operator itself; its monitor and rules come from the same construct, as a user adds them.
+  const operator = new EtcdOperator(new Chart(app, 'ops'), 'operator');
+  operator.addServiceMonitor({ interval: SCRAPE });
+  operator.addPrometheusRule({ for: { EtcdGitopsNoActiveController: `${PENDING_S}s` } });
+  const objects = app.charts.flatMap((chart) => chart.toJson()) as { apiVersion: string }[];
+  const isMonitoring = (o: { apiVersion: string }) => o.apiVersion.startsWith('monitoring.coreos.com/');
+  return { monitoring: objects.filter(isMonitoring), rest: objects.filter((o) => !isMonitoring(o)) };
+}
+
+/** One time an alert was pending (and maybe firing): its labels, Prometheus's activeAt, when first seen firing. */
+interface Episode {
+  readonly key: string;
+  readonly labels: Record<string, string>;
+  readonly activeAt: number;
+  firingSeenAt?: number;
+}
+
+const asList = (items: unknown[]) => JSON.stringify({ apiVersion: 'v1', kind: 'List', items });
+
+describe('Prometheus scrapes and alerts', () => {
+  let env: Environment;
+  let core: CoreV1Api;
+  let prometheus: Prometheus;
+
+  const readCluster = async () =>
+    (await env.kubeConfig.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({
+      group: 'etcd.gitops.dev',
+      version: 'v1alpha1',
+      namespace: ns,
+      plural: 'etcdclusters',
+      name,
+    })) as EtcdCluster;
+  const readyMembers = (cluster: EtcdCluster) =>
+    cluster.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')
+      ? (cluster.status?.members ?? []).filter((m) => m.ready && !m.learner).map((m) => m.name)
+      : [];
+  /** The cluster's alerts but the backup alert (its own test follows the schedule that never succeeds). */
+  const ourAlerts = async (): Promise<Alert[]> =>
+    (await prometheus.alerts()).filter(
+      (alert) =>
+        alert.labels.namespace === ns &&
+        alert.labels.cluster === name &&
+        alert.labels.alertname !== 'EtcdBackupTooOld',
+    );
+
+  /** Every alert episode Prometheus has shown since it started, polled every second in the background. */
+  const episodes: Episode[] = [];
+  let recording = true;
+  const recordAlerts = async () => {
+    while (recording) {
+      const now = Date.now();
+      for (const alert of await prometheus.alerts().catch(() => [])) {
+        const activeAt = Date.parse(alert.activeAt);
+        const key = JSON.stringify(alert.labels);
+        let episode = episodes.find((e) => e.key === key && e.activeAt === activeAt);
+        if (!episode) {
+          episode = { key, labels: alert.labels, activeAt };
+          episodes.push(episode);
+        }
+        if (alert.state === 'firing') episode.firingSeenAt ??= now;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+  };
+  let recorder: Promise<void> | undefined;
+
+  /**
+   * Waits until an episode of each alert in `expected` that `matches` has fired; asserts each fired no sooner than
+   * its `for` after it became active, and no later than `for`, two evaluations and the recorder's poll allow.
+   */
+  const untilFiring = async (matches: (episode: Episode) => boolean, expected: readonly string[]) => {
+    const fired = (alert: string) =>
+      episodes.find((e) => e.labels.alertname === alert && matches(e) && e.firingSeenAt !== undefined);
+    await waitFor(() => expected.every((alert) => fired(alert)), {
+      what: `${expected.join(' and ')} firing`,
+      timeoutMs: 180_000,
+      intervalMs: 1_000,
+    });
+    return expected.map((alert) => {
+      const episode = fired(alert) as Episode & { firingSeenAt: number };
+      const pendingMs = episode.firingSeenAt - episode.activeAt;
+      process.stdout.write(`# prometheus: ${alert} firing ${pendingMs} ms after it became active\n`);
+      assert.ok(pendingMs >= PENDING_S * 1000, `${alert} fired ${pendingMs} ms after it became active`);
+      assert.ok(
+        pendingMs <= (PENDING_S + 2 * EVALUATION_S) * 1000,
+        `${alert} fired only after ${pendingMs} ms`,
+      );
+      return episode;
+    });
+  };
+
+  before(async () => {
+    env = await startEnvironment({ nodes: 3 });
+    core = env.kubeConfig.makeApiClient(CoreV1Api);
+    await applyMonitoringCrds(env.kubeconfigPath);
+    // dist/'s CRDs and operator (waves -2 and -1), as Argo CD syncs them.
+    await env.applyDist({ belowWave: 0 });
+    await env.createNamespace(ns, { 'pod-security.kubernetes.io/enforce': 'restricted' });
+    await env.createNamespace(monitoring, { 'pod-security.kubernetes.io/enforce': 'restricted' });
+    // Prometheus runs before the cluster exists, as in a real cluster: it is configured from the monitors and rules
+    // stored when it starts, so the app's monitoring objects go first, and the rest once it scrapes.
+    const app = monitoredApp();
+    await env.kubectl(['apply', '--server-side', '-f', '-'], { input: asList(app.monitoring) });
+    await startKubeStateMetrics(env, monitoring);
+    prometheus = await startPrometheus(env, {
+      namespace: monitoring,
+      evaluationInterval: `${EVALUATION_S}s`,
+    });
+    recorder = recordAlerts();
+    await env.kubectl(['apply', '--server-side', '-f', '-'], { input: asList(app.rest) });
+    await waitFor(async () => readyMembers(await readCluster()).length === 3, {
+      what: `EtcdCluster ${ns}/${name} Ready with 3 members`,
+      timeoutMs: 300_000,
+      intervalMs: 2_000,
+    });
+  });
+  after(async () => {
+    recording = false;
+    await recorder;
+    await env?.stop();
+  });
+
+  test('GIVEN our monitors WHEN Prometheus discovers them THEN the 3 members and both controller replicas are targets that are up, every rule of ours evaluates without error, and no alert of the formed cluster is pending or ever fired', async () => {
+    const targets = await waitFor(
+      async () => {
+        const active = await prometheus.targets();
+        const members = active.filter((t) => t.scrapePool === `podMonitor/${ns}/${name}-members/0`);
+        const controllers = active.filter(
+          (t) => t.scrapePool === `serviceMonitor/${DEFAULT_OPERATOR_NAMESPACE}/etcd-gitops-controller/0`,
+        );
+        const all = [...members, ...controllers];
+        return members.length === 3 && controllers.length === 2 && all.every((t) => t.health === 'up') && all;
+      },
+      { what: 'every target up', timeoutMs: 90_000, intervalMs: 2_000 },
+    );
+    const pods = await core.listNamespacedPod({ namespace: ns, labelSelector: memberSelectorString(name) });
+    assert.deepEqual(
+      targets
+        .filter((t) => t.labels.namespace === ns)
+        .map((t) => t.labels.pod)
+        .sort(),
+      pods.items.map((p) => p.metadata?.name).sort(),
+      'the member targets are the member Pods, labelled with their namespace and pod',
+    );
+    // The series our alerts read, as scraped: the members' own and the controller's, with its labels kept.
+    const leaders = await prometheus.query(`etcd_server_has_leader{namespace="${ns}"}`);
+    assert.deepEqual(
+      leaders.map((s) => s.value[1]),
+      ['1', '1', '1'],
+    );
+    const ready = await waitFor(
+      async () => {
+        const series = await prometheus.query(
+          `etcd_gitops_members_ready{namespace="${ns}",cluster="${name}"}`,
+        );
+        return series.length > 0 && series;
+      },
+      { what: 'etcd_gitops_members_ready scraped', timeoutMs: 30_000, intervalMs: 1_000 },
+    );
+    assert.deepEqual(
+      ready.map((s) => s.value[1]),
+      ['3'],
+    );
+    const groups = await waitFor(
+      async () => {
+        const loaded = await prometheus.rules();
+        const evaluated = loaded.flatMap((g) => g.rules).every((r) => r.health !== 'unknown');
+        return loaded.length === 2 && evaluated && loaded;
+      },
+      { what: 'both rule groups evaluated', timeoutMs: 30_000, intervalMs: 1_000 },
+    );
+    for (const rule of groups.flatMap((g) => g.rules)) {
+      assert.equal(rule.health, 'ok', `${rule.name}: ${rule.lastError}`);
+    }
+    // While the last member joins, a condition may hold for a moment (pending, as for EtcdRollingUpdateStuck until
+    // the new member counts as caught up); none stays, and none fired since the cluster was created.
+    await waitFor(async () => (await ourAlerts()).length === 0, {
+      what: 'no alert of the formed cluster pending or firing',
+      timeoutMs: 30_000,
+      intervalMs: 1_000,
+    });
+    assert.deepEqual(
+      episodes
+        .filter(
+          (e) => e.labels.namespace === ns && e.labels.alertname !== 'EtcdBackupTooOld' && e.firingSeenAt,
+        )
+        .map((e) => e.labels.alertname),
+      [],
+      'no alert of the cluster fired while it formed',
+    );
+  });
+
+  test(`WHEN a member's node dies THEN EtcdMembersDown and EtcdQuorumAtRisk fire once their ${PENDING_S} s have passed, and resolve once the controller has replaced the member`, async () => {
+    // A member on a node that runs neither Prometheus nor the controller holding the lease (as Prometheus reads it).
+    const leaderPods = (
+      await prometheus.query(`etcd_gitops_leader{namespace="${DEFAULT_OPERATOR_NAMESPACE}"} == 1`)
+    ).map((s) => s.metric.pod);
+    assert.equal(leaderPods.length, 1, `one controller holds the lease: ${leaderPods.join(', ')}`);
+    const controllerPod = await core.readNamespacedPod({
+      namespace: DEFAULT_OPERATOR_NAMESPACE,
+      name: leaderPods[0] as string,
+    });
+    const spared = new Set([prometheus.nodeName, controllerPod.spec?.nodeName]);
+    const members = await core.listNamespacedPod({
+      namespace: ns,
+      labelSelector: memberSelectorString(name),
+    });
+    const victim = members.items.find((p) => !spared.has(p.spec?.nodeName));
+    assert.ok(victim, `a member on a node other than ${[...spared].join(' and ')}`);
+    const node = victim.spec?.nodeName as string;
+    const stoppedAt = Date.now();
+    await env.faults.stopNode(node);
+
+    const sinceTheFault = (episode: Episode) =>
+      episode.labels.namespace === ns &&
+      episode.labels.cluster === name &&
+      episode.labels.alertname !== 'EtcdBackupTooOld' &&
+      episode.activeAt >= stoppedAt;
+    await untilFiring(sinceTheFault, MEMBER_ALERTS);
+
+    const repaired = await waitFor(
+      async () => {
+        const ready = readyMembers(await readCluster());
+        return ready.length === 3 && !ready.includes(victim.metadata?.name as string) && Date.now();
+      },
+      { what: `3 Ready members without ${victim.metadata?.name}`, timeoutMs: 300_000, intervalMs: 1_000 },
+    );
+    const resolved = await waitFor(async () => (await ourAlerts()).length === 0 && Date.now(), {
+      what: 'the alerts resolved',
+      timeoutMs: 60_000,
+      intervalMs: 1_000,
+    });
+    const resolvedMs = resolved - repaired;
+    process.stdout.write(`# prometheus: alerts resolved ${resolvedMs} ms after the cluster was Ready at 3\n`);
+    // A scrape of the controller and an evaluation after the repair, plus status and poll delays.
+    assert.ok(resolvedMs <= 30_000, `resolved ${resolvedMs} ms after the repair`);
+    assert.deepEqual(
+      episodes
+        .filter((episode) => sinceTheFault(episode) && episode.firingSeenAt !== undefined)
+        .map((episode) => episode.labels.alertname)
+        .filter((alert) => !(MEMBER_ALERTS as readonly string[]).includes(alert as string)),
+      [],
+      'no other alert of the cluster (no leader, quorum lost, stuck roll) fired from the fault to the repair',
+    );
+  });
+
+  test(`WHEN no controller replica runs THEN EtcdGitopsNoActiveController fires once its ${PENDING_S} s have passed, and resolves once a replica holds the lease again`, async () => {
+    const noController = async () =>
+      (await prometheus.alerts()).filter(
+        (alert) =>
+          alert.labels.alertname === 'EtcdGitopsNoActiveController' &&
+          alert.labels.namespace === DEFAULT_OPERATOR_NAMESPACE,
+      );
+    assert.deepEqual(await noController(), [], 'no alert while a replica leads');
+    const scale = (replicas: number) =>
+      env.kubectl([
+        'scale',
+        'deployment/etcd-gitops-controller',
+        '-n',
+        DEFAULT_OPERATOR_NAMESPACE,
+        `--replicas=${replicas}`,
+      ]);
+    const scaledAt = Date.now();
+    await scale(0);
+    await untilFiring(
+      (episode) =>
+        episode.labels.alertname === 'EtcdGitopsNoActiveController' &&
+        episode.labels.namespace === DEFAULT_OPERATOR_NAMESPACE &&
+        episode.activeAt >= scaledAt,
+      ['EtcdGitopsNoActiveController'],
+    );
+    await scale(2);
+    const leading = await waitFor(
+      async () => {
+        const leaders = await prometheus.query(
+          `etcd_gitops_leader{namespace="${DEFAULT_OPERATOR_NAMESPACE}"} == 1`,
+        );
+        return leaders.length === 1 && Date.now();
+      },
+      { what: 'a controller replica scraped holding the lease', timeoutMs: 120_000, intervalMs: 1_000 },
+    );
+    const resolved = await waitFor(async () => (await noController()).length === 0 && Date.now(), {
+      what: 'EtcdGitopsNoActiveController resolved',
+      timeoutMs: 30_000,
+      intervalMs: 1_000,
+    });
+    process.stdout.write(
+      `# prometheus: EtcdGitopsNoActiveController resolved ${resolved - leading} ms after a leader was scraped\n`,
+    );
+    // The next evaluation after the scrape that showed the leader, and this loop's poll.
+    assert.ok(resolved - leading <= (EVALUATION_S + 2) * 1000, `resolved ${resolved - leading} ms after`);
+  });
+
+  test(`GIVEN a backup schedule that never succeeded WHEN twice its gap has passed since its creation THEN EtcdBackupTooOld fires for it after its ${PENDING_S} s`, async () => {
+    const cronJob = `${name}-backup`;
+    const read = await env.kubeConfig
+      .makeApiClient(BatchV1Api)
+      .readNamespacedCronJob({ namespace: ns, name: cronJob });
+    const created = new Date(read.metadata?.creationTimestamp as Date).getTime();
+    const [episode] = await untilFiring(
+      (e) => e.labels.namespace === ns && e.labels.cronjob === cronJob,
+      ['EtcdBackupTooOld'],
+    );
+    const successes = await prometheus.query(
+      `kube_cronjob_status_last_successful_time{namespace="${ns}",cronjob="${cronJob}"}`,
+    );
+    assert.equal(
+      successes.length,
+      0,
+      'kube-state-metrics has no success series for it: the alert reads its creation',
+    );
+    const activeAfterMs = (episode?.activeAt as number) - created;
+    process.stdout.write(
+      `# prometheus: EtcdBackupTooOld active ${activeAfterMs} ms after the CronJob was created\n`,
+    );
+    // Twice the schedule's gap (60 s) after creation, at the next scrape and evaluation (creationTimestamp is in
+    // whole seconds).
+    assert.ok(activeAfterMs >= 119_000, `active ${activeAfterMs} ms after creation`);
+    assert.ok(
+      activeAfterMs <= 121_000 + 2 * EVALUATION_S * 1000,
+      `active only ${activeAfterMs} ms after creation`,
+    );
+  });
+});
