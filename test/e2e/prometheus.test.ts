@@ -10,8 +10,9 @@
 // and resolve once the controller has replaced the member (failureDetection.nodeNotReady 60 s). Then the operator is
 // scaled to no replica: `EtcdGitopsNoActiveController` (its `absent()` arm, as nothing is scraped) fires after its
 // 20 s, and resolves once a replica holds the lease again. All along, a backup schedule every minute whose
-// credentials Secret was never created never succeeds: `EtcdBackupTooOld` becomes active twice its gap (2 min)
-// after the CronJob's creation and fires 20 s later, read from kube-state-metrics' `kube_cronjob_created`.
+// credentials Secret does not exist yet never succeeds: `EtcdBackupTooOld` becomes active twice its gap (2 min)
+// after the CronJob's creation and fires 20 s later, read from kube-state-metrics' `kube_cronjob_created`; once the
+// Secret is created, a backup into MinIO succeeds and the alert resolves at the next evaluation.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { BatchV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
@@ -23,10 +24,12 @@ import { CLUSTER_ALERT_PENDING_FOR } from '../../constructs/monitoring/alerts.js
 import type { EtcdCluster } from '../../controller/etcdcluster/api.js';
 import { etcdVersions } from '../env/binaries.js';
 import { type Environment, startEnvironment } from '../env/environment.js';
+import type { Minio } from '../env/minio.js';
 import { applyMonitoringCrds } from '../env/prometheus/crds.js';
 import { startKubeStateMetrics } from '../env/prometheus/kube-state-metrics.js';
 import { type Alert, type Prometheus, startPrometheus } from '../env/prometheus/prometheus.js';
 import { waitFor } from '../env/wait.js';
+import { createBucket, minioClient } from '../integration/helpers/backup-cli.js';
 
 const ns = 'prom-e2e';
 const monitoring = 'monitoring';
@@ -34,10 +37,14 @@ const name = 'watched';
 const SCRAPE = '5s';
 const EVALUATION_S = 5;
 const PENDING_S = 20;
+const BACKUP_CREDENTIALS = 'backup-credentials';
 const MEMBER_ALERTS = ['EtcdMembersDown', 'EtcdQuorumAtRisk'] as const;
 
 /** The user's app: the cluster with its monitor and rules, and the operator's monitor and rules. */
-function monitoredApp(): { monitoring: unknown[]; rest: unknown[] } {
+function monitoredApp(minio: { endpoint: string; bucket: string }): {
+  monitoring: unknown[];
+  rest: unknown[];
+} {
   const app = new App();
   const chart = new Chart(app, 'prom', { namespace: ns });
   const cluster = new EtcdClusterConstruct(chart, name, {
@@ -47,12 +54,14 @@ function monitoredApp(): { monitoring: unknown[]; rest: unknown[] } {
     metricsFrom: [{ namespaceSelector: { 'kubernetes.io/metadata.name': monitoring } }],
     failureDetection: { nodeNotReady: '60s' },
   });
-  // A schedule that never succeeds: its credentials Secret was never created (each Job's Pod waits on it).
+  // A schedule that has not succeeded yet: its credentials Secret is created only once its alert has fired (the
+  // Job's Pod waits for it).
   cluster.addBackupSchedule({
     schedule: '* * * * *',
-    bucket: 'etcd-backups',
-    endpoint: 'http://minio.invalid:9000',
-    credentialsSecretName: 'backup-credentials-never-created',
+    bucket: minio.bucket,
+    endpoint: minio.endpoint,
+    forcePathStyle: true,
+    credentialsSecretName: BACKUP_CREDENTIALS,
   });
   cluster.addPodMonitor({ interval: SCRAPE });
   cluster.addPrometheusRule({
@@ -151,7 +160,8 @@ describe('Prometheus scrapes and alerts', () => {
   };
 
   before(async () => {
-    env = await startEnvironment({ nodes: 3 });
+    env = await startEnvironment({ nodes: 3, minio: true });
+    const bucket = await createBucket(minioClient(env.minio as Minio), 'prom-e2e');
     core = env.kubeConfig.makeApiClient(CoreV1Api);
     await applyMonitoringCrds(env.kubeconfigPath);
     // dist/'s CRDs and operator (waves -2 and -1), as Argo CD syncs them.
@@ -160,7 +170,7 @@ describe('Prometheus scrapes and alerts', () => {
     await env.createNamespace(monitoring, { 'pod-security.kubernetes.io/enforce': 'restricted' });
     // Prometheus runs before the cluster exists, as in a real cluster: it is configured from the monitors and rules
     // stored when it starts, so the app's monitoring objects go first, and the rest once it scrapes.
-    const app = monitoredApp();
+    const app = monitoredApp({ endpoint: (env.minio as Minio).podEndpoint, bucket });
     await env.kubectl(['apply', '--server-side', '-f', '-'], { input: asList(app.monitoring) });
     await startKubeStateMetrics(env, monitoring);
     prometheus = await startPrometheus(env, {
@@ -352,7 +362,7 @@ describe('Prometheus scrapes and alerts', () => {
     assert.ok(resolved - leading <= (EVALUATION_S + 2) * 1000, `resolved ${resolved - leading} ms after`);
   });
 
-  test(`GIVEN a backup schedule that never succeeded WHEN twice its gap has passed since its creation THEN EtcdBackupTooOld fires for it after its ${PENDING_S} s`, async () => {
+  test(`GIVEN a backup schedule that never succeeded WHEN twice its gap has passed since its creation THEN EtcdBackupTooOld fires for it after its ${PENDING_S} s; WHEN a backup then succeeds THEN it resolves`, async () => {
     const cronJob = `${name}-backup`;
     const read = await env.kubeConfig
       .makeApiClient(BatchV1Api)
@@ -381,5 +391,42 @@ describe('Prometheus scrapes and alerts', () => {
       activeAfterMs <= 121_000 + 2 * EVALUATION_S * 1000,
       `active only ${activeAfterMs} ms after creation`,
     );
+
+    // The missing Secret created: the waiting Job's Pod starts, the backup succeeds.
+    const minio = env.minio as Minio;
+    await env.kubectl([
+      'create',
+      'secret',
+      'generic',
+      BACKUP_CREDENTIALS,
+      '-n',
+      ns,
+      `--from-literal=AWS_ACCESS_KEY_ID=${minio.accessKey}`,
+      `--from-literal=AWS_SECRET_ACCESS_KEY=${minio.secretKey}`,
+    ]);
+    const succeeded = await waitFor(
+      async () => {
+        const series = await prometheus.query(
+          `kube_cronjob_status_last_successful_time{namespace="${ns}",cronjob="${cronJob}"}`,
+        );
+        return series.length > 0 && Date.now();
+      },
+      {
+        what: `a success of ${cronJob} scraped from kube-state-metrics`,
+        timeoutMs: 240_000,
+        intervalMs: 1_000,
+      },
+    );
+    const resolved = await waitFor(
+      async () =>
+        !(await prometheus.alerts()).some(
+          (alert) => alert.labels.alertname === 'EtcdBackupTooOld' && alert.labels.cronjob === cronJob,
+        ) && Date.now(),
+      { what: 'EtcdBackupTooOld resolved', timeoutMs: 30_000, intervalMs: 1_000 },
+    );
+    process.stdout.write(
+      `# prometheus: EtcdBackupTooOld resolved ${resolved - succeeded} ms after the success was scraped\n`,
+    );
+    assert.ok(resolved - succeeded <= (EVALUATION_S + 3) * 1000, `resolved ${resolved - succeeded} ms after`);
   });
 });
