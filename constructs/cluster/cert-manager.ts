@@ -11,7 +11,12 @@ import {
   selfSignedIssuerName,
   serverTlsSecretName,
 } from '../conventions/names.js';
-import { CLIENT_CERT_COMMON_NAME, peerDnsNames, servingDnsNames } from '../conventions/tls.js';
+import {
+  CLIENT_CERT_COMMON_NAME,
+  peerDnsNames,
+  servingDnsNames,
+  servingIpAddresses,
+} from '../conventions/tls.js';
 import type { CertManagerPlan, EtcdCertManagerIssuer, TlsSigner } from './tls.js';
 
 export const CERT_MANAGER_API_VERSION = 'cert-manager.io/v1';
@@ -31,6 +36,7 @@ export interface CertificateSpec {
   readonly isCA?: boolean;
   readonly commonName?: string;
   readonly dnsNames?: readonly string[];
+  readonly ipAddresses?: readonly string[];
   /** Go duration, e.g. `87600h`. */
   readonly duration?: string;
   readonly usages?: readonly KeyUsage[];
@@ -121,7 +127,11 @@ function leaf(
   signer: EtcdCertManagerIssuer,
   secretName: string,
   usages: readonly KeyUsage[],
-  names: { readonly dnsNames?: readonly string[]; readonly commonName?: string },
+  names: {
+    readonly dnsNames?: readonly string[];
+    readonly ipAddresses?: readonly string[];
+    readonly commonName?: string;
+  },
 ): CertificateSpec {
   return {
     secretName,
@@ -163,6 +173,7 @@ export function certManagerObjects(
         metadata(server),
         leaf(clientIssuer, server, ['server auth', 'client auth'], {
           dnsNames: servingDnsNames(cluster, namespace, clusterDomain),
+          ipAddresses: servingIpAddresses(),
         }),
       ),
     );

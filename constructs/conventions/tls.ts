@@ -51,6 +51,15 @@ export function peerAllowedHostname(cluster: string, namespace: string): string 
   return `${peerServiceName(cluster)}.${namespace}.svc`;
 }
 
+/** The address every member also listens on for clients, so that `etcdctl` run in its container (`kubectl exec`)
+ *  reaches it at its default endpoint. */
+export const MEMBER_LOOPBACK = '127.0.0.1';
+
+/** IP addresses the serving certificates we request carry: the loopback, for `etcdctl` in a member's container. */
+export function servingIpAddresses(): string[] {
+  return [MEMBER_LOOPBACK];
+}
+
 /** DNS names the members' serving certificate must have (a wildcard covers every member name the cluster will
  *  ever use; member names are not known at synth time). */
 export function servingDnsNames(

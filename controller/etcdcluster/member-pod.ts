@@ -27,6 +27,7 @@ import {
   ETCD_BINARY,
   initialCluster,
   MEMBER_CLIENT_TLS_DIR,
+  MEMBER_LOOPBACK,
   MEMBER_METRICS_PORT,
   MEMBER_PEER_TLS_DIR,
   METRICS_PORT_NAME,
@@ -86,7 +87,8 @@ export function etcdFlags(cluster: EtcdCluster, moment: MemberMoment): string[] 
     `--name=${moment.member}`,
     `--data-dir=${DATA_DIR}`,
     `--listen-peer-urls=${scheme.peer}://$(POD_IP):${PEER_PORT}`,
-    `--listen-client-urls=${scheme.client}://$(POD_IP):${CLIENT_PORT}`,
+    // The loopback too: `kubectl exec <member> -- etcdctl ...` reaches its default endpoint, 127.0.0.1:2379.
+    `--listen-client-urls=${scheme.client}://$(POD_IP):${CLIENT_PORT},${scheme.client}://${MEMBER_LOOPBACK}:${CLIENT_PORT}`,
     // Plain http with or without TLS: the kubelet's probes and the scrapers present no certificate.
     `--listen-metrics-urls=http://$(POD_IP):${MEMBER_METRICS_PORT}`,
     `--advertise-client-urls=${clientURL(name, namespace, moment.member, scheme.client)}`,

@@ -20,11 +20,13 @@ import {
   CLIENT_PORT,
   clientServiceURL,
   clientURL,
+  MEMBER_CLIENT_TLS_DIR,
   memberHost,
   memberSelectorString,
   PEER_PORT,
   peerDnsNames,
   servingDnsNames,
+  servingIpAddresses,
 } from '../../constructs/conventions/index.js';
 import type { ClientTls } from '../../controller/etcd/client.js';
 import { memberStatus } from '../../controller/etcd/members.js';
@@ -156,6 +158,7 @@ interface CertificateSpec {
   readonly secretName: string;
   readonly commonName?: string;
   readonly dnsNames?: string[];
+  readonly ipAddresses?: string[];
   readonly isCA?: boolean;
   readonly usages?: string[];
   readonly issuerRef: { readonly name: string };
@@ -192,6 +195,7 @@ async function emulateCertManager(manifests: Record<string, unknown>[]) {
     const leaf = await issueLeaf(ca, {
       commonName: certificate.spec.commonName ?? certificate.metadata.name,
       ...(certificate.spec.dnsNames ? { dnsNames: certificate.spec.dnsNames } : {}),
+      ...(certificate.spec.ipAddresses ? { ipAddresses: certificate.spec.ipAddresses } : {}),
       usages,
     });
     leaves.set(certificate.spec.secretName, { ca, leaf });
@@ -217,7 +221,12 @@ describe('EtcdCluster with client and peer TLS (local Kubernetes, MinIO)', () =>
     (await core().listNamespacedPod({ namespace: ns, labelSelector: memberSelectorString(cluster) })).items;
   const leaf = (cluster: string, which: 'serving' | 'peer') =>
     which === 'serving'
-      ? issueLeaf(ca.client, { commonName: `${cluster}-server`, dnsNames: servingDnsNames(cluster, ns) })
+      ? issueLeaf(ca.client, {
+          commonName: `${cluster}-server`,
+          dnsNames: servingDnsNames(cluster, ns),
+          // As docs/design/tls.md asks of a user's serving certificate, for etcdctl in a member.
+          ipAddresses: servingIpAddresses(),
+        })
       : issueLeaf(ca.peer, { commonName: `${cluster}-peer`, dnsNames: peerDnsNames(cluster, ns) });
   const certsFor = async (cluster: string): Promise<ClusterCerts> => ({
     serving: await leaf(cluster, 'serving'),
@@ -290,6 +299,30 @@ describe('EtcdCluster with client and peer TLS (local Kubernetes, MinIO)', () =>
     const args = pod.spec?.containers?.[0]?.args ?? [];
     for (const flag of ['--client-cert-auth', '--peer-client-cert-auth'])
       assert.ok(args.includes(flag), `${flag} in ${args}`);
+    // etcdctl in a member, as the README types it: its default endpoint (the loopback) with the member's own
+    // serving certificate, which is a client certificate too.
+    const tlsFlags = [
+      `--cacert=${MEMBER_CLIENT_TLS_DIR}/ca.crt`,
+      `--cert=${MEMBER_CLIENT_TLS_DIR}/tls.crt`,
+      `--key=${MEMBER_CLIENT_TLS_DIR}/tls.key`,
+    ];
+    const exec = (args: string[]) =>
+      testbed.env.kubectl([
+        'exec',
+        '-n',
+        ns,
+        pod.metadata?.name as string,
+        '-c',
+        'etcd',
+        '--',
+        'etcdctl',
+        ...args,
+      ]);
+    const list = await exec([...tlsFlags, 'member', 'list']);
+    assert.equal(list.stdout.trim().split('\n').length, 3, list.stdout);
+    for (const member of status?.members ?? []) assert.match(list.stdout, new RegExp(`, ${member.name}, `));
+    const endpoint = await exec([...tlsFlags, 'endpoint', 'status']);
+    assert.match(endpoint.stdout, /^127\.0\.0\.1:2379, [0-9a-f]+, 3\.6\./, endpoint.stdout);
   });
 
   test('WHEN the serving and peer certificates are renewed in their Secrets THEN every member serves the new ones without a restart, while writes go on and a majority keeps one leader', async () => {

@@ -139,26 +139,15 @@ describe('GitOps: dist/ applied as Argo CD would, on a cluster that runs Pods', 
       .filter((pod) => !pod.metadata.deletionTimestamp)
       .map((pod) => ({ name: pod.metadata.name, node: pod.spec.nodeName ?? '', ip: pod.status.podIP ?? '' }));
   };
-  /** `etcdctl <args>` run by `kubectl exec` in a member's etcd container against the client Service: the member is
-   *  a client dist/'s NetworkPolicy admits. Right after a container restart the kubelet's view may lag a moment
-   *  ("container not found"): retried for at most 30 s. */
+  /** `etcdctl <args>` run by `kubectl exec` in a member's etcd container as users type it: no endpoint flag, so
+   *  etcdctl asks its default 127.0.0.1:2379, the member's own loopback listener. Right after a container restart
+   *  the kubelet's view may lag a moment ("container not found"): retried for at most 30 s. */
   const etcdctlInMember = (member: string, args: string[]) =>
-    waitFor(
-      () =>
-        env.kubectl([
-          'exec',
-          '-n',
-          namespace,
-          member,
-          '-c',
-          'etcd',
-          '--',
-          '/usr/local/bin/etcdctl',
-          `--endpoints=http://${name}-client.${namespace}.svc:2379`,
-          ...args,
-        ]),
-      { what: `etcdctl ${args.join(' ')} in ${member}`, timeoutMs: 30_000, intervalMs: 1_000 },
-    );
+    waitFor(() => env.kubectl(['exec', '-n', namespace, member, '-c', 'etcd', '--', 'etcdctl', ...args]), {
+      what: `etcdctl ${args.join(' ')} in ${member}`,
+      timeoutMs: 30_000,
+      intervalMs: 1_000,
+    });
   /** What to read when the cluster does not get Ready: its status, the operator Pods and the tails of their logs. */
   const diagnostics = async (): Promise<string> => {
     const lines = [`status: ${JSON.stringify((await readCluster()).status)}`];
@@ -317,8 +306,8 @@ describe('GitOps: dist/ applied as Argo CD would, on a cluster that runs Pods', 
       ['node-1', 'node-2', 'node-3'],
       'the default anti-affinity spreads the members over the nodes',
     );
-    // etcd itself, through the client Service, from where dist/'s NetworkPolicy admits a client: a member Pod
-    // (`kubectl exec`, as users type it). This process is outside the Pod network and dist/ admits no address.
+    // etcd itself, from inside a member (`kubectl exec`, as users type it; loopback traffic never meets the
+    // NetworkPolicy). This process is outside the Pod network and dist/ admits no address.
     const listed = await etcdctlInMember(`${name}-0`, ['member', 'list', '--hex']);
     // "<hex id>, started, <name>, <peer URLs>, <client URLs>, <is learner>"
     const inEtcd = listed.stdout
@@ -361,12 +350,14 @@ describe('GitOps: dist/ applied as Argo CD would, on a cluster that runs Pods', 
     await readyCluster();
   });
 
-  test('WHEN kubectl logs and kubectl exec are run on a member Pod THEN they reach its etcd', async () => {
+  test('WHEN kubectl logs and kubectl exec are run on a member Pod THEN they reach its etcd: etcdctl endpoint health and status as typed, at its default endpoint', async () => {
     const member = `${name}-0`;
     const logs = await env.kubectl(['logs', '-n', namespace, member, '-c', 'etcd', '--tail=200']);
     assert.match(logs.stdout, /"msg":"serving client traffic insecurely|ready to serve client requests/);
     const health = await etcdctlInMember(member, ['endpoint', 'health']);
-    assert.match(`${health.stdout}${health.stderr}`, /is healthy/);
+    assert.match(`${health.stdout}${health.stderr}`, /^127\.0\.0\.1:2379 is healthy/);
+    const status = await etcdctlInMember(member, ['endpoint', 'status']);
+    assert.match(status.stdout, /^127\.0\.0\.1:2379, [0-9a-f]+, 3\.\d+\.\d+, /);
   });
 
   test('THEN kubectl get etcdclusters -A shows it in the printer columns', async () => {

@@ -7,9 +7,9 @@
 // addPrometheusRule's `for`). Every alert Prometheus shows is recorded each second.
 // Prometheus's own API shows the members and both controller replicas as targets that are up, every rule healthy
 // and no alert fired; then a member's node dies: both member alerts go pending, fire once their 20 s have passed,
-// and resolve once the controller has replaced the member (failureDetection.nodeNotReady 60 s). Then the operator is
-// scaled to no replica: `EtcdGitopsNoActiveController` (its `absent()` arm, as nothing is scraped) fires after its
-// 20 s, and resolves once a replica holds the lease again. All along, a backup schedule every minute whose
+// and resolve once the controller has replaced the member (failureDetection.nodeNotReady 60 s); the node then boots
+// again. Then the operator is scaled to no replica: `EtcdGitopsNoActiveController` (its `absent()` arm, as nothing
+// is scraped) fires after its 20 s, and resolves once a replica holds the lease again. All along, a backup schedule every minute whose
 // credentials Secret does not exist yet never succeeds: `EtcdBackupTooOld` becomes active twice its gap (2 min)
 // after the CronJob's creation and fires 20 s later, read from kube-state-metrics' `kube_cronjob_created`; once the
 // Secret is created, a backup into MinIO succeeds and the alert resolves at the next evaluation.
@@ -38,6 +38,8 @@ const SCRAPE = '5s';
 const EVALUATION_S = 5;
 const PENDING_S = 20;
 const BACKUP_CREDENTIALS = 'backup-credentials';
+/** Where Prometheus and kube-state-metrics run: never the node the test stops. */
+const MONITORING_NODE = 'node-1';
 const MEMBER_ALERTS = ['EtcdMembersDown', 'EtcdQuorumAtRisk'] as const;
 
 /** The user's app: the cluster with its monitor and rules, and the operator's monitor and rules. */
@@ -172,8 +174,9 @@ describe('Prometheus scrapes and alerts', () => {
     // stored when it starts, so the app's monitoring objects go first, and the rest once it scrapes.
     const app = monitoredApp({ endpoint: (env.minio as Minio).podEndpoint, bucket });
     await env.kubectl(['apply', '--server-side', '-f', '-'], { input: asList(app.monitoring) });
-    await startKubeStateMetrics(env, monitoring);
+    await startKubeStateMetrics(env, monitoring, MONITORING_NODE);
     prometheus = await startPrometheus(env, {
+      nodeName: MONITORING_NODE,
       namespace: monitoring,
       evaluationInterval: `${EVALUATION_S}s`,
     });
@@ -262,7 +265,8 @@ describe('Prometheus scrapes and alerts', () => {
   });
 
   test(`WHEN a member's node dies THEN EtcdMembersDown and EtcdQuorumAtRisk fire once their ${PENDING_S} s have passed, and resolve once the controller has replaced the member`, async () => {
-    // A member on a node that runs neither Prometheus nor the controller holding the lease (as Prometheus reads it).
+    // A member on a node that runs neither Prometheus and kube-state-metrics nor the controller holding the lease
+    // (as Prometheus reads it).
     const leaderPods = (
       await prometheus.query(`etcd_gitops_leader{namespace="${DEFAULT_OPERATOR_NAMESPACE}"} == 1`)
     ).map((s) => s.metric.pod);
@@ -271,7 +275,7 @@ describe('Prometheus scrapes and alerts', () => {
       namespace: DEFAULT_OPERATOR_NAMESPACE,
       name: leaderPods[0] as string,
     });
-    const spared = new Set([prometheus.nodeName, controllerPod.spec?.nodeName]);
+    const spared = new Set([MONITORING_NODE, prometheus.nodeName, controllerPod.spec?.nodeName]);
     const members = await core.listNamespacedPod({
       namespace: ns,
       labelSelector: memberSelectorString(name),
@@ -313,6 +317,9 @@ describe('Prometheus scrapes and alerts', () => {
       [],
       'no other alert of the cluster (no leader, quorum lost, stuck roll) fired from the fault to the repair',
     );
+    // The node boots again, so the next tests have the whole environment (Pods it ran, such as a waiting backup
+    // Job's, run again; its stale member is the controller's to clean up, as the node-loss e2e shows).
+    await env.faults.restartNode(node);
   });
 
   test(`WHEN no controller replica runs THEN EtcdGitopsNoActiveController fires once its ${PENDING_S} s have passed, and resolves once a replica holds the lease again`, async () => {

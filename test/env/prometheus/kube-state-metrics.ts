@@ -13,8 +13,13 @@ import { workloadLabels, workloadObjects } from './workload.js';
 const NAME = 'kube-state-metrics';
 const PORT_NAME = 'http-metrics';
 
-/** Runs kube-state-metrics (CronJob and Job series only) in `namespace`; resolves once it is rolled out. */
-export async function startKubeStateMetrics(env: Environment, namespace: string): Promise<void> {
+/** Runs kube-state-metrics (CronJob and Job series only) in `namespace`, on `nodeName` if given; resolves once it is
+ *  rolled out. */
+export async function startKubeStateMetrics(
+  env: Environment,
+  namespace: string,
+  nodeName?: string,
+): Promise<void> {
   const labels = workloadLabels(NAME);
   const objects = [
     ...workloadObjects({
@@ -32,6 +37,7 @@ export async function startKubeStateMetrics(env: Environment, namespace: string)
         readinessProbe: { httpGet: { path: '/readyz', port: KUBE_STATE_METRICS_TELEMETRY_PORT } },
         resources: { requests: { cpu: '20m', memory: '32Mi' }, limits: { memory: '128Mi' } },
       },
+      ...(nodeName ? { nodeName } : {}),
     }),
     {
       apiVersion: 'v1',

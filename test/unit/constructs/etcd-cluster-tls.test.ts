@@ -106,7 +106,7 @@ describe('EtcdCluster tls: cert-manager form', () => {
     }
   });
 
-  it('GIVEN certManager: true THEN the serving and client certificates come from the client CA, the peer certificate from the peer CA, with the usages and DNS names of the design', () => {
+  it('GIVEN certManager: true THEN the serving and client certificates come from the client CA, the peer certificate from the peer CA, with the usages, DNS names and loopback address of the design', () => {
     const all = objects2({ client: { certManager: true }, peer: { certManager: true } });
     const server = only(all, 'Certificate', 'main-server-tls').spec;
     assert.equal(server.secretName, 'main-server-tls');
@@ -120,6 +120,8 @@ describe('EtcdCluster tls: cert-manager form', () => {
       'main-client.db.svc',
       'main-client.db.svc.cluster.local',
     ]);
+    // The loopback every member also listens on: etcdctl in a member's container verifies it.
+    assert.deepEqual(server.ipAddresses, ['127.0.0.1']);
     assert.equal(server.isCA, undefined);
     const client = only(all, 'Certificate', 'main-client-tls').spec;
     assert.equal(client.secretName, 'main-client-tls');

@@ -48,7 +48,7 @@ describe('buildMemberPod', () => {
       '--name=demo-0',
       '--data-dir=/var/lib/etcd/data',
       '--listen-peer-urls=http://$(POD_IP):2380',
-      '--listen-client-urls=http://$(POD_IP):2379',
+      '--listen-client-urls=http://$(POD_IP):2379,http://127.0.0.1:2379',
       '--listen-metrics-urls=http://$(POD_IP):2381',
       `--advertise-client-urls=${url('demo-0', 2379)}`,
       `--initial-advertise-peer-urls=${url('demo-0', 2380)}`,
@@ -167,7 +167,7 @@ describe('buildMemberPod', () => {
     const args = container?.args ?? [];
     for (const flag of [
       '--listen-peer-urls=https://$(POD_IP):2380',
-      '--listen-client-urls=https://$(POD_IP):2379',
+      '--listen-client-urls=https://$(POD_IP):2379,https://127.0.0.1:2379',
       '--listen-metrics-urls=http://$(POD_IP):2381',
       '--advertise-client-urls=https://demo-1.demo-peer.ns.svc:2379',
       '--initial-advertise-peer-urls=https://demo-1.demo-peer.ns.svc:2380',
