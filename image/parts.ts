@@ -1,5 +1,5 @@
 // The layers images share beyond the Debian base: Node.js from the npm registry, our production dependencies,
-// our compiled code, etcd's tools, the pause program, busybox, Prometheus.
+// our compiled code, etcd's tools, the pause program, busybox, Prometheus, kube-state-metrics.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFile, cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
