@@ -65,6 +65,29 @@ const etcdImage = (version: string): ImageDefinition => ({
   },
 });
 
+/** A test server that is one static Go binary on the Debian base, run as `nobody`. */
+const goServerImage = (
+  name: string,
+  tag: string,
+  layer: () => Promise<Layer>,
+  binary: string,
+  port: number,
+): ImageDefinition => ({
+  file: `${name}.tar`,
+  async spec(tags = [tag]) {
+    return {
+      tags,
+      layers: [await debianBaseLayer(), await layer()],
+      config: {
+        user: '65534:65534',
+        entrypoint: [binary],
+        env: ['PATH=/bin:/usr/bin'],
+        exposedPorts: [`${port}/tcp`],
+      },
+    };
+  },
+});
+
 export const images: Record<string, ImageDefinition> = {
   product: {
     file: 'etcd-gitops.tar',
@@ -112,36 +135,20 @@ export const images: Record<string, ImageDefinition> = {
       return { tags, layers: [await busyboxLayer()], config: { cmd: ['sh'], env: ['PATH=/bin'] } };
     },
   },
-  prometheus: {
-    file: 'prometheus.tar',
-    async spec(tags = [prometheusImage]) {
-      return {
-        tags,
-        layers: [await debianBaseLayer(), await prometheusLayer()],
-        config: {
-          user: '65534:65534',
-          entrypoint: [PROMETHEUS_BINARY],
-          env: ['PATH=/bin:/usr/bin'],
-          exposedPorts: [`${PROMETHEUS_PORT}/tcp`],
-        },
-      };
-    },
-  },
-  'kube-state-metrics': {
-    file: 'kube-state-metrics.tar',
-    async spec(tags = [kubeStateMetricsImage]) {
-      return {
-        tags,
-        layers: [await debianBaseLayer(), await kubeStateMetricsLayer()],
-        config: {
-          user: '65534:65534',
-          entrypoint: [KUBE_STATE_METRICS_BINARY],
-          env: ['PATH=/bin:/usr/bin'],
-          exposedPorts: [`${KUBE_STATE_METRICS_PORT}/tcp`],
-        },
-      };
-    },
-  },
+  prometheus: goServerImage(
+    'prometheus',
+    prometheusImage,
+    prometheusLayer,
+    PROMETHEUS_BINARY,
+    PROMETHEUS_PORT,
+  ),
+  'kube-state-metrics': goServerImage(
+    'kube-state-metrics',
+    kubeStateMetricsImage,
+    kubeStateMetricsLayer,
+    KUBE_STATE_METRICS_BINARY,
+    KUBE_STATE_METRICS_PORT,
+  ),
 };
 
 export interface BuiltImage {

@@ -4,6 +4,7 @@
 // is generated once at start from the PodMonitors, ServiceMonitors and PrometheusRules stored in the API server
 // (scrape-config.ts). The test reads Prometheus's own HTTP API through a forwarded loopback port.
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { selectorString } from '../../../constructs/conventions/labels.js';
 import type { Environment } from '../environment.js';
 import { waitFor } from '../wait.js';
 import { PROMETHEUS_PORT, prometheusImage } from './image.js';
@@ -134,9 +135,7 @@ export async function startPrometheus(env: Environment, options: PrometheusOptio
     async () => {
       const pods = await env.kubeConfig.makeApiClient(CoreV1Api).listNamespacedPod({
         namespace,
-        labelSelector: Object.entries(workloadLabels(NAME))
-          .map(([k, v]) => `${k}=${v}`)
-          .join(','),
+        labelSelector: selectorString(workloadLabels(NAME)),
       });
       const ready = pods.items.find((p) =>
         p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),

@@ -40,13 +40,29 @@ describe('scrape configs from monitors', () => {
     assert.deepEqual(
       keeps.map((r) => [r.source_labels, r.regex]),
       [
-        ...Object.entries(podMonitor.spec.selector.matchLabels).map(([label, value]) => [
+        // The member selector's labels as synthesized (keys sorted), named as Prometheus's discovery names them
+        // (`.` and `/` become `_`).
+        [
           [
-            `__meta_kubernetes_pod_label_${label.replace(/[^a-zA-Z0-9_]/g, '_')}`,
-            `__meta_kubernetes_pod_labelpresent_${label.replace(/[^a-zA-Z0-9_]/g, '_')}`,
+            '__meta_kubernetes_pod_label_app_kubernetes_io_component',
+            '__meta_kubernetes_pod_labelpresent_app_kubernetes_io_component',
           ],
-          `(${value.replace(/[.]/g, '\\.')});true`,
-        ]),
+          '(member);true',
+        ],
+        [
+          [
+            '__meta_kubernetes_pod_label_app_kubernetes_io_instance',
+            '__meta_kubernetes_pod_labelpresent_app_kubernetes_io_instance',
+          ],
+          '(main);true',
+        ],
+        [
+          [
+            '__meta_kubernetes_pod_label_app_kubernetes_io_name',
+            '__meta_kubernetes_pod_labelpresent_app_kubernetes_io_name',
+          ],
+          '(etcd);true',
+        ],
         [['__meta_kubernetes_pod_container_port_name'], 'metrics'],
       ],
     );
