@@ -13,6 +13,28 @@ export interface OperatorIdentity {
    * @default - unknown (an operator synthesized elsewhere): the Jobs use the default image unless given one
    */
   readonly image?: string;
+  /**
+   * The only namespaces the controller watches and may act in (`EtcdOperator`'s `watchNamespaces`).
+   * @default - every namespace, or unknown (an operator synthesized elsewhere)
+   */
+  readonly watchNamespaces?: readonly string[];
+}
+
+/**
+ * Why `what` in `namespace` would never be reconciled by an operator that watches only `identity.watchNamespaces`;
+ * undefined when it would be (or the operator watches every namespace).
+ */
+export function unwatchedNamespaceProblem(
+  identity: OperatorIdentity,
+  namespace: string | undefined,
+  what: string,
+): string | undefined {
+  const watched = identity.watchNamespaces;
+  if (watched === undefined || (namespace !== undefined && watched.includes(namespace))) return undefined;
+  const list = watched.map((name) => `'${name}'`).join(', ');
+  return namespace === undefined
+    ? `${what} has no namespace at synth time, but its operator watches only ${list} (watchNamespaces): set 'namespace' (or the chart's) to one of them`
+    : `${what} is in namespace '${namespace}', but its operator watches only ${list} (watchNamespaces), so no controller would act on it: add '${namespace}' to the EtcdOperator's watchNamespaces or use one of those namespaces`;
 }
 
 export interface RegisteredOperator {

@@ -2,7 +2,13 @@
 import { type ApiObject, Chart, Lazy } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
-import { groupOf, type OperatorIdentity, registerUnique, registryOf } from './app-registry.js';
+import {
+  groupOf,
+  type OperatorIdentity,
+  registerUnique,
+  registryOf,
+  unwatchedNamespaceProblem,
+} from './app-registry.js';
 import { EtcdBackupSchedule, type EtcdBackupScheduleOptions } from './backup-schedule.js';
 import { certManagerObjects, clientCertificate, type MetadataOf } from './cluster/cert-manager.js';
 import type { EtcdConnection } from './cluster/connection.js';
@@ -452,8 +458,10 @@ export class EtcdCluster extends Construct {
   }
 
   private operatorProblems(): string[] {
-    const { problem } = this.resolveOperator();
-    return problem === undefined ? [] : [problem];
+    const { problem, identity } = this.resolveOperator();
+    if (problem !== undefined) return [problem];
+    const unwatched = unwatchedNamespaceProblem(identity, this.namespace, `EtcdCluster '${this.name}'`);
+    return unwatched === undefined ? [] : [unwatched];
   }
 
   /** One cluster per name and namespace in an app: two would overwrite each other's objects. */

@@ -30,7 +30,11 @@ import {
   validateInterval,
 } from './monitoring/options.js';
 import { prometheusRule, serviceMonitor } from './monitoring/prometheus-operator.js';
-import { CONTROLLER_CLUSTER_RULES, CONTROLLER_LEADER_ELECTION_RULES } from './operator-rbac.js';
+import {
+  CONTROLLER_LEADER_ELECTION_RULES,
+  CONTROLLER_NODE_RULES,
+  CONTROLLER_WATCHED_NAMESPACE_RULES,
+} from './operator-rbac.js';
 import {
   restrictedContainerSecurityContext,
   restrictedNamespaceLabels,
@@ -38,6 +42,7 @@ import {
 } from './security.js';
 import { validateDnsLabel, validateInteger, validateObjectName } from './validate/names.js';
 import type { ResourceQuantities } from './validate/quantity.js';
+import { validateWatchNamespaces } from './validate/watch-namespaces.js';
 
 export interface EtcdOperatorProps {
   /**
@@ -86,6 +91,15 @@ export interface EtcdOperatorProps {
    * @default - the cluster's default priority
    */
   readonly priorityClassName?: string;
+  /**
+   * The only namespaces the controller watches and acts in. Given, its rights on EtcdClusters, EtcdRestores, Pods,
+   * PVCs, Events and Services are a Role in each of them instead of a ClusterRole (a ClusterRole keeps `get` on
+   * Nodes only), and an EtcdCluster or EtcdRestore of this app outside them is a synth-time error. The namespaces
+   * must exist before the operator's Roles are applied (an EtcdCluster's `createNamespace` does that in the waves
+   * after the operator's: create them in an earlier wave, or beforehand).
+   * @default - every namespace (a ClusterRole)
+   */
+  readonly watchNamespaces?: readonly string[];
 }
 
 /**
@@ -101,6 +115,8 @@ export class EtcdOperator extends Construct {
   public readonly identity: OperatorIdentity;
   /** The CRDs, when `crds` is true. */
   public readonly crds?: EtcdCrds;
+  /** The only namespaces the controller watches; undefined: every namespace. */
+  public readonly watchNamespaces?: readonly string[];
 
   public constructor(scope: Construct, id: string, props: EtcdOperatorProps = {}) {
     super(scope, id);
@@ -111,10 +127,12 @@ export class EtcdOperator extends Construct {
         `EtcdOperator must be in a chart without 'namespace' (it holds cluster-scoped objects), got namespace '${chartNamespace}'`,
       );
     }
+    this.watchNamespaces = validateWatchNamespaces(props.watchNamespaces);
     this.identity = {
       namespace: this.namespace,
       serviceAccountName: this.serviceAccountName,
       image: props.image ?? DEFAULT_OPERATOR_IMAGE,
+      ...(this.watchNamespaces ? { watchNamespaces: this.watchNamespaces } : {}),
     };
     this.registerOnce();
     const replicas = validateInteger('replicas', props.replicas ?? 2, 1, 10);
@@ -164,17 +182,35 @@ export class EtcdOperator extends Construct {
     });
   }
 
+  /**
+   * Every namespace: one ClusterRole with the watched-namespace and Node rules. `watchNamespaces`: a Role with the
+   * watched-namespace rules in each of them, and a ClusterRole with the Node rule only.
+   */
   private createRbac(): void {
     const subjects = [{ kind: 'ServiceAccount', name: CONTROLLER_NAME, namespace: this.namespace }];
     new k8s.KubeClusterRole(this, 'ClusterRole', {
       metadata: this.metadata(CONTROLLER_NAME, false),
-      rules: [...CONTROLLER_CLUSTER_RULES],
+      rules: this.watchNamespaces
+        ? [...CONTROLLER_NODE_RULES]
+        : [...CONTROLLER_WATCHED_NAMESPACE_RULES, ...CONTROLLER_NODE_RULES],
     });
     new k8s.KubeClusterRoleBinding(this, 'ClusterRoleBinding', {
       metadata: this.metadata(CONTROLLER_NAME, false),
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: CONTROLLER_NAME },
       subjects,
     });
+    for (const namespace of this.watchNamespaces ?? []) {
+      const metadata = { ...this.metadata(CONTROLLER_NAME), namespace };
+      new k8s.KubeRole(this, `WatchedNamespaceRole-${namespace}`, {
+        metadata,
+        rules: [...CONTROLLER_WATCHED_NAMESPACE_RULES],
+      });
+      new k8s.KubeRoleBinding(this, `WatchedNamespaceRoleBinding-${namespace}`, {
+        metadata,
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: CONTROLLER_NAME },
+        subjects,
+      });
+    }
     const leaderElection = LEADER_ELECTION_ROLE_NAME;
     new k8s.KubeRole(this, 'LeaderElectionRole', {
       metadata: this.metadata(leaderElection),
@@ -247,7 +283,7 @@ export class EtcdOperator extends Construct {
                 image,
                 imagePullPolicy: 'IfNotPresent',
                 command: [OPERATOR_ENTRYPOINT],
-                args: operatorControllerArgs(),
+                args: operatorControllerArgs(this.watchNamespaces),
                 env: [
                   fieldEnv('POD_NAME', 'metadata.name'),
                   fieldEnv('POD_NAMESPACE', 'metadata.namespace'),

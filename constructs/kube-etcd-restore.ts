@@ -1,7 +1,7 @@
 // A typed EtcdRestore object: restore an EtcdCluster from a backup without deleting the EtcdCluster.
 import { ApiObject, type ApiObjectMetadata, type GroupVersionKind } from 'cdk8s';
 import type { Construct } from 'constructs';
-import { registryOf } from './app-registry.js';
+import { registryOf, unwatchedNamespaceProblem } from './app-registry.js';
 import { API_GROUP_VERSION, ETCD_RESTORE_KIND } from './conventions/api.js';
 import { clusterLabels } from './conventions/labels.js';
 import { customResourceAnnotations } from './gitops.js';
@@ -49,7 +49,15 @@ export class KubeEtcdRestore extends ApiObject {
       },
     });
     const { clusterName } = props.spec;
-    this.node.addValidation({ validate: () => this.unknownCluster(clusterName) });
+    this.node.addValidation({ validate: () => [...this.unknownCluster(clusterName), ...this.unwatched()] });
+  }
+
+  /** A restore where the app's operator does not watch: it would never run. */
+  private unwatched(): string[] {
+    return registryOf(this).operators.flatMap(
+      ({ identity }) =>
+        unwatchedNamespaceProblem(identity, this.metadata.namespace, `EtcdRestore '${this.name}'`) ?? [],
+    );
   }
 
   /**

@@ -1,5 +1,6 @@
-// What the controller may do, as data: one list for the cluster, one for its own namespace, one for a cluster's
-// namespace. Exactly the calls the controller makes (test/unit/constructs/controller-api-calls.test.ts derives
+// What the controller may do, as data: one list for the resources it acts on in the namespaces it watches (a
+// ClusterRole, or a Role in each of `watchNamespaces`), one for Nodes (always cluster-wide), one for its own
+// namespace, one for a cluster's namespace. Exactly the calls the controller makes (test/unit/constructs/controller-api-calls.test.ts derives
 // them from controller/ and fails on a verb granted but unused, or used but not granted).
 import type { k8s } from 'cdk8s-plus-27';
 import { API_GROUP, ETCD_CLUSTER_PLURAL, ETCD_RESTORE_PLURAL } from './conventions/api.js';
@@ -7,8 +8,8 @@ import { API_GROUP, ETCD_CLUSTER_PLURAL, ETCD_RESTORE_PLURAL } from './conventio
 /** What an informer needs: its LIST and its WATCH. */
 const WATCH = ['list', 'watch'];
 
-/** Cluster-wide rules of the controller: no wildcards, no Secrets. */
-export const CONTROLLER_CLUSTER_RULES: readonly k8s.PolicyRule[] = [
+/** The controller's rules in the namespaces it watches (every namespace by default): no wildcards, no Secrets. */
+export const CONTROLLER_WATCHED_NAMESPACE_RULES: readonly k8s.PolicyRule[] = [
   // get: each pass reads its object fresh; list: the restore's orphaned-lock check lists clusters.
   { apiGroups: [API_GROUP], resources: [ETCD_CLUSTER_PLURAL, ETCD_RESTORE_PLURAL], verbs: ['get', ...WATCH] },
   // Status is written by merge patch only, never replaced.
@@ -27,10 +28,14 @@ export const CONTROLLER_CLUSTER_RULES: readonly k8s.PolicyRule[] = [
   // patch: the restore labels the PVCs it retains and annotates those it abandons.
   { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: [...WATCH, 'create', 'delete', 'patch'] },
   { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
-  // get: the Node of each member Pod, read each pass to tell a member whose node died (membership.md, "Lost members").
-  { apiGroups: [''], resources: ['nodes'], verbs: ['get'] },
   // Whether the cluster's peer and client Services exist (ServiceMissing, docs/design/membership.md step 3).
   { apiGroups: [''], resources: ['services'], verbs: ['get'] },
+];
+
+/** Cluster-scoped reads, granted by a ClusterRole in every mode. */
+export const CONTROLLER_NODE_RULES: readonly k8s.PolicyRule[] = [
+  // get: the Node of each member Pod, read each pass to tell a member whose node died (membership.md, "Lost members").
+  { apiGroups: [''], resources: ['nodes'], verbs: ['get'] },
 ];
 
 /** Leader election, in the controller's own namespace only. */

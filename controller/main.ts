@@ -44,7 +44,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   try {
     const kubeConfig = loadKubeConfig();
     const metrics = new Metrics();
-    const informers = new SharedInformers({ kubeConfig, log, namespace: flags.namespace });
+    const informers = new SharedInformers({ kubeConfig, log, namespaces: flags.watchNamespaces });
     const deps: ReconcilerDeps = {
       kubeConfig,
       log,

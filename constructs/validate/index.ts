@@ -7,3 +7,4 @@ export * from './quantity.js';
 export * from './semver.js';
 export * from './time-zone.js';
 export * from './url.js';
+export * from './watch-namespaces.js';

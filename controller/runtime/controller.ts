@@ -4,14 +4,14 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { BackoffOptions } from './backoff.js';
-import type { Informer } from './informer.js';
 import { ownKey } from './owner-keys.js';
 import { type ReconcileObserver, type ShutdownResult, WorkQueue } from './queue.js';
 import type { ObjectKey, Reconciler } from './types.js';
+import type { Watched } from './watched.js';
 
 /** A watched informer and how its objects map to the controller's keys. */
 export interface WatchSource {
-  readonly informer: Informer<KubernetesObject>;
+  readonly informer: Watched<KubernetesObject>;
   readonly keysOf: (object: KubernetesObject) => ObjectKey[];
 }
 
@@ -21,7 +21,7 @@ export interface ControllerOptions {
   readonly reconciler: Reconciler;
   readonly log: Logger;
   /** The reconciled resource: its keys are the queue's keys, and resync enqueues all of them. */
-  readonly primary: Informer<KubernetesObject>;
+  readonly primary: Watched<KubernetesObject>;
   /** Other watched resources (Pods, PVCs, ...) mapped to primary keys. */
   readonly secondaries?: readonly WatchSource[];
   /** @default 4 */

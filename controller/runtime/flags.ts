@@ -18,8 +18,8 @@ export interface ControllerFlags {
   readonly healthProbeBindAddress: BindAddress | undefined;
   readonly concurrency: number;
   readonly resyncPeriodMs: number;
-  /** Watch only this namespace. @default - every namespace */
-  readonly namespace: string | undefined;
+  /** Watch only these namespaces (the operator's `watchNamespaces`). @default - every namespace */
+  readonly watchNamespaces: readonly string[] | undefined;
   readonly logLevel: string;
   /** How long shutdown waits for running reconciles before aborting them. */
   readonly shutdownTimeoutMs: number;
@@ -63,7 +63,7 @@ export function parseControllerFlags(argv: readonly string[], env: NodeJS.Proces
     ),
     concurrency: args.concurrency ?? 4,
     resyncPeriodMs: durationMs(args.resyncPeriod, 300_000),
-    namespace: args.namespace || undefined,
+    watchNamespaces: args.watchNamespaces?.length ? args.watchNamespaces : undefined,
     logLevel: args.logLevel ?? 'info',
     shutdownTimeoutMs: durationMs(args.shutdownTimeout, 20_000),
   });

@@ -15,7 +15,7 @@ import { type BackoffOptions, PerKeyBackoff } from './backoff.js';
 import { keyString } from './keys.js';
 import { listPage } from './list-request.js';
 import { apiVersionOf, collectionPath, type ResourceType } from './resources.js';
-import type { CacheLister } from './types.js';
+import type { Watched } from './watched.js';
 
 export type InformerEvent = 'add' | 'update' | 'delete';
 export type InformerHandler<T> = (event: InformerEvent, object: T) => void;
@@ -52,7 +52,7 @@ class WatchStatusError extends Error {
   }
 }
 
-export class Informer<T extends KubernetesObject> implements CacheLister<T> {
+export class Informer<T extends KubernetesObject> implements Watched<T> {
   private readonly cache = new Map<string, T>();
   private readonly handlers: Array<InformerHandler<T>> = [];
   private readonly backoff: PerKeyBackoff;

@@ -1,51 +1,60 @@
-// The informers the controller process shares between its controllers: one per watched resource, created
-// before leadership (so reconcilers can hold their listers) and started only by the leader.
+// The informers the controller process shares between its controllers: one per watched resource (or, with
+// `--watch-namespaces`, one per resource and watched namespace), created before leadership (so reconcilers can hold
+// their listers) and started only by the leader.
 import type { KubeConfig, KubernetesObject, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { managedBySelector } from '../../constructs/conventions/labels.js';
-import { Informer } from './informer.js';
+import { Informer, type InformerOptions } from './informer.js';
+import { MultiNamespaceInformer } from './namespaces.js';
 import {
   EtcdClusterResource,
   EtcdRestoreResource,
   PersistentVolumeClaimResource,
   PodResource,
 } from './resources.js';
+import type { Watched } from './watched.js';
 
 export interface SharedInformersOptions {
   readonly kubeConfig: KubeConfig;
   readonly log: Logger;
-  /** Watch only this namespace. @default - every namespace */
-  readonly namespace?: string;
+  /** Watch only these namespaces. @default - every namespace */
+  readonly namespaces?: readonly string[];
   /** Server-side watch timeout. @default - random 300-600 s */
   readonly watchTimeoutSeconds?: number;
 }
 
 export class SharedInformers {
-  readonly clusters: Informer<KubernetesObject>;
-  readonly restores: Informer<KubernetesObject>;
+  readonly clusters: Watched<KubernetesObject>;
+  readonly restores: Watched<KubernetesObject>;
   /** Pods labelled `app.kubernetes.io/managed-by=etcd-gitops` only. */
-  readonly pods: Informer<V1Pod>;
+  readonly pods: Watched<V1Pod>;
   /** PVCs labelled `app.kubernetes.io/managed-by=etcd-gitops` only. */
-  readonly persistentVolumeClaims: Informer<V1PersistentVolumeClaim>;
+  readonly persistentVolumeClaims: Watched<V1PersistentVolumeClaim>;
 
   constructor(options: SharedInformersOptions) {
-    const common = {
-      kubeConfig: options.kubeConfig,
-      log: options.log,
-      namespace: options.namespace,
-      watchTimeoutSeconds: options.watchTimeoutSeconds,
+    const informerOf = <T extends KubernetesObject>(
+      specific: Pick<InformerOptions, 'resource' | 'labelSelector'>,
+    ): Watched<T> => {
+      const common = {
+        kubeConfig: options.kubeConfig,
+        log: options.log,
+        watchTimeoutSeconds: options.watchTimeoutSeconds,
+        ...specific,
+      };
+      return options.namespaces === undefined
+        ? new Informer<T>(common)
+        : new MultiNamespaceInformer<T>(common, options.namespaces);
     };
-    this.clusters = new Informer({ ...common, resource: EtcdClusterResource });
-    this.restores = new Informer({ ...common, resource: EtcdRestoreResource });
-    this.pods = new Informer({ ...common, resource: PodResource, labelSelector: managedBySelector });
-    this.persistentVolumeClaims = new Informer({
-      ...common,
+    this.clusters = informerOf({ resource: EtcdClusterResource });
+    this.restores = informerOf({ resource: EtcdRestoreResource });
+    this.pods = informerOf({ resource: PodResource, labelSelector: managedBySelector });
+    this.persistentVolumeClaims = informerOf({
       resource: PersistentVolumeClaimResource,
       labelSelector: managedBySelector,
     });
   }
 
-  private get all(): Array<Informer<KubernetesObject>> {
+  private get all(): Array<Watched<KubernetesObject>> {
     return [this.clusters, this.restores, this.pods, this.persistentVolumeClaims];
   }
 

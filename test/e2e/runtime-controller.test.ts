@@ -69,7 +69,7 @@ describe('Controller against a real API server', { timeout: 300_000 }, () => {
         return {};
       },
     };
-    const informers = new SharedInformers({ kubeConfig: cp.kubeConfig, log, namespace });
+    const informers = new SharedInformers({ kubeConfig: cp.kubeConfig, log, namespaces: [namespace] });
     const controller = new Controller({
       name: 'test',
       reconciler,

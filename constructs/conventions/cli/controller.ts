@@ -17,7 +17,7 @@ export const CONTROLLER_FLAGS = {
   healthProbeBindAddress: { name: 'health-probe-bind-address', kind: 'string' },
   concurrency: { name: 'concurrency', kind: 'integer', min: 1 },
   resyncPeriod: { name: 'resync-period', kind: 'string', format: 'duration' },
-  namespace: { name: 'namespace', kind: 'string' },
+  watchNamespaces: { name: 'watch-namespaces', kind: 'list' },
   logLevel: { name: 'log-level', kind: 'string', allowed: LOG_LEVELS },
   shutdownTimeout: { name: 'shutdown-timeout', kind: 'string', format: 'duration' },
 } as const satisfies FlagTable;
@@ -26,12 +26,13 @@ export type ControllerArgs = FlagValues<typeof CONTROLLER_FLAGS>;
 
 export const controllerCommand = defineVerb([Subcommand.CONTROLLER], CONTROLLER_FLAGS);
 
-/** What the operator Deployment runs, and so the image's default command: leader election on, metrics and probes
- *  on their ports on every address. */
-export function operatorControllerArgs(): string[] {
+/** What the operator Deployment runs, and so the image's default command (without `watchNamespaces`): leader
+ *  election on, metrics and probes on their ports on every address, every namespace or only `watchNamespaces`. */
+export function operatorControllerArgs(watchNamespaces?: readonly string[]): string[] {
   return controllerCommand.args({
     leaderElect: true,
     metricsBindAddress: `:${METRICS_PORT}`,
     healthProbeBindAddress: `:${HEALTH_PORT}`,
+    ...(watchNamespaces ? { watchNamespaces } : {}),
   });
 }

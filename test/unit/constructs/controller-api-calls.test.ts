@@ -16,9 +16,10 @@ import { describe, it } from 'node:test';
 import * as clientNode from '@kubernetes/client-node';
 import { ETCD_CLUSTER_PLURAL, ETCD_RESTORE_PLURAL } from '../../../constructs/conventions/api.js';
 import {
-  CONTROLLER_CLUSTER_RULES,
   CONTROLLER_LEADER_ELECTION_RULES,
+  CONTROLLER_NODE_RULES,
   CONTROLLER_SECRET_RULES,
+  CONTROLLER_WATCHED_NAMESPACE_RULES,
 } from '../../../constructs/operator-rbac.js';
 import * as resources from '../../../controller/runtime/resources.js';
 import { repoRoot } from '../../env/binaries.js';
@@ -45,7 +46,7 @@ const IMPLICIT: ReadonlyArray<{ use: string; why: string; holds: (source: Source
 ];
 
 /** Where generic (KubernetesObjectApi) and raw (LIST pages, WATCH) requests may live: they are resolved by their
- *  callers (`applyObject` has none in controller/) and by `new Informer(...)`. */
+ *  callers (`applyObject` has none in controller/) and by `new Informer(...)` / `informerOf(...)`. */
 const KUBE = ['controller/runtime/kube.ts'];
 const INFORMER = ['controller/runtime/informer.ts', 'controller/runtime/list-request.ts'];
 
@@ -169,7 +170,8 @@ function derivedUses(source: Source[]): Map<string, string[]> {
         add(`${plural}${wrapper.subresource ? `/${wrapper.subresource}` : ''}:${wrapper.verb}`, where);
       }
     }
-    for (const match of text.matchAll(/new Informer\(/g)) {
+    // `informerOf(...)`: SharedInformers' one informer per resource (or per resource and watched namespace).
+    for (const match of text.matchAll(/\b(?:new Informer|informerOf)\(/g)) {
       const where = `${path}:${text.slice(0, match.index).split('\n').length}`;
       const args = callArguments(text, (match.index as number) + match[0].length - 1);
       const id = /\bresource:\s*(\w+)/.exec(args)?.[1] ?? '';
@@ -194,7 +196,8 @@ function derivedUses(source: Source[]): Map<string, string[]> {
 
 function granted(): Set<string> {
   const rules = [
-    ...CONTROLLER_CLUSTER_RULES,
+    ...CONTROLLER_WATCHED_NAMESPACE_RULES,
+    ...CONTROLLER_NODE_RULES,
     ...CONTROLLER_LEADER_ELECTION_RULES,
     ...CONTROLLER_SECRET_RULES,
   ];

@@ -77,7 +77,7 @@ const controllerSample: Required<ControllerArgs> = {
   healthProbeBindAddress: '127.0.0.1:8081',
   concurrency: 2,
   resyncPeriod: '5m',
-  namespace: 'team-a',
+  watchNamespaces: ['team-a', 'team-b'],
   logLevel: 'debug',
   shutdownTimeout: '20s',
 };
@@ -120,8 +120,13 @@ describe('command flag tables', () => {
   });
 
   it('GIVEN a value after a space, a repeated flag and --flag=false WHEN decoded THEN they read as documented', () => {
-    const args = controllerCommand.decode(['--namespace', 'a', '--namespace=b', '--leader-elect=false']);
-    assert.deepEqual(args, { namespace: 'b', leaderElect: false });
+    const args = controllerCommand.decode([
+      '--log-level',
+      'warn',
+      '--log-level=debug',
+      '--leader-elect=false',
+    ]);
+    assert.deepEqual(args, { logLevel: 'debug', leaderElect: false });
   });
 
   const minimalSave = ['--endpoints=http://c:2379', '--namespace=db', '--cluster=main', '--bucket=b'];

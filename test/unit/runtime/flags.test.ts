@@ -21,7 +21,7 @@ describe('parseControllerFlags', () => {
     assert.deepEqual(flags.healthProbeBindAddress, { host: undefined, port: 8081 });
     assert.equal(flags.concurrency, 4);
     assert.equal(flags.resyncPeriodMs, 300_000);
-    assert.equal(flags.namespace, undefined);
+    assert.equal(flags.watchNamespaces, undefined);
   });
 
   it('defaults the lease namespace to etcd-gitops-system and leader election to off', () => {
@@ -36,16 +36,16 @@ describe('parseControllerFlags', () => {
         '--concurrency',
         '2',
         '--resync-period=1m30s',
-        '--namespace',
-        'team-a',
+        '--watch-namespaces',
+        'team-a,team-b',
         '--leader-elect=false',
         '--log-level=debug',
       ],
       {},
     );
     assert.deepEqual(
-      [flags.concurrency, flags.resyncPeriodMs, flags.namespace, flags.leaderElect, flags.logLevel],
-      [2, 90_000, 'team-a', false, 'debug'],
+      [flags.concurrency, flags.resyncPeriodMs, flags.watchNamespaces, flags.leaderElect, flags.logLevel],
+      [2, 90_000, ['team-a', 'team-b'], false, 'debug'],
     );
   });
 
@@ -61,7 +61,7 @@ describe('parseControllerFlags', () => {
       /'--concurrency' must be a whole number of at least 1, got '0'/,
     ],
     ['fails when a duration has no unit', ['--resync-period=300'], /'--resync-period' must be a duration/],
-    ['fails when a value is missing', ['--namespace'], /'--namespace' needs a value/],
+    ['fails when a value is missing', ['--watch-namespaces'], /'--watch-namespaces' needs a value/],
     [
       'fails when the log level is unknown',
       ['--log-level=loud'],
