@@ -168,7 +168,7 @@ async function controllerRss(controllers: ControllerProcesses, controller: Contr
 
 export async function run(): Promise<void> {
   const env = await startEnvironment({ nodes: 3 });
-  const controllers = await controllerProcesses({ kubeconfigPath: env.kubeconfigPath, namespace: ns });
+  const controllers = await controllerProcesses(env, { namespaces: [ns] });
   const ours: Sample[] = [];
   const floor: Sample[] = [];
   const rss: number[] = [];

@@ -121,7 +121,7 @@ async function ourRun(env: Environment, size: number, index: number): Promise<nu
 
 export async function run(): Promise<void> {
   const env = await startEnvironment({ nodes: 3 });
-  const controllers = await controllerProcesses({ kubeconfigPath: env.kubeconfigPath, namespace: ns });
+  const controllers = await controllerProcesses(env, { namespaces: [ns] });
   const ours: Sample[] = [];
   const floor: Sample[] = [];
   try {

@@ -13,6 +13,7 @@ import type { Etcd3 } from 'etcd3';
 import { etcdClusterCrd } from '../../constructs/api/crds.js';
 import { DEFAULT_OPERATOR_NAMESPACE } from '../../constructs/conventions/names.js';
 import { EtcdCluster } from '../../constructs/etcd-cluster.js';
+import { restrictedNamespaceLabels } from '../../constructs/security.js';
 import { connect } from '../../controller/etcd/client.js';
 import type { EtcdCluster as EtcdClusterResource } from '../../controller/etcdcluster/api.js';
 import { etcdVersions } from '../env/binaries.js';
@@ -74,7 +75,7 @@ describe('backend quota, NOSPACE and defrag on the local Kubernetes', () => {
       'crd/etcdclusters.etcd.gitops.dev',
       '--timeout=60s',
     ]);
-    await env.createNamespace(ns);
+    await env.createNamespace(ns, restrictedNamespaceLabels());
 
     // The user's cdk8s app: a small quota, short compaction history, and a defrag schedule (suspended: the test
     // runs it by hand with kubectl create job --from=cronjob, as the README says).

@@ -8,6 +8,7 @@ import { App, Chart } from 'cdk8s';
 import { etcdClusterCrd } from '../../constructs/api/crds.js';
 import { DEFAULT_OPERATOR_NAMESPACE } from '../../constructs/conventions/names.js';
 import { EtcdCluster } from '../../constructs/etcd-cluster.js';
+import { restrictedNamespaceLabels } from '../../constructs/security.js';
 import { etcdVersions } from '../env/binaries.js';
 import { type Environment, outsideClusterCidr, startEnvironment } from '../env/environment.js';
 import { waitFor } from '../env/wait.js';
@@ -58,7 +59,7 @@ describe('backup CronJob on the local Kubernetes', () => {
       'crd/etcdclusters.etcd.gitops.dev',
       '--timeout=60s',
     ]);
-    await env.createNamespace(ns);
+    await env.createNamespace(ns, restrictedNamespaceLabels());
     await env.kubectl([
       'create',
       'secret',

@@ -64,7 +64,7 @@ describe('EtcdCluster membership with the controller killed at every step', () =
     env = await startEnvironment({ nodes: 3 });
     await prepareNamespace(env, ns);
     cluster = await createClusterHandle(env, ns, name);
-    controllers = await controllerProcesses({ kubeconfigPath: env.kubeconfigPath, namespace: ns });
+    controllers = await controllerProcesses(env, { namespaces: [ns] });
     await cluster.apply({
       size: 3,
       version: etcdVersions['3.6'],

@@ -56,7 +56,7 @@ describe('EtcdCluster: the member that leaves', () => {
     env = await startEnvironment({ nodes: 3 });
     await prepareNamespace(env, ns);
     cluster = await createClusterHandle(env, ns, name);
-    controllers = await controllerProcesses({ kubeconfigPath: env.kubeconfigPath, namespace: ns });
+    controllers = await controllerProcesses(env, { namespaces: [ns] });
     await controllers.start();
     await cluster.apply(spec);
     await cluster.readyAt(5);

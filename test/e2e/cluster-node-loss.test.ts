@@ -62,7 +62,7 @@ describe('EtcdCluster: a node dies', () => {
       firstStage: 'creating',
     });
     cluster = await createClusterHandle(env, ns, name);
-    controllers = await controllerProcesses({ kubeconfigPath: env.kubeconfigPath, namespace: ns });
+    controllers = await controllerProcesses(env, { namespaces: [ns] });
     await controllers.start();
     await cluster.apply(spec);
     await cluster.readyAt(3);

@@ -220,7 +220,7 @@ describe('EtcdCluster rolling changes', () => {
         spec: { maxUnavailable: 1, selector: { matchLabels: memberSelector(name) } },
       },
     });
-    controllers = await controllerProcesses({ kubeconfigPath: env.kubeconfigPath, namespace: ns });
+    controllers = await controllerProcesses(env, { namespaces: [ns] });
     run = await controllers.start();
     await cluster.apply(spec);
     await cluster.readyAt(3);

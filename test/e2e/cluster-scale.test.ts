@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api, CustomObjectsApi, DiscoveryV1Api } from '@kubernetes/client-node';
 import { etcdClusterCrd } from '../../constructs/api/crds.js';
+import { restrictedNamespaceLabels } from '../../constructs/security.js';
 import type { EtcdCluster } from '../../controller/etcdcluster/api.js';
 import { etcdVersions } from '../env/binaries.js';
 import { type Environment, startEnvironment } from '../env/environment.js';
@@ -59,7 +60,7 @@ describe('EtcdCluster membership on the local Kubernetes', () => {
       'crd/etcdclusters.etcd.gitops.dev',
       '--timeout=60s',
     ]);
-    await env.createNamespace(ns);
+    await env.createNamespace(ns, restrictedNamespaceLabels());
     recorder = await recordStatuses(env, {
       namespace: ns,
       scenario: 'scale-up',

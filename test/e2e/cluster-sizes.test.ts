@@ -56,7 +56,7 @@ describe('EtcdCluster sizes, scaling and member failures (controller process)', 
       firstStage: 'creating',
     });
     alpha = await createClusterHandle(env, ns, 'alpha');
-    controllers = await controllerProcesses({ kubeconfigPath: env.kubeconfigPath, namespace: ns });
+    controllers = await controllerProcesses(env, { namespaces: [ns] });
     controller = await controllers.start();
   });
   after(async () => {

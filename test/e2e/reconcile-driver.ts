@@ -1,4 +1,5 @@
-// The EtcdCluster reconciler run in the test process for one cluster, level-triggered: reconcile again after the
+// The EtcdCluster reconciler run in the test process for one cluster, as the shipped ServiceAccount under the
+// shipped RBAC (env.controller), level-triggered: reconcile again after the
 // delay it asks for, at most 1 s (the runtime's watches would enqueue spec changes at once).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
@@ -19,9 +20,9 @@ export function driveReconciler(env: Environment, key: ObjectKey): ReconcileDriv
   const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'warn' });
   const metrics = new Metrics({ processMetrics: false });
   const reconciler = createEtcdClusterReconciler({
-    kubeConfig: env.kubeConfig,
+    kubeConfig: env.controller.kubeConfig,
     log,
-    events: new KubeEventRecorder({ kubeConfig: env.kubeConfig, log }),
+    events: new KubeEventRecorder({ kubeConfig: env.controller.kubeConfig, log }),
     metrics,
   });
   const stopping = new AbortController();

@@ -19,6 +19,7 @@ import { CopyObjectCommand, DeleteObjectCommand, PutObjectCommand, type S3Client
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { Etcd3 } from 'etcd3';
 import { etcdClusterCrd, etcdRestoreCrd } from '../../constructs/api/crds.js';
+import { restrictedNamespaceLabels } from '../../constructs/security.js';
 import type { EtcdCluster } from '../../controller/etcdcluster/api.js';
 import type { EtcdRestore } from '../../controller/etcdrestore/api.js';
 import { etcdVersions } from '../env/binaries.js';
@@ -162,7 +163,7 @@ describe('in-place restore after quorum loss (local Kubernetes, MinIO)', () => {
       await env.kubectl(['apply', '--server-side', '-f', '-'], { input: JSON.stringify(crd) });
       await env.kubectl(['wait', '--for=condition=Established', `crd/${crd.metadata.name}`, '--timeout=60s']);
     }
-    await env.createNamespace(ns);
+    await env.createNamespace(ns, restrictedNamespaceLabels());
     recorder = await recordStatuses(env, {
       namespace: ns,
       scenario: 'restore',

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { etcdClusterCrd, etcdRestoreCrd } from '../../constructs/api/crds.js';
+import { restrictedNamespaceLabels } from '../../constructs/security.js';
 import { etcdVersions } from '../env/binaries.js';
 import { type Environment, startEnvironment } from '../env/environment.js';
 import type { ManagedProcess } from '../env/process-group.js';
@@ -44,7 +45,7 @@ describe('an EtcdRestore deleted while it holds the cluster (real API server, co
       await env.kubectl(['apply', '--server-side', '-f', '-'], { input: JSON.stringify(crd) });
       await env.kubectl(['wait', '--for=condition=Established', `crd/${crd.metadata.name}`, '--timeout=60s']);
     }
-    await env.createNamespace(ns);
+    await env.createNamespace(ns, restrictedNamespaceLabels());
     await env.kubectl(['create', 'secret', 'generic', 's3', '-n', ns, '--from-literal=AWS_ACCESS_KEY_ID=a']);
     await env.kubectl([
       'patch',

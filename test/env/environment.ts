@@ -11,6 +11,11 @@ import { pauseImage } from '../../image/images.js';
 import { type ApplyDistOptions, applyDist } from './apply-dist.js';
 import { reapDirSync } from './cleanup.js';
 import { type ControlPlane, startControlPlane } from './control-plane.js';
+import {
+  type ControllerIdentity,
+  type ControllerIdentityOptions,
+  createControllerIdentity,
+} from './controller-identity.js';
 import type { Manifest } from './dist-manifests.js';
 import { type KubectlOptions, type KubectlResult, kubectl } from './kubectl.js';
 import { defaultLogger, type Logger } from './log.js';
@@ -52,6 +57,12 @@ export interface EnvironmentOptions {
   dir?: string;
   /** @default pino on stderr at $ENV_LOG_LEVEL or `warn` */
   log?: Logger;
+  /**
+   * The controller's identity (controller-identity.ts): dist/'s RBAC by default, or the namespace-scoped RBAC of
+   * `watchNamespaces` (which the environment then creates).
+   * @default - dist/'s
+   */
+  controller?: ControllerIdentityOptions;
 }
 
 export interface Environment {
@@ -59,6 +70,11 @@ export interface Environment {
   readonly kubeconfigPath: string;
   readonly kubeConfig: KubeConfig;
   readonly minio?: Minio;
+  /**
+   * The controller's ServiceAccount token, under the shipped RBAC: what every controller a test runs presents
+   * (never the admin kubeconfig).
+   */
+  readonly controller: ControllerIdentity;
   /** The real nodes, CoreDNS and volume provisioner, when `nodes` was given. */
   readonly nodes?: RealNodes;
   /** Faults on the real nodes (throws without nodes); MinIO's are `minio.pause()/resume()/restart()`. */
@@ -129,7 +145,9 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
     })();
     return stopping;
   };
+  let controller: ControllerIdentity;
   try {
+    controller = await createControllerIdentity(controlPlane, controlPlane.dir, options.controller);
     if (netns) {
       const archives = imageArchives(options.imagesDir ?? imagesDir);
       nodes = await startRealNodes({
@@ -158,6 +176,7 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
     kubeconfigPath,
     kubeConfig,
     minio,
+    controller,
     nodes,
     faults: {
       ...(nodes ? nodeFaults(kubeConfig, nodes, controlPlane, log) : withoutNodes),

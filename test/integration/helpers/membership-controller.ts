@@ -1,5 +1,6 @@
 // The controller as its own process (`node build/controller/cli.js controller`), as the Deployment runs it, for
-// the e2e membership tests: loopback metrics and probes, one namespace, optionally the test-only crash switch.
+// the e2e membership tests: as the shipped ServiceAccount under the shipped RBAC (env.controller), loopback metrics
+// and probes, watching the test's namespaces, optionally the test-only crash switch.
 // Every process started here is stopped by stop(), on process exit, and (through a detached reaper) even if the
 // test process is SIGKILLed.
 import { mkdtemp } from 'node:fs/promises';
@@ -7,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '../../env/binaries.js';
 import { fixtureTeardown, startReaper } from '../../env/cleanup.js';
+import type { Environment } from '../../env/environment.js';
 import { httpGet } from '../../env/http-get.js';
 import { freePorts } from '../../env/ports.js';
 import { type ManagedProcess, startProcess } from '../../env/process-group.js';
@@ -30,10 +32,13 @@ export interface ControllerProcesses {
   stop(): Promise<void>;
 }
 
-export async function controllerProcesses(options: {
-  kubeconfigPath: string;
-  namespace: string;
-}): Promise<ControllerProcesses> {
+export async function controllerProcesses(
+  env: Environment,
+  options: {
+    /** The namespaces it watches (`--watch-namespaces`). */
+    namespaces: readonly string[];
+  },
+): Promise<ControllerProcesses> {
   const dir = await mkdtemp(join(tmpdir(), 'etcd-gitops-controller-'));
   const reaper = startReaper(dir);
   const runs: ManagedProcess[] = [];
@@ -60,14 +65,14 @@ export async function controllerProcesses(options: {
         args: [
           join(repoRoot, 'build', 'controller', 'cli.js'),
           'controller',
-          `--namespace=${options.namespace}`,
+          `--watch-namespaces=${options.namespaces.join(',')}`,
           `--metrics-bind-address=127.0.0.1:${metricsPort}`,
           `--health-probe-bind-address=127.0.0.1:${healthPort}`,
           `--log-level=${globalThis.process.env.TEST_LOG_LEVEL ?? 'info'}`,
         ],
         logPath: join(dir, `controller-${count}.log`),
         env: {
-          KUBECONFIG: options.kubeconfigPath,
+          KUBECONFIG: env.controller.kubeconfigPath,
           ...(startOptions.crashAfter ? { ETCD_GITOPS_TEST_CRASH_AFTER: startOptions.crashAfter } : {}),
         },
       });

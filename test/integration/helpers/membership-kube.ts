@@ -18,6 +18,7 @@ import {
   PEER_PORT_NAME,
   peerServiceName,
 } from '../../../constructs/conventions/index.js';
+import { restrictedNamespaceLabels } from '../../../constructs/security.js';
 import { listMembers } from '../../../controller/etcd/members.js';
 import type { EtcdCluster } from '../../../controller/etcdcluster/api.js';
 import type { Environment } from '../../env/environment.js';
@@ -25,13 +26,18 @@ import { waitFor } from '../../env/wait.js';
 
 export const memberLabels = memberSelector;
 
-/** The CRDs (the controller watches both kinds) and a namespace. */
-export async function prepareNamespace(env: Environment, namespace: string): Promise<void> {
+/** The CRDs (the controller watches both kinds), Established. */
+export async function applyCrds(env: Environment): Promise<void> {
   for (const crd of [etcdClusterCrd(), etcdRestoreCrd()]) {
     await env.kubectl(['apply', '--server-side', '-f', '-'], { input: JSON.stringify(crd) });
     await env.kubectl(['wait', '--for=condition=Established', `crd/${crd.metadata.name}`, '--timeout=60s']);
   }
-  await env.createNamespace(namespace);
+}
+
+/** The CRDs and a namespace enforcing Pod Security `restricted`, as the constructs create it. */
+export async function prepareNamespace(env: Environment, namespace: string): Promise<void> {
+  await applyCrds(env);
+  await env.createNamespace(namespace, restrictedNamespaceLabels());
 }
 
 /** What one cluster looks like from etcd, from its Pods and from its PVCs. */

@@ -14,6 +14,7 @@ import {
   EtcdCluster as EtcdClusterConstruct,
   type EtcdClusterProps,
 } from '../../../constructs/etcd-cluster.js';
+import { restrictedNamespaceLabels } from '../../../constructs/security.js';
 import type { EtcdCluster } from '../../../controller/etcdcluster/api.js';
 import type { EtcdRestore } from '../../../controller/etcdrestore/api.js';
 import { repoRoot } from '../../env/binaries.js';
@@ -34,8 +35,8 @@ export interface ControllerProcessOptions {
   readonly env?: Record<string, string>;
 }
 
-/** `etcd-gitops controller` (build/controller/cli.js) against the environment, inside its network namespace,
- *  without leader election, probes or metrics. The caller stops it (`stop()`), also when a test fails. */
+/** `etcd-gitops controller` (build/controller/cli.js) against the environment, inside its network namespace, as
+ *  the shipped ServiceAccount under the shipped RBAC (env.controller), without leader election, probes or metrics. The caller stops it (`stop()`), also when a test fails. */
 export function startControllerProcess(env: Environment, options: ControllerProcessOptions): ManagedProcess {
   // Without nodes (no Pod ever runs) it stays on this machine.
   const inside = env.nodes ? env.inside() : { netns: undefined, env: {} };
@@ -46,13 +47,13 @@ export function startControllerProcess(env: Environment, options: ControllerProc
     args: [
       join(repoRoot, 'build', 'controller', 'cli.js'),
       'controller',
-      `--namespace=${options.namespace}`,
+      `--watch-namespaces=${options.namespace}`,
       '--metrics-bind-address=0',
       '--health-probe-bind-address=0',
       '--log-level=info',
       '--shutdown-timeout=5s',
     ],
-    env: { ...inside.env, KUBECONFIG: env.kubeconfigPath, POD_NAMESPACE: options.namespace, ...options.env },
+    env: { ...inside.env, KUBECONFIG: env.controller.kubeconfigPath, ...options.env },
     logPath: join(options.dir, `${options.name}.log`),
   });
 }
@@ -305,7 +306,7 @@ export async function startRestoreTestbed(name: string, ns: string): Promise<Res
       await env.kubectl(['apply', '--server-side', '-f', '-'], { input: JSON.stringify(crd) });
       await env.kubectl(['wait', '--for=condition=Established', `crd/${crd.metadata.name}`, '--timeout=60s']);
     }
-    await env.createNamespace(ns);
+    await env.createNamespace(ns, restrictedNamespaceLabels());
     await env.kubectl([
       'create',
       'secret',
