@@ -166,11 +166,18 @@ describe('backend quota, NOSPACE and defrag on the local Kubernetes', () => {
       condition.message ?? '',
       /^etcd alarm NOSPACE on main-\d(, main-\d)* of main: the backend reached its quota/,
     );
-    const events = await env.kubeConfig.makeApiClient(CoreV1Api).listNamespacedEvent({
-      namespace: ns,
-      fieldSelector: `involvedObject.name=${name},reason=NoSpace`,
-    });
-    assert.equal(events.items[0]?.type, 'Warning');
+    // The controller records the Event right after it writes the status: allow it that moment.
+    const event = await waitFor(
+      async () =>
+        (
+          await env.kubeConfig.makeApiClient(CoreV1Api).listNamespacedEvent({
+            namespace: ns,
+            fieldSelector: `involvedObject.name=${name},reason=NoSpace`,
+          })
+        ).items[0],
+      { what: 'an Event NoSpace', timeoutMs: 10_000, intervalMs: 250 },
+    );
+    assert.equal(event.type, 'Warning');
     assert.match(
       (await driver!.metrics.expose()).body,
       /^etcd_gitops_alarms\{namespace="quota-e2e",cluster="main",alarm="NOSPACE"\} [1-3]$/m,

@@ -15,6 +15,7 @@ import { etcdVersions } from '../env/binaries.js';
 import { type Environment, startEnvironment } from '../env/environment.js';
 import type { ManagedProcess } from '../env/process-group.js';
 import { waitFor } from '../env/wait.js';
+import { applyClusterControllerRbac } from '../integration/helpers/membership-kube.js';
 import { restoreObjects, startControllerProcess, whileRunning } from '../integration/helpers/restore-kube.js';
 
 const ns = 'restore-orphan';
@@ -46,6 +47,8 @@ describe('an EtcdRestore deleted while it holds the cluster (real API server, co
       await env.kubectl(['wait', '--for=condition=Established', `crd/${crd.metadata.name}`, '--timeout=60s']);
     }
     await env.createNamespace(ns, restrictedNamespaceLabels());
+    // The S3 Secret is readable by the controller through the Role its EtcdCluster construct would make.
+    await applyClusterControllerRbac(env, ns, name);
     await env.kubectl(['create', 'secret', 'generic', 's3', '-n', ns, '--from-literal=AWS_ACCESS_KEY_ID=a']);
     await env.kubectl([
       'patch',

@@ -2,6 +2,7 @@
 // peer and client Services (the constructs make these; the tests make only what they need), apply/read/wait,
 // and the membership as etcd, Pods and PVCs each see it.
 import { CoreV1Api, CustomObjectsApi, type V1Pod } from '@kubernetes/client-node';
+import { App, Chart } from 'cdk8s';
 import { etcdClusterCrd, etcdRestoreCrd } from '../../../constructs/api/crds.js';
 import {
   API_GROUP_VERSION,
@@ -18,9 +19,12 @@ import {
   PEER_PORT_NAME,
   peerServiceName,
 } from '../../../constructs/conventions/index.js';
+import { DEFAULT_OPERATOR_NAMESPACE } from '../../../constructs/conventions/names.js';
+import { EtcdCluster as EtcdClusterConstruct } from '../../../constructs/etcd-cluster.js';
 import { restrictedNamespaceLabels } from '../../../constructs/security.js';
 import { listMembers } from '../../../controller/etcd/members.js';
 import type { EtcdCluster } from '../../../controller/etcdcluster/api.js';
+import { etcdVersions } from '../../env/binaries.js';
 import type { Environment } from '../../env/environment.js';
 import { waitFor } from '../../env/wait.js';
 
@@ -32,6 +36,31 @@ export async function applyCrds(env: Environment): Promise<void> {
     await env.kubectl(['apply', '--server-side', '-f', '-'], { input: JSON.stringify(crd) });
     await env.kubectl(['wait', '--for=condition=Established', `crd/${crd.metadata.name}`, '--timeout=60s']);
   }
+}
+
+/**
+ * What an `EtcdCluster` construct grants the controller in the cluster's namespace (a Role and RoleBinding: `get`
+ * on Secrets), for tests that create the custom resource directly but let the controller read the cluster's
+ * Secrets (S3 credentials, TLS), as under the shipped RBAC it can only with this grant.
+ */
+export async function applyClusterControllerRbac(
+  env: Environment,
+  namespace: string,
+  name: string,
+): Promise<void> {
+  const chart = new Chart(new App(), 'cluster', { namespace });
+  new EtcdClusterConstruct(chart, name, {
+    version: etcdVersions['3.6'],
+    operatorNamespace: DEFAULT_OPERATOR_NAMESPACE,
+  });
+  const rbac = (chart.toJson() as Array<{ kind: string }>).filter(
+    (object) => object.kind === 'Role' || object.kind === 'RoleBinding',
+  );
+  if (rbac.length !== 2)
+    throw new Error(`EtcdCluster ${name} synthesized ${rbac.length} RBAC objects, not 2`);
+  await env.kubectl(['apply', '--server-side', '-f', '-'], {
+    input: rbac.map((object) => `---\n${JSON.stringify(object)}\n`).join(''),
+  });
 }
 
 /** The CRDs and a namespace enforcing Pod Security `restricted`, as the constructs create it. */
