@@ -1,6 +1,6 @@
 // The GitOps path end to end: dist/ applied to an empty cluster of three real nodes exactly as Argo CD syncs it
 // (wave by wave, server-side), and nothing else, image names and all. The operator Deployment of dist/ then runs
-// our image (built here, imported into each node's containerd) under its securityContext and memory limit (two
+// our image (built here, pulled by each node from the environment's registry by the name dist/ carries) under its securityContext and memory limit (two
 // replicas, in-cluster config from the projected token, leader election on a Lease), forms the example EtcdCluster
 // of dist/ with its members spread over the nodes, scales it 3 → 5 → 3, and Git stays the owner of spec:
 // re-applying dist/ changes nothing.
@@ -325,6 +325,37 @@ describe('GitOps: dist/ applied as Argo CD would, on a cluster that runs Pods', 
       JSON.stringify(inEtcd),
     );
     assert.deepEqual(inEtcd.map((m) => m.id).sort(), members.map((m) => m.id).sort());
+  });
+
+  test('THEN every container pulled its image from the environment registry: its imageID is the name it runs by at the digest the registry serves for that name', async () => {
+    await readyCluster();
+    const deployment = applied.find((m) => m.kind === 'Deployment' && m.name === operator);
+    const controllerImage = /\n\s+image: (\S+)\n/.exec(deployment?.yaml ?? '')?.[1];
+    assert.ok(controllerImage, 'dist/ names the controller image');
+    const pulled: Array<{ pod: string; image: string; imageID: string }> = [];
+    for (const ns of [operatorNamespace, namespace]) {
+      const pods = JSON.parse((await env.kubectl(['get', 'pods', '-n', ns, '-o', 'json'])).stdout) as {
+        items: Array<{
+          metadata: { name: string };
+          status: { containerStatuses?: Array<{ image: string; imageID: string }> };
+        }>;
+      };
+      for (const pod of pods.items)
+        for (const status of pod.status.containerStatuses ?? [])
+          pulled.push({ pod: pod.metadata.name, image: status.image, imageID: status.imageID });
+    }
+    const images = new Set(pulled.map((p) => p.image));
+    assert.ok(images.has(controllerImage), `${controllerImage} runs: ${[...images].join(', ')}`);
+    assert.ok(
+      [...images].some((image) => image.startsWith('gcr.io/etcd-development/etcd:v')),
+      `the members run etcd's image: ${[...images].join(', ')}`,
+    );
+    const registry = env.registry;
+    assert.ok(registry, 'an environment with nodes has a registry');
+    for (const { pod, image, imageID } of pulled) {
+      const repository = image.slice(0, image.lastIndexOf(':'));
+      assert.equal(imageID, `${repository}@${await registry.digestOf(image)}`, `${pod} runs ${image}`);
+    }
   });
 
   test('WHEN a member restarts THEN the PodDisruptionBudget counts the declared size through the scale subresource and allows one disruption', async () => {

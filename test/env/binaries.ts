@@ -93,6 +93,11 @@ export function prometheusBinary(): string {
   return binary(`prometheus-${pinned('PROMETHEUS_VERSION')}`, 'prometheus');
 }
 
+/** distribution's `registry`, serving the images built here to the nodes (registry.ts). */
+export function registryBinary(): string {
+  return binary(`registry-${pinned('DISTRIBUTION_VERSION')}`, 'registry');
+}
+
 /** kube-state-metrics, for the image the Prometheus e2e runs. */
 export function kubeStateMetricsBinary(): string {
   return binary(`kube-state-metrics-${pinned('KUBE_STATE_METRICS_VERSION')}`, 'kube-state-metrics');

@@ -23,8 +23,9 @@ import { type Minio, startMinio } from './minio.js';
 import { createNamespace } from './namespaces.js';
 import { type NodeFaults, nodeFaults } from './nodes/faults.js';
 import { forwardPort, forwardSocketPath } from './nodes/forward.js';
-import { imageArchives, type RealNodes, startRealNodes } from './nodes/index.js';
+import { type RealNodes, startRealNodes } from './nodes/index.js';
 import { checkSocketRoom, environmentNetnsPath, nodeNetwork } from './nodes/layout.js';
+import { type Registry, startRegistry } from './registry.js';
 
 export { outsideClusterCidr } from './nodes/layout.js';
 
@@ -49,7 +50,7 @@ export interface EnvironmentOptions {
    * @default 0: no nodes
    */
   nodes?: number;
-  /** Image archives imported into every node. @default the image builder's output, `<cache>/images` */
+  /** The image archives whose every name and digest the registry store must serve. @default the image builder's output, `<cache>/images` */
   imagesDir?: string;
   /** Start MinIO. @default false */
   minio?: boolean;
@@ -70,6 +71,8 @@ export interface Environment {
   readonly kubeconfigPath: string;
   readonly kubeConfig: KubeConfig;
   readonly minio?: Minio;
+  /** The registry the nodes pull every image from (registry.ts), when `nodes` was given. */
+  readonly registry?: Registry;
   /**
    * The controller's ServiceAccount token, under the shipped RBAC: what every controller a test runs presents
    * (never the admin kubeconfig).
@@ -133,6 +136,7 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
   const controlPlane = controlPlaneResult.value;
   const minio = minioResult.value;
   let nodes: RealNodes | undefined;
+  let registry: Registry | undefined;
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
@@ -141,7 +145,7 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
         delete process.env.no_grpc_proxy;
       }
       await nodes?.stop();
-      await Promise.all([minio?.stop(), controlPlane.stop()]);
+      await Promise.all([minio?.stop(), registry?.stop(), controlPlane.stop()]);
     })();
     return stopping;
   };
@@ -149,12 +153,12 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
   try {
     controller = await createControllerIdentity(controlPlane, controlPlane.dir, options.controller);
     if (netns) {
-      const archives = imageArchives(options.imagesDir ?? imagesDir);
+      registry = await startRegistry({ netns, imagesDir: options.imagesDir ?? imagesDir, log });
       nodes = await startRealNodes({
         controlPlane,
         envNetns: netns.path,
         count: nodeCount,
-        images: archives,
+        mirror: registry.mirror,
         sandboxImage: pauseImage,
         log,
       });
@@ -176,6 +180,7 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
     kubeconfigPath,
     kubeConfig,
     minio,
+    registry,
     controller,
     nodes,
     faults: {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds (or finds in the cache) every binary the local test environment needs.
 # Cached under ${ETCD_GITOPS_CACHE:-$HOME/.cache/etcd-gitops}/<component>-<version>/; rebuilt only when missing.
-# Usage: build.sh [all|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|coredns|kube-router|node-packages|lua|health-check]
+# Usage: build.sh [all|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|coredns|kube-router|prometheus|kube-state-metrics|registry|node-packages|lua|health-check]
 #   etcd: the etcd tools our product image ships (npm run image needs only these)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -167,6 +167,40 @@ build_prometheus() {
   rm -rf "$out" && mv "$out.tmp" "$out"
 }
 
+# The OCI registry every environment's nodes pull from (distribution's `registry`), built from a wrapper whose main
+# is distribution's own but links only the filesystem storage driver (no cloud drivers: a smaller, quicker build).
+build_registry() {
+  local out="$cache/registry-$DISTRIBUTION_VERSION"
+  [ -x "$out/registry" ] && return 0
+  log "building the distribution registry $DISTRIBUTION_VERSION"
+  local work="$cache/src/registry-$DISTRIBUTION_VERSION"
+  mkdir -p "$work"
+  {
+    echo "module etcdgitops.local/registry"
+    echo
+    echo "go $(go env GOVERSION | sed 's/^go//; s/\.[0-9]*$//')"
+    echo
+    echo "require github.com/distribution/distribution/v3 $DISTRIBUTION_VERSION"
+  } >"$work/go.mod"
+  cat >"$work/main.go" <<'GO'
+package main
+
+import (
+	"github.com/distribution/distribution/v3/registry"
+	_ "github.com/distribution/distribution/v3/registry/storage/driver/filesystem"
+)
+
+func main() {
+	// As distribution's cmd/registry: a failing command has printed its error and exits non-zero itself.
+	_ = registry.RootCmd.Execute()
+}
+GO
+  (cd "$work" && go mod tidy >/dev/null)
+  mkdir -p "$out.tmp"
+  (cd "$work" && go build -trimpath -ldflags "-s -w" -o "$out.tmp/registry" .)
+  rm -rf "$out" && mv "$out.tmp" "$out"
+}
+
 # kube-state-metrics (CronJob and Job series for the backup alert, in the Prometheus e2e). The checksum database
 # does not know v2.16.0 (its lookup answers 404; v2.17.0 is refused by the proxy), so the module is fetched without
 # it and its hash checked against the one pinned in versions.env instead; its dependencies are checked as usual,
@@ -296,12 +330,15 @@ case "${1:-all}" in
     build_minio
     build_prometheus
     build_kube_state_metrics
+    build_registry
+    apt_install skopeo
     fetch_prometheus_operator_crds
     build_health_check
     ;;
   prometheus) build_prometheus ;;
   kube-state-metrics) build_kube_state_metrics ;;
+  registry) build_registry && apt_install skopeo ;;
   health-check) build_health_check ;;
   prometheus-operator-crds) fetch_prometheus_operator_crds ;;
-  *) echo "usage: $0 [all|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|coredns|kube-router|prometheus|kube-state-metrics|prometheus-operator-crds|node-packages|lua|health-check]" >&2; exit 2 ;;
+  *) echo "usage: $0 [all|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|coredns|kube-router|prometheus|kube-state-metrics|registry|prometheus-operator-crds|node-packages|lua|health-check]" >&2; exit 2 ;;
 esac

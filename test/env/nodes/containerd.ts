@@ -1,7 +1,8 @@
 // One node's containerd (2.x, built from the Go module proxy): its own root, state, sockets, runc root, CNI
-// configuration and IPAM directory, so nodes on one machine share nothing. It runs inside the node's network
-// namespace, whose only way out is the environment's bridge: an image pull cannot leave the machine, and none is
-// needed, since every image is built here and imported (`importImages`).
+// configuration, IPAM directory and registry hosts directory, so nodes on one machine share nothing. It runs inside
+// the node's network namespace, whose only way out is the environment's bridge: every image pull goes to the
+// environment's registry (../registry.ts), named as the mirror of every registry host (`_default` in hosts.toml, as
+// users of a pull-through mirror configure it); an upstream such as ghcr.io is never reached.
 import { execFile } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -25,6 +26,8 @@ export interface ContainerdPaths {
   readonly cniConfDir: string;
   readonly cniDataDir: string;
   readonly runcRoot: string;
+  /** containerd's registry hosts directory (`config_path`): `<host>/hosts.toml`. */
+  readonly hostsDir: string;
 }
 
 export function containerdPaths(node: NodeLayout): ContainerdPaths {
@@ -38,6 +41,7 @@ export function containerdPaths(node: NodeLayout): ContainerdPaths {
     cniConfDir: join(dir, 'cni', 'net.d'),
     cniDataDir: join(dir, 'cni', 'ipam'),
     runcRoot: join(dir, 'runc'),
+    hostsDir: join(dir, 'certs.d'),
   };
 }
 
@@ -61,6 +65,8 @@ disabled_plugins = ['io.containerd.nri.v1.nri']
   snapshotter = 'overlayfs'
   [plugins.'io.containerd.cri.v1.images'.pinned_images]
     sandbox = ${q(sandboxImage)}
+  [plugins.'io.containerd.cri.v1.images'.registry]
+    config_path = ${q(paths.hostsDir)}
 
 [plugins.'io.containerd.cri.v1.runtime']
   # Root here may lack CAP_SYS_RESOURCE: without this, runc fails every sandbox setting the pause
@@ -85,6 +91,16 @@ disabled_plugins = ['io.containerd.nri.v1.nri']
 [plugins.'io.containerd.grpc.v1.cri']
   stream_server_address = '127.0.0.1'
   stream_server_port = '0'
+`;
+}
+
+/**
+ * hosts.toml of the `_default` host namespace: every registry host (ghcr.io, gcr.io, registry.k8s.io, ...) is pulled
+ * through `mirror`, over plain HTTP, for pull and resolve; its own server stays the fallback, never reached here.
+ */
+export function mirrorHostsToml(mirror: string): string {
+  return `[host.'${mirror}']
+  capabilities = ['pull', 'resolve']
 `;
 }
 
@@ -121,16 +137,18 @@ export interface Containerd {
 
 export async function startContainerd(
   node: NodeLayout,
-  sandboxImage: string,
+  images: { sandboxImage: string; mirror: string },
   track: (p: ManagedProcess) => ManagedProcess,
 ): Promise<Containerd> {
   const paths = containerdPaths(node);
+  const defaultHost = join(paths.hostsDir, '_default');
   await Promise.all(
-    [paths.root, paths.state, paths.cniConfDir, paths.cniDataDir, paths.runcRoot].map((dir) =>
+    [paths.root, paths.state, paths.cniConfDir, paths.cniDataDir, paths.runcRoot, defaultHost].map((dir) =>
       mkdir(dir, { recursive: true, mode: 0o711 }),
     ),
   );
-  await writeFile(paths.config, containerdConfig(paths, node, sandboxImage));
+  await writeFile(paths.config, containerdConfig(paths, node, images.sandboxImage));
+  await writeFile(join(defaultHost, 'hosts.toml'), mirrorHostsToml(images.mirror));
   await writeFile(
     join(paths.cniConfDir, '10-pods.conflist'),
     `${JSON.stringify(cniConfig(paths, node), null, 2)}\n`,
@@ -163,11 +181,4 @@ export async function startContainerd(
     abortIf: process.exitStatus,
   });
   return { process, paths, ctr };
-}
-
-/** Imports image archives (OCI or docker-save tars) into the node's k8s.io namespace, unpacked for the CRI. */
-export async function importImages(containerd: Containerd, archives: readonly string[]): Promise<void> {
-  for (const archive of archives) {
-    await containerd.ctr(['images', 'import', '--snapshotter', 'overlayfs', archive]);
-  }
 }

@@ -1,7 +1,6 @@
 // Real nodes for one environment whose control plane runs in the environment namespace: CoreDNS, the volume
-// provisioner and N nodes (kubelet + containerd + kube-proxy + the NetworkPolicy enforcer each), all images
-// imported, every Node Ready.
-import { existsSync, readdirSync } from 'node:fs';
+// provisioner and N nodes (kubelet + containerd + kube-proxy + the NetworkPolicy enforcer each) pulling from the
+// environment's registry, every Node Ready.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,9 +26,9 @@ export interface RealNodesOptions {
   readonly envNetns: string;
   /** @default 3 */
   readonly count?: number;
-  /** OCI/docker archives imported into every node (see imageArchives()). */
-  readonly images: readonly string[];
-  /** The sandbox image's name, one of `images`. */
+  /** The environment registry the nodes pull every image from (../registry.ts, `mirror`). */
+  readonly mirror: string;
+  /** The sandbox image's name, served by the registry. */
   readonly sandboxImage: string;
   readonly log: Logger;
 }
@@ -43,20 +42,9 @@ export interface RealNodes {
   readonly provisioner: Provisioner;
   /** The node a Pod runs on. */
   node(name: string): RealNode;
-  /** Starts one more node (the next index), with every image imported; resolves once its Node is Ready. */
+  /** Starts one more node (the next index); resolves once its Node is Ready. */
   addNode(): Promise<RealNode>;
   stop(): Promise<void>;
-}
-
-/** Every image archive in `dir` (the image builder's output directory). */
-export function imageArchives(dir: string): string[] {
-  if (!existsSync(dir)) {
-    throw new Error(`no images in ${dir}: run 'npm run images' (npm test builds them before the tests)`);
-  }
-  return readdirSync(dir)
-    .filter((name) => name.endsWith('.tar'))
-    .sort()
-    .map((name) => join(dir, name));
 }
 
 export async function startRealNodes(options: RealNodesOptions): Promise<RealNodes> {
@@ -87,7 +75,7 @@ export async function startRealNodes(options: RealNodesOptions): Promise<RealNod
       pki: controlPlane.pki,
       api: controlPlane.kubeConfig,
       apiPort: Number(new URL(controlPlane.server).port),
-      images: options.images,
+      mirror: options.mirror,
       sandboxImage: options.sandboxImage,
       cgroupPrefix: `egt-${basename(dir)}`,
       track: (p: Parameters<ControlPlane['adopt']>[0]) => controlPlane.adopt(p),

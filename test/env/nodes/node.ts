@@ -8,7 +8,7 @@ import type { Pki } from '../certs.js';
 import { reapDirSync } from '../cleanup.js';
 import type { ManagedProcess } from '../process-group.js';
 import { createCgroupRoot, removeCgroupRoot } from './cgroups.js';
-import { type Containerd, importImages, startContainerd } from './containerd.js';
+import { type Containerd, startContainerd } from './containerd.js';
 import { startKubeProxy } from './kube-proxy.js';
 import { startKubeRouter } from './kube-router.js';
 import { startKubelet } from './kubelet.js';
@@ -23,7 +23,8 @@ export interface NodeContext {
   readonly api: KubeConfig;
   /** The API server as nodes see it. */
   readonly apiPort: number;
-  readonly images: readonly string[];
+  /** The environment registry every image is pulled from (`http://<address>:<port>`). */
+  readonly mirror: string;
   readonly sandboxImage: string;
   readonly cgroupPrefix: string;
   readonly track: (p: ManagedProcess) => ManagedProcess;
@@ -59,18 +60,21 @@ export async function startNode(context: NodeContext, index: number): Promise<Re
     processes.push(context.track(p));
     return p;
   };
-  /** containerd (images imported on the first boot only: its root keeps them), kubelet, kube-proxy, and the enforcer
-   *  once it has synced (no Pod of this node goes unfiltered after boot). */
-  const boot = async (first: boolean): Promise<Containerd> => {
-    const started = await startContainerd(layout, context.sandboxImage, track);
-    if (first) await importImages(started, context.images);
+  /** containerd (pulling every image from the environment's registry; its root keeps what it pulled across a
+   *  restart), kubelet, kube-proxy, and the enforcer once it has synced (no Pod of this node goes unfiltered after boot). */
+  const boot = async (): Promise<Containerd> => {
+    const started = await startContainerd(
+      layout,
+      { sandboxImage: context.sandboxImage, mirror: context.mirror },
+      track,
+    );
     const server = `https://${nodeNetwork.gateway}:${context.apiPort}`;
     await startKubelet(layout, { pki: context.pki, server, containerdSocket: started.paths.socket }, track);
     await startKubeProxy(layout, { pki: context.pki, server }, track);
     await startKubeRouter(layout, { pki: context.pki, server, api: context.api }, track);
     return started;
   };
-  const containerd = await boot(true);
+  const containerd = await boot();
   let halted: Promise<void> | undefined;
   const halt = () => {
     halted ??= (async () => {
@@ -84,7 +88,7 @@ export async function startNode(context: NodeContext, index: number): Promise<Re
     await halted;
     processes.length = 0;
     createCgroupRoot(layout.cgroupRoot);
-    await boot(false);
+    await boot();
     halted = undefined;
   };
   return {
