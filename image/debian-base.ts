@@ -9,32 +9,66 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { blobDir, buildDir, cachedLayer, hashOf } from './cache.js';
 import { type Layer, packLayer } from './layer.js';
+import { ociArchitecture } from './oci-archive.js';
 
 const run = promisify(execFile);
 
 export const basePackages = ['libc6', 'libgcc-s1', 'libstdc++6', 'ca-certificates', 'tzdata', 'netbase'];
 
-/** `name=version` of each package as apt would install it now. */
-async function candidates(packages: string[]): Promise<string[]> {
-  const { stdout } = await run('apt-cache', ['policy', ...packages]);
+/**
+ * apt's options for `architecture`: none for this machine's; for another, apt's own state for that architecture under
+ * the build directory (its package lists, its downloads, no installed packages), so nothing of this machine's apt
+ * configuration changes. Its lists are fetched on first use (`apt-get update`, some 14 MB).
+ */
+async function aptOptions(architecture: string): Promise<string[]> {
+  if (architecture === ociArchitecture()) return [];
+  const dir = join(buildDir, `apt-${architecture}`);
+  const options = [
+    '-o',
+    `APT::Architecture=${architecture}`,
+    '-o',
+    `APT::Architectures::=${architecture}`,
+    '-o',
+    `Dir::State::Lists=${join(dir, 'lists')}`,
+    '-o',
+    `Dir::Cache=${join(dir, 'cache')}`,
+    '-o',
+    'Dir::State::status=/dev/null',
+    '-o',
+    'Debug::NoLocking=1',
+  ];
+  if (!existsSync(join(dir, 'lists', 'updated'))) {
+    for (const sub of ['lists/partial', 'cache/archives/partial'])
+      await mkdir(join(dir, sub), { recursive: true });
+    await run('apt-get', ['-q', ...options, 'update'], { maxBuffer: 1 << 24 });
+    await writeFile(join(dir, 'lists', 'updated'), '');
+  }
+  return options;
+}
+
+/** `name=version` of each package as apt would install it now, for `architecture`. */
+async function candidates(packages: string[], architecture: string): Promise<string[]> {
+  const { stdout } = await run('apt-cache', [...(await aptOptions(architecture)), 'policy', ...packages]);
   const versions = [...stdout.matchAll(/^(\S+):\n(?:.*\n)*?\s+Candidate: (\S+)/gm)].map(
     (m) => `${m[1]}=${m[2]}`,
   );
   if (versions.length !== packages.length || versions.some((v) => v.endsWith('=(none)'))) {
     throw new Error(
-      `apt-cache has no candidate for every base package (${packages.join(', ')}); got ${versions.join(', ') || 'none'}: run 'apt-get update'`,
+      `apt-cache has no ${architecture} candidate for every package (${packages.join(', ')}); got ${versions.join(', ') || 'none'}: run 'apt-get update'`,
     );
   }
   return versions;
 }
 
-async function download(pinned: string[]): Promise<string[]> {
-  const dir = join(buildDir, 'debs');
+async function download(pinned: string[], architecture: string): Promise<string[]> {
+  // One directory per architecture: a package's file names differ only in their architecture suffix.
+  const dir = join(buildDir, architecture === ociArchitecture() ? 'debs' : `debs-${architecture}`);
   await mkdir(dir, { recursive: true });
   const missing = pinned.filter(
     (p) => !existsSync(join(dir, `${p.replace('=', '_').replace(/:/g, '%3a')}_.deb`)),
   );
-  if (missing.length > 0) await run('apt-get', ['download', '-q', ...pinned], { cwd: dir });
+  if (missing.length > 0)
+    await run('apt-get', ['download', '-q', ...(await aptOptions(architecture)), ...pinned], { cwd: dir });
   const files = await readdir(dir);
   return pinned.map((p) => {
     const [name, version] = p.split('=') as [string, string];
@@ -46,6 +80,15 @@ async function download(pinned: string[]): Promise<string[]> {
   });
 }
 
+/** The Debian `packages` apt would install now for `architecture`, downloaded (cached): their pinned names and files. */
+export async function debianPackages(
+  packages: string[],
+  architecture = ociArchitecture(),
+): Promise<{ pinned: string[]; debs: string[] }> {
+  const pinned = await candidates(packages, architecture);
+  return { pinned, debs: await download(pinned, architecture) };
+}
+
 /** Every certificate the package ships, in name order: what update-ca-certificates enables on a new system. */
 async function caBundle(root: string): Promise<string> {
   const dir = join(root, 'usr/share/ca-certificates');
@@ -55,10 +98,12 @@ async function caBundle(root: string): Promise<string> {
   return parts.map((p) => (p.endsWith('\n') ? p : `${p}\n`)).join('');
 }
 
-export async function debianBaseLayer(): Promise<Layer> {
-  const pinned = await candidates(basePackages);
-  return cachedLayer(`debian-base-${hashOf(...pinned, 'v1')}`, async () => {
-    const debs = await download(pinned);
+export async function debianBaseLayer(architecture = ociArchitecture()): Promise<Layer> {
+  const pinned = await candidates(basePackages, architecture);
+  // This machine's architecture keeps its key of before (its packages are named without one).
+  const key = architecture === ociArchitecture() ? [] : [architecture];
+  return cachedLayer(`debian-base-${hashOf(...pinned, ...key, 'v1')}`, async () => {
+    const debs = await download(pinned, architecture);
     const root = await mkdtemp(join(buildDir, 'rootfs-base-'));
     try {
       for (const deb of debs) await run('dpkg-deb', ['-x', deb, root]);
@@ -76,7 +121,11 @@ export async function debianBaseLayer(): Promise<Layer> {
       // Documentation is no use in an image.
       await rm(join(root, 'usr/share/doc'), { recursive: true, force: true });
       await rm(join(root, 'usr/share/man'), { recursive: true, force: true });
-      return await packLayer(root, blobDir, `debian bookworm: ${pinned.join(' ')}`);
+      return await packLayer(
+        root,
+        blobDir,
+        `debian bookworm${key.map((k) => ` ${k}`).join('')}: ${pinned.join(' ')}`,
+      );
     } finally {
       await rm(root, { recursive: true, force: true });
     }

@@ -27,7 +27,7 @@ import {
 import { blobDir, imagesDir } from './cache.js';
 import { debianBaseLayer } from './debian-base.js';
 import type { Layer } from './layer.js';
-import { type ImageSpec, writeImageArchive } from './oci-archive.js';
+import { type ImageSpec, type PlatformImage, writeImageArchive } from './oci-archive.js';
 import {
   busyboxLayer,
   codeLayer,
@@ -39,6 +39,9 @@ import {
   prometheusLayer,
   restoreToolsLayer,
 } from './parts.js';
+
+/** The platforms of our product image (an OCI image index); the other images are built for this machine's only. */
+export const PRODUCT_ARCHITECTURES = ['amd64', 'arm64'] as const;
 
 /** The sandbox image every node's containerd uses. */
 export const pauseImage = 'registry.k8s.io/pause:3.10';
@@ -92,16 +95,25 @@ export const images: Record<string, ImageDefinition> = {
   product: {
     file: 'etcd-gitops.tar',
     async spec(tags = [DEFAULT_OPERATOR_IMAGE]) {
-      const layers: Layer[] = [
-        await debianBaseLayer(),
-        await nodeLayer(),
-        await restoreToolsLayer(),
-        await dependenciesLayer(),
-        await codeLayer(OPERATOR_ENTRYPOINT),
-      ];
+      // The platform-independent layers (JavaScript: no native addon, dependenciesLayer checks) are shared.
+      const dependencies = await dependenciesLayer();
+      const code = await codeLayer(OPERATOR_ENTRYPOINT);
+      const platforms: PlatformImage[] = [];
+      for (const architecture of PRODUCT_ARCHITECTURES) {
+        platforms.push({
+          architecture,
+          layers: [
+            await debianBaseLayer(architecture),
+            await nodeLayer(architecture),
+            await restoreToolsLayer(architecture),
+            dependencies,
+            code,
+          ],
+        });
+      }
       return {
         tags,
-        layers,
+        platforms,
         config: {
           user: '65532:65532',
           entrypoint: [OPERATOR_ENTRYPOINT],

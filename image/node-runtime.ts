@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { versions } from '../test/env/binaries.js';
 import { buildDir } from './cache.js';
+import { ociArchitecture } from './oci-archive.js';
 
 const run = promisify(execFile);
 
@@ -28,9 +29,13 @@ export function imageNodeVersion(): string {
   return version;
 }
 
-/** Node.js `version` for this machine's architecture, downloaded with `npm pack` on first use. */
-export async function nodeRuntime(version = imageNodeVersion()): Promise<NodeRuntime> {
-  const arch = process.arch === 'arm64' ? 'arm64' : 'x64';
+/** Node.js `version` for an OCI `architecture` (this machine's by default), downloaded with `npm pack` on first use. */
+export async function nodeRuntime(
+  version = imageNodeVersion(),
+  architecture = ociArchitecture(),
+): Promise<NodeRuntime> {
+  // npm's package names follow Node.js's own architecture names.
+  const arch = architecture === 'arm64' ? 'arm64' : 'x64';
   const pkg = `node-linux-${arch}@${version}`;
   const dir = join(buildDir, `node-${arch}-${version}`);
   const runtime = { version, pkg, node: join(dir, 'bin', 'node'), license: join(dir, 'LICENSE') };

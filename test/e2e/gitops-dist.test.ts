@@ -9,14 +9,24 @@
 // `0 */6 * * *` (a CronJob never fires for times before it was created), so this file never waits
 // for a backup; the environment, and any Job it might start at a six-hour boundary, is gone at the end.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
 import { CoordinationV1Api, CustomObjectsApi, PolicyV1Api } from '@kubernetes/client-node';
 import type { EtcdCluster } from '../../controller/etcdcluster/api.js';
+import { defaultToolsDir } from '../../controller/restore/cli-args.js';
+import { restoreToolPath } from '../../controller/restore/etcd-version.js';
+import { etcdVersions } from '../env/binaries.js';
 import { distDir, type Manifest, readManifests } from '../env/dist-manifests.js';
 import { type Environment, startEnvironment } from '../env/environment.js';
 import { httpGet } from '../env/http-get.js';
+import { pathInRegistry } from '../env/registry.js';
 import { waitFor } from '../env/wait.js';
 
+const execFileAsync = promisify(execFile);
 const operatorNamespace = 'etcd-gitops-system';
 const operator = 'etcd-gitops-controller';
 const manifests = readManifests();
@@ -355,6 +365,74 @@ describe('GitOps: dist/ applied as Argo CD would, on a cluster that runs Pods', 
     for (const { pod, image, imageID } of pulled) {
       const repository = image.slice(0, image.lastIndexOf(':'));
       assert.equal(imageID, `${repository}@${await registry.digestOf(image)}`, `${pod} runs ${image}`);
+    }
+  });
+
+  test("THEN the registry serves our image as an index of linux/amd64 and linux/arm64 (skopeo inspect --raw), and each platform's Node.js and etcdutl are ELF binaries of that architecture", async () => {
+    const registry = env.registry;
+    assert.ok(registry, 'an environment with nodes has a registry');
+    const deployment = applied.find((m) => m.kind === 'Deployment' && m.name === operator);
+    const image = /\n\s+image: (\S+)\n/.exec(deployment?.yaml ?? '')?.[1] as string;
+    const path = pathInRegistry(image.slice(0, image.lastIndexOf(':')));
+    const repository = `${registry.endpoint.replace('http://', '')}/${path}`;
+    const raw = async (reference: string) =>
+      JSON.parse(
+        (
+          await execFileAsync('skopeo', ['inspect', '--raw', '--tls-verify=false', `docker://${reference}`], {
+            maxBuffer: 1 << 24,
+          })
+        ).stdout,
+      );
+    const blob = (digest: string) => fetch(`${registry.endpoint}/v2/${path}/blobs/${digest}`);
+    const index = await raw(`${repository}:${image.slice(image.lastIndexOf(':') + 1)}`);
+    assert.equal(index.mediaType, 'application/vnd.oci.image.index.v1+json');
+    assert.deepEqual(
+      index.manifests.map(
+        (m: { platform: { os: string; architecture: string } }) =>
+          `${m.platform.os}/${m.platform.architecture}`,
+      ),
+      ['linux/amd64', 'linux/arm64'],
+    );
+    // e_machine of an ELF header (offset 18, little-endian): 62 x86-64, 183 AArch64.
+    const machine = { amd64: 62, arm64: 183 } as const;
+    // In the image without their leading '/': the Node.js the entrypoint runs, the restore tool of etcd 3.6.
+    const binaries = ['nodejs/bin/node', restoreToolPath(defaultToolsDir, etcdVersions['3.6']).slice(1)];
+    const dir = await mkdtemp(join(tmpdir(), 'etcd-gitops-platforms-'));
+    try {
+      for (const entry of index.manifests as Array<{
+        digest: string;
+        platform: { architecture: 'amd64' | 'arm64' };
+      }>) {
+        const manifest = await raw(`${repository}@${entry.digest}`);
+        const config = (await (await blob(manifest.config.digest)).json()) as { architecture: string };
+        assert.equal(config.architecture, entry.platform.architecture);
+        const root = join(dir, entry.platform.architecture);
+        await mkdir(root);
+        for (const layer of manifest.layers as Array<{ digest: string }>) {
+          const file = join(dir, 'layer.tar.gz');
+          await writeFile(file, Buffer.from(await (await blob(layer.digest)).arrayBuffer()));
+          // Each layer holds one of them at most: tar fails on the names a layer lacks.
+          // (Layers name their files `./<path>`.)
+          await execFileAsync('tar', ['-xzf', file, '-C', root, ...binaries.map((b) => `./${b}`)]).catch(
+            () => undefined,
+          );
+        }
+        for (const binary of binaries) {
+          const header = await readFile(join(root, binary));
+          assert.equal(
+            header.subarray(0, 4).toString('latin1'),
+            '\x7fELF',
+            `${entry.platform.architecture} ${binary}`,
+          );
+          assert.equal(
+            header.readUInt16LE(18),
+            machine[entry.platform.architecture],
+            `${entry.platform.architecture} ${binary}`,
+          );
+        }
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 

@@ -74,6 +74,11 @@ export function etcdBinary(version: string, name: 'etcd' | 'etcdctl' | 'etcdutl'
   return binary(`etcd-v${version.replace(/^v/, '')}`, name);
 }
 
+/** `etcdctl` or `etcdutl` of etcd `X.Y.Z` (3.5 and later) built for another OCI architecture (`arm64`, `amd64`). */
+export function etcdToolFor(version: string, name: 'etcdctl' | 'etcdutl', architecture: string): string {
+  return binary(`etcd-v${version.replace(/^v/, '')}-linux-${architecture}`, name);
+}
+
 export function minioBinary(): string {
   return binary(`minio-${pinned('MINIO_VERSION')}`, 'minio');
 }

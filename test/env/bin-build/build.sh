@@ -106,6 +106,28 @@ GO
   log "built etcd $ver"
 }
 
+# etcdctl and etcdutl of etcd $1 for another architecture $2 (GOARCH), for that platform of our product image (its
+# restore tools). etcd 3.4's etcdctl for it comes from Debian's package of that architecture (image/parts.ts).
+build_etcd_tools_for() {
+  local ver=$1 arch=$2 out="$cache/etcd-$1-linux-$2"
+  [ -x "$out/etcdctl" ] && [ -x "$out/etcdutl" ] && return 0
+  build_etcd "$ver"
+  log "building etcdctl and etcdutl $ver for linux/$arch"
+  local work="$cache/src/etcd-$ver"
+  mkdir -p "$out.tmp"
+  (cd "$work" && GOARCH="$arch" go build -tags tools -trimpath -ldflags "-s -w" -o "$out.tmp/etcdctl" go.etcd.io/etcd/etcdctl/v3)
+  (cd "$work" && GOARCH="$arch" go build -tags tools -trimpath -ldflags "-s -w" -o "$out.tmp/etcdutl" go.etcd.io/etcd/etcdutl/v3)
+  rm -rf "$out" && mv "$out.tmp" "$out"
+}
+
+# Our product image's other platform (a multi-architecture index: linux/amd64 and linux/arm64).
+other_arch() { [ "$(go env GOARCH)" = arm64 ] && echo amd64 || echo arm64; }
+
+build_etcd_tools_other_arch() {
+  build_etcd_tools_for "$ETCD35_VERSION" "$(other_arch)"
+  build_etcd_tools_for "$ETCD36_VERSION" "$(other_arch)"
+}
+
 build_minio() {
   local out="$cache/minio-$MINIO_VERSION"
   [ -x "$out/minio" ] && return 0
@@ -307,7 +329,7 @@ build_health_check() {
 
 case "${1:-all}" in
   kubernetes) build_kubernetes ;;
-  etcd) build_etcd34 && build_etcd "$ETCD35_VERSION" && build_etcd "$ETCD36_VERSION" && apt_install dpkg gzip tar ;;
+  etcd) build_etcd34 && build_etcd "$ETCD35_VERSION" && build_etcd "$ETCD36_VERSION" && build_etcd_tools_other_arch && apt_install dpkg gzip tar ;;
   etcd35) build_etcd "$ETCD35_VERSION" ;;
   etcd36) build_etcd "$ETCD36_VERSION" ;;
   etcd34) build_etcd34 ;;
@@ -323,6 +345,7 @@ case "${1:-all}" in
     node_packages
     build_etcd "$ETCD36_VERSION"
     build_etcd "$ETCD35_VERSION"
+    build_etcd_tools_other_arch
     build_kubernetes
     build_containerd
     build_coredns

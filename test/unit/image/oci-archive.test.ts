@@ -23,13 +23,14 @@ const sha = (text: string) => `sha256:${createHash('sha256').update(text).digest
 describe('imageDocuments', () => {
   test('GIVEN two layers WHEN documents are made THEN the config lists their diffIDs and the manifest their blobs, in order', () => {
     const docs = imageDocuments(spec, 'amd64');
-    const config = JSON.parse(docs.config.content);
+    const [{ config: configBlob, manifest: manifestBlob }] = docs.platforms as [(typeof docs.platforms)[0]];
+    const config = JSON.parse(configBlob.content);
     assert.deepEqual(config.rootfs, { type: 'layers', diff_ids: [layer(1).diffId, layer(3).diffId] });
     assert.equal(config.architecture, 'amd64');
     assert.equal(config.os, 'linux');
     assert.equal(config.config.User, '65532:65532');
     assert.deepEqual(config.config.ExposedPorts, { '8080/tcp': {} });
-    const manifest = JSON.parse(docs.manifest.content);
+    const manifest = JSON.parse(manifestBlob.content);
     assert.deepEqual(
       manifest.layers.map((l: { digest: string; size: number; mediaType: string }) => [
         l.digest,
@@ -41,8 +42,9 @@ describe('imageDocuments', () => {
         [layer(3).digest, 300, mediaTypes.layer],
       ],
     );
-    assert.equal(manifest.config.digest, sha(docs.config.content));
-    assert.equal(docs.manifest.descriptor.digest, sha(docs.manifest.content));
+    assert.equal(manifest.config.digest, sha(configBlob.content));
+    assert.equal(manifestBlob.descriptor.digest, sha(manifestBlob.content));
+    assert.equal(docs.target, manifestBlob, 'a single-platform image: the tags name its manifest');
   });
 
   test('GIVEN two tags WHEN documents are made THEN the index names each for containerd and the docker manifest tags both', () => {
@@ -55,21 +57,65 @@ describe('imageDocuments', () => {
         m.annotations['org.opencontainers.image.ref.name'],
       ]),
       [
-        [docs.manifest.descriptor.digest, spec.tags[0], '0.1.0'],
-        [docs.manifest.descriptor.digest, spec.tags[1], '0.1.0'],
+        [docs.target.descriptor.digest, spec.tags[0], '0.1.0'],
+        [docs.target.descriptor.digest, spec.tags[1], '0.1.0'],
       ],
     );
     const [docker] = JSON.parse(docs.dockerManifest);
     assert.deepEqual(docker.RepoTags, spec.tags);
-    assert.equal(docker.Config, `blobs/sha256/${docs.config.descriptor.digest.slice(7)}`);
+    assert.equal(docker.Config, `blobs/sha256/${docs.platforms[0]?.config.descriptor.digest.slice(7)}`);
     assert.deepEqual(docker.Layers, [`blobs/sha256/${'1'.repeat(64)}`, `blobs/sha256/${'3'.repeat(64)}`]);
   });
 
   test('GIVEN the same spec twice WHEN documents are made THEN the digests are the same (no timestamps)', () => {
     assert.equal(
-      imageDocuments(spec).manifest.descriptor.digest,
-      imageDocuments(spec).manifest.descriptor.digest,
+      imageDocuments(spec).target.descriptor.digest,
+      imageDocuments(spec).target.descriptor.digest,
     );
+  });
+
+  test("GIVEN amd64 and arm64 platforms WHEN documents are made THEN the tags name an image index of one manifest per platform, and docker load gets this machine's", () => {
+    const multi: ImageSpec = {
+      tags: spec.tags,
+      config: spec.config,
+      platforms: [
+        { architecture: 'amd64', layers: [layer(1), layer(3)] },
+        { architecture: 'arm64', layers: [layer(5), layer(3)] },
+      ],
+    };
+    const docs = imageDocuments(multi, 'arm64');
+    const platformIndex = JSON.parse(docs.documents.at(-1)?.content ?? '{}');
+    assert.equal(docs.target.descriptor.mediaType, mediaTypes.index);
+    assert.equal(docs.target.descriptor.digest, sha(docs.target.content));
+    assert.deepEqual(
+      platformIndex.manifests.map((m: { digest: string; mediaType: string; platform: object }) => [
+        m.mediaType,
+        m.digest,
+        m.platform,
+      ]),
+      docs.platforms.map((p) => [
+        mediaTypes.manifest,
+        p.manifest.descriptor.digest,
+        { architecture: p.architecture, os: 'linux' },
+      ]),
+    );
+    assert.deepEqual(
+      docs.platforms.map((p) => JSON.parse(p.config.content).architecture),
+      ['amd64', 'arm64'],
+    );
+    assert.deepEqual(
+      JSON.parse(docs.index).manifests.map((m: { digest: string }) => m.digest),
+      [docs.target.descriptor.digest, docs.target.descriptor.digest],
+    );
+    assert.deepEqual(
+      docs.layers.map((l) => l.digest),
+      [layer(1).digest, layer(3).digest, layer(5).digest],
+      'every layer once',
+    );
+    assert.deepEqual(JSON.parse(docs.dockerManifest)[0].Layers, [
+      `blobs/sha256/${'5'.repeat(64)}`,
+      `blobs/sha256/${'3'.repeat(64)}`,
+    ]);
   });
 
   test('fails when an image has no tag', () => {
