@@ -13,6 +13,13 @@ export GOFLAGS=-mod=mod GOTOOLCHAIN=local CGO_ENABLED=0
 
 log() { echo "[build $(date +%H:%M:%S)] $*" >&2; }
 
+# The first lines of a wrapper module's go.mod: module $1, the Go version of this machine's toolchain.
+go_mod_head() {
+  echo "module $1"
+  echo
+  echo "go $(go env GOVERSION | sed 's/^go//; s/\.[0-9]*$//')"
+}
+
 # Writes a wrapper go.mod that requires $1@$2 and replaces every "./staging" or relative replace
 # in that module's own go.mod with the published tag $3 of each replaced module.
 wrapper_module() {
@@ -21,9 +28,7 @@ wrapper_module() {
   local gomod
   gomod=$(cd "$dir" && go mod download -json "$mod@$ver" | sed -n 's/.*"GoMod": "\(.*\)".*/\1/p')
   {
-    echo "module etcdgitops.local/build"
-    echo
-    echo "go $(go env GOVERSION | sed 's/^go//; s/\.[0-9]*$//')"
+    go_mod_head etcdgitops.local/build
     echo
     echo "require $mod $ver"
     echo
@@ -75,9 +80,7 @@ build_etcd() {
   local work="$cache/src/etcd-$ver"
   mkdir -p "$work"
   {
-    echo "module etcdgitops.local/build"
-    echo
-    echo "go $(go env GOVERSION | sed 's/^go//; s/\.[0-9]*$//')"
+    go_mod_head etcdgitops.local/build
     echo
     echo "require ("
     echo "  go.etcd.io/etcd/v3 $ver"
@@ -198,9 +201,7 @@ build_registry() {
   local work="$cache/src/registry-$DISTRIBUTION_VERSION"
   mkdir -p "$work"
   {
-    echo "module etcdgitops.local/registry"
-    echo
-    echo "go $(go env GOVERSION | sed 's/^go//; s/\.[0-9]*$//')"
+    go_mod_head etcdgitops.local/registry
     echo
     echo "require github.com/distribution/distribution/v3 $DISTRIBUTION_VERSION"
   } >"$work/go.mod"
@@ -311,9 +312,7 @@ build_health_check() {
   local work="$cache/src/health-check-$CLI_UTILS_VERSION-$FLUX_RUNTIME_VERSION-$sum"
   mkdir -p "$work"
   {
-    echo "module etcdgitops.local/healthcheck"
-    echo
-    echo "go $(go env GOVERSION | sed 's/^go//; s/\.[0-9]*$//')"
+    go_mod_head etcdgitops.local/healthcheck
     echo
     echo "require ("
     echo "  sigs.k8s.io/cli-utils $CLI_UTILS_VERSION"
