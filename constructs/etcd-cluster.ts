@@ -17,6 +17,9 @@ import {
   type EtcdClient,
   type EtcdClientIpBlock,
   type EtcdClientPeer,
+  type EtcdLabelSelectorLike,
+  type EtcdPodSelector,
+  type EtcdRenderedLabelSelector,
   networkPolicySpec,
   validateClient,
 } from './cluster/network-policy.js';
@@ -66,7 +69,15 @@ import { CONTROLLER_SECRET_RULES } from './operator-rbac.js';
 import { longestCronGapSeconds } from './validate/cron.js';
 import { validateDnsLabel, validateObjectName } from './validate/names.js';
 
-export type { EtcdClient, EtcdClientIpBlock, EtcdClientPeer, EtcdConnection };
+export type {
+  EtcdClient,
+  EtcdClientIpBlock,
+  EtcdClientPeer,
+  EtcdConnection,
+  EtcdLabelSelectorLike,
+  EtcdPodSelector,
+  EtcdRenderedLabelSelector,
+};
 
 /** A client certificate for an application (`EtcdCluster.addClientCertificate`). */
 export interface EtcdClientCertificateOptions {

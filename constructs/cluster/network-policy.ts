@@ -1,7 +1,7 @@
 // The NetworkPolicy of one etcd cluster: the peer port from members only, the client port from members, the controller,
 // this cluster's backup and defrag Jobs and the clients the user allows (label selectors, cdk8s-plus workloads, or
 // address blocks outside the Pod network).
-import { type IPodSelector, k8s, type NamespaceSelectorConfig } from 'cdk8s-plus-27';
+import { k8s } from 'cdk8s-plus-27';
 import type { OperatorIdentity } from '../app-registry.js';
 import { backupSelector, controllerSelector, defragSelector, memberSelector } from '../conventions/labels.js';
 import { CLIENT_PORT, MEMBER_METRICS_PORT, PEER_PORT } from '../conventions/ports.js';
@@ -41,11 +41,42 @@ export interface EtcdClientPeer {
   readonly ipBlock?: EtcdClientIpBlock;
 }
 
+/** A label selector as cdk8s-plus renders it (`LabelSelector._toKube()`), of whichever cdk8s-plus major. */
+export interface EtcdRenderedLabelSelector {
+  readonly matchLabels?: { readonly [key: string]: string };
+  readonly matchExpressions?: readonly {
+    readonly key: string;
+    readonly operator: string;
+    readonly values?: readonly string[];
+  }[];
+}
+
+/** A cdk8s-plus `LabelSelector`, by what this library calls on it. */
+export interface EtcdLabelSelectorLike {
+  _toKube(): EtcdRenderedLabelSelector;
+}
+
 /**
- * A client of the cluster: label selectors, or anything of cdk8s-plus that selects Pods (a `Deployment`,
- * `StatefulSet`, `Job`, `Pod`, `Pods.select(...)`), in its own namespace when it has one.
+ * What this library reads of a cdk8s-plus workload or `Pods.select(...)` (`IPodSelector.toPodSelectorConfig()`),
+ * declared by shape, so a selector of any cdk8s-plus major fits: cdk8s-plus-27, or cdk8s-plus-33, which today's
+ * `cdk8s init` installs (cdk8s-plus-27's own `IPodSelector` names its `LabelSelector` class, which another major's
+ * class does not match).
  */
-export type EtcdClient = EtcdClientPeer | IPodSelector;
+export interface EtcdPodSelector {
+  toPodSelectorConfig(): {
+    readonly labelSelector: EtcdLabelSelectorLike;
+    readonly namespaces?: {
+      readonly names?: readonly string[];
+      readonly labelSelector?: EtcdLabelSelectorLike;
+    };
+  };
+}
+
+/**
+ * A client of the cluster: label selectors, or anything of cdk8s-plus (any major) that selects Pods (a
+ * `Deployment`, `StatefulSet`, `Job`, `Pod`, `Pods.select(...)`), in its own namespace when it has one.
+ */
+export type EtcdClient = EtcdClientPeer | EtcdPodSelector;
 
 /** The label every namespace carries with its own name (Kubernetes ≥ 1.22). */
 export const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
@@ -69,26 +100,44 @@ function labelPeer(client: EtcdClientPeer): k8s.NetworkPolicyPeer {
   };
 }
 
+/** A selector cdk8s-plus rendered (`_toKube()`, as its own NetworkPolicy does), as our `k8s.LabelSelector`. */
+function labelSelector(selector: EtcdLabelSelectorLike): k8s.LabelSelector {
+  const { matchLabels, matchExpressions } = selector._toKube();
+  return {
+    ...(matchLabels ? { matchLabels: { ...matchLabels } } : {}),
+    ...(matchExpressions
+      ? {
+          matchExpressions: matchExpressions.map((e) => ({
+            key: e.key,
+            operator: e.operator,
+            ...(e.values ? { values: [...e.values] } : {}),
+          })),
+        }
+      : {}),
+  };
+}
+
 /** Namespace selectors of a cdk8s-plus selector: one per name, or its label selector, or none (own namespace). */
-function namespaceSelectors(config: NamespaceSelectorConfig | undefined): (k8s.LabelSelector | undefined)[] {
+function namespaceSelectors(
+  config: ReturnType<EtcdPodSelector['toPodSelectorConfig']>['namespaces'],
+): (k8s.LabelSelector | undefined)[] {
   if (config?.names?.length)
     return config.names.map((name) => ({ matchLabels: { [NAMESPACE_NAME_LABEL]: name } }));
-  // `_toKube()` is how cdk8s-plus renders its own LabelSelector (its NetworkPolicy does the same).
-  if (config?.labelSelector) return [config.labelSelector._toKube()];
+  if (config?.labelSelector) return [labelSelector(config.labelSelector)];
   return [undefined];
 }
 
-function workloadPeers(client: IPodSelector): k8s.NetworkPolicyPeer[] {
+function workloadPeers(client: EtcdPodSelector): k8s.NetworkPolicyPeer[] {
   const config = client.toPodSelectorConfig();
-  const podSelector = config.labelSelector._toKube();
+  const podSelector = labelSelector(config.labelSelector);
   return namespaceSelectors(config.namespaces).map((namespaceSelector) => ({
     podSelector,
     namespaceSelector,
   }));
 }
 
-function isPodSelector(client: EtcdClient): client is IPodSelector {
-  return typeof (client as IPodSelector).toPodSelectorConfig === 'function';
+function isPodSelector(client: EtcdClient): client is EtcdPodSelector {
+  return typeof (client as EtcdPodSelector).toPodSelectorConfig === 'function';
 }
 
 /**

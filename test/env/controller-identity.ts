@@ -85,7 +85,7 @@ export async function createControllerIdentity(
   if (!status?.token) throw new Error(`TokenRequest for ${CONTROLLER_NAME} returned no token`);
   const cluster = admin.kubeConfig.getCurrentCluster();
   if (!cluster) throw new Error(`${admin.kubeconfigPath} has no current cluster`);
-  const name = 'etcd-gitops-controller';
+  const name = CONTROLLER_NAME;
   const kubeconfigPath = join(dir, 'controller.kubeconfig');
   const config = {
     apiVersion: 'v1',

@@ -19,6 +19,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { Yaml } from 'cdk8s';
 import { type NodeRuntime, nodeRuntime } from '../../image/node-runtime.js';
 import { repoRoot } from '../env/binaries.js';
 
@@ -37,6 +38,8 @@ const CONTROLLER_ONLY = [
   'cockatiel',
 ];
 const PEERS = ['cdk8s', 'constructs', 'cdk8s-plus-27'];
+/** The cdk8s-plus-33 the npm registry served on 2026-11-26 (cdk8s-cli's template asks for ^2.x of it). */
+const PLUS_33 = '2.5.57';
 
 interface Manifest {
   name: string;
@@ -281,6 +284,67 @@ describe('the etcd-gitops package', () => {
       assert.match(distYaml(app), /kind: EtcdCluster\nmetadata:[\s\S]*?name: main-etcd\n {2}namespace: web/);
     }
     for (const name of ['cdk8s', 'constructs']) assert.equal(copiesOf(app, name).length, 1, name);
+    assert.deepEqual(controllerPackagesIn(app), []);
+  });
+
+  it(`GIVEN today's \`cdk8s init\` app, on cdk8s-plus-33 ${PLUS_33} as its template installs WHEN its plus-33 Deployments are given to clients and allowFrom() and plus-33 Pods.select() to allowMetricsFrom() THEN it compiles under the template's strict tsconfig and the NetworkPolicy admits exactly those Pods`, () => {
+    const template = join(repoRoot, 'node_modules', 'cdk8s-cli', 'templates', 'typescript-app');
+    const templateManifest = readManifest(join(template, 'package.json'));
+    assert.ok(
+      templateManifest.dependencies?.['cdk8s-plus-33'],
+      "cdk8s-cli's template installs cdk8s-plus-33",
+    );
+    // The template's TypeScript and Node.js types, as its `npm run compile` uses them.
+    const tools = ['typescript', '@types/node'].map(
+      (name) => `${name}@${templateManifest.devDependencies?.[name] ?? ''}`,
+    );
+    const app = join(work, 'plus33-app');
+    mkdirSync(app);
+    cpSync(join(template, 'tsconfig.json'), join(app, 'tsconfig.json'));
+    cpSync(join(repoRoot, 'test', 'fixtures', 'package-apps', 'plus33'), app, { recursive: true });
+    const dependencies = {
+      cdk8s: lockedVersion('cdk8s'),
+      constructs: lockedVersion('constructs'),
+      'cdk8s-plus-33': PLUS_33,
+    };
+    writeFileSync(
+      join(app, 'package.json'),
+      JSON.stringify({ name: 'plus33-app', version: '1.0.0', private: true, dependencies }, null, 2),
+    );
+    sh('npm', [...npmInstall, tarball, ...tools], app);
+    sh(join(app, 'node_modules', '.bin', 'tsc'), ['--build'], app);
+    sh(process.execPath, ['main.js'], app);
+    // Plain objects, as written (client-node's loadAllYaml would turn them into its models, `from` into `_from`).
+    const objects = readdirSync(join(app, 'dist')).flatMap((file) =>
+      Yaml.load(join(app, 'dist', file)),
+    ) as Array<{
+      kind: string;
+      metadata: { name: string };
+      spec: {
+        selector?: { matchLabels: Record<string, string> };
+        ingress?: Array<{ from: object[]; ports: Array<{ port: number }> }>;
+      };
+    }>;
+    const podLabels = (name: string) => {
+      const deployment = objects.find((o) => o.kind === 'Deployment' && o.metadata.name.includes(name));
+      assert.ok(deployment?.spec.selector, `the ${name} Deployment`);
+      return deployment.spec.selector.matchLabels;
+    };
+    const policy = objects.find((o) => o.kind === 'NetworkPolicy' && o.metadata.name === 'main-etcd');
+    const from = (port: number) =>
+      policy?.spec.ingress?.find((rule) => rule.ports.some((p) => p.port === port))?.from;
+    // Each Deployment's Pods by its own selector labels, in the chart's namespace (the last two client-port peers).
+    const inWeb = { matchLabels: { 'kubernetes.io/metadata.name': 'web' } };
+    assert.deepEqual(from(2379)?.slice(-2), [
+      { podSelector: { matchLabels: podLabels('api') }, namespaceSelector: inWeb },
+      { podSelector: { matchLabels: podLabels('worker') }, namespaceSelector: inWeb },
+    ]);
+    assert.deepEqual(from(2381), [
+      {
+        podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } },
+        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } },
+      },
+    ]);
     assert.deepEqual(controllerPackagesIn(app), []);
   });
 });

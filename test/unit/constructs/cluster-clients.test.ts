@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { App, Chart } from 'cdk8s';
 import { Deployment, Namespaces, Pods } from 'cdk8s-plus-27';
-import { EtcdCluster } from '../../../constructs/index.js';
+import { EtcdCluster, type EtcdPodSelector } from '../../../constructs/index.js';
 import { clusterChart, type Manifest, only, synth } from './helpers.js';
 
 /** The `from` peers of the client-port rule, after the controller's, the backups' and the defrag Jobs'. */
@@ -70,6 +70,31 @@ describe('EtcdCluster clients', () => {
       {
         podSelector: { matchLabels: { role: 'worker' } },
         namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'b' } },
+      },
+    ]);
+  });
+
+  it('GIVEN a Pod selector of another cdk8s-plus major (typed by shape, EtcdPodSelector) with label expressions WHEN allowed THEN its labels, expressions and namespace selector render as given', () => {
+    const chart = clusterChart('db');
+    const cluster = new EtcdCluster(chart, 'main', { version: '3.6.16' });
+    const selector = (rendered: object) => ({ _toKube: () => rendered });
+    const other: EtcdPodSelector = {
+      toPodSelectorConfig: () => ({
+        labelSelector: selector({
+          matchLabels: { app: 'api' },
+          matchExpressions: [{ key: 'tier', operator: 'In', values: ['web', 'batch'] }],
+        }),
+        namespaces: { labelSelector: selector({ matchLabels: { team: 'payments' } }) },
+      }),
+    };
+    cluster.allowFrom(other);
+    assert.deepEqual(clientPeers(synth(chart)), [
+      {
+        podSelector: {
+          matchLabels: { app: 'api' },
+          matchExpressions: [{ key: 'tier', operator: 'In', values: ['web', 'batch'] }],
+        },
+        namespaceSelector: { matchLabels: { team: 'payments' } },
       },
     ]);
   });
