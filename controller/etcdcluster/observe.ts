@@ -102,7 +102,7 @@ export async function observe(core: CoreV1Api, cluster: EtcdCluster): Promise<Ob
   const [pods, pvcs, tls, missing] = await Promise.all([
     core.listNamespacedPod({ namespace, labelSelector }),
     core.listNamespacedPersistentVolumeClaim({ namespace, labelSelector }),
-    observeTls(core, namespace, cluster.spec.tls),
+    observeTls(core, { namespace, cluster: name }, cluster.spec.tls),
     missingServices(core, name, namespace),
   ]);
   const scheme = schemes(cluster.spec.tls).client;

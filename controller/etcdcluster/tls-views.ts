@@ -10,10 +10,11 @@ import {
   type TlsSpec,
 } from '../../constructs/conventions/tls.js';
 import type { ClientTls } from '../etcd/client.js';
+import { isSecretForbidden, type SecretForbidden } from '../runtime/secrets.js';
 import type { TlsSecretView } from './types.js';
 
-/** A Secret's data (decoded), or `undefined` when there is no such Secret. */
-export type SecretData = Readonly<Record<string, Buffer>> | undefined;
+/** A Secret's data (decoded), `undefined` when there is no such Secret, or why the controller may not read it. */
+export type SecretData = Readonly<Record<string, Buffer>> | SecretForbidden | undefined;
 
 interface Parsed {
   readonly data: Readonly<Record<string, Buffer>>;
@@ -38,6 +39,7 @@ export function dnsNamesOf(cert: X509Certificate): string[] {
 
 /** Parses one Secret, or says why it cannot be used. */
 function parse(data: SecretData, now: Date): Parsed | string {
+  if (isSecretForbidden(data)) return data.forbidden;
   if (!data) return 'no such Secret; cert-manager may still be issuing it';
   const missing = TLS_SECRET_KEYS.filter((key) => !data[key] || data[key].length === 0);
   if (missing.length > 0) return `the Secret lacks ${missing.join(', ')}`;

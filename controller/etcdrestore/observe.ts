@@ -10,6 +10,7 @@ import {
 } from '@kubernetes/client-node';
 import { API_GROUP, API_VERSION, ETCD_RESTORE_PLURAL } from '../../constructs/conventions/index.js';
 import { isNotFound } from '../runtime/kube.js';
+import { isSecretForbidden, readSecret, type SecretForbidden } from '../runtime/secrets.js';
 import type { ObjectKey } from '../runtime/types.js';
 import type { EtcdCluster, EtcdRestore } from './api.js';
 import type { RestorePlanInput } from './types.js';
@@ -41,7 +42,8 @@ export type ObserveCluster = (key: ObjectKey) => Promise<ClusterObservation | un
 export interface RestoreObserved {
   readonly restore: EtcdRestore;
   readonly cluster?: ClusterObservation;
-  readonly secret?: V1Secret;
+  /** The credentials Secret, or why the controller may not read it. */
+  readonly secret?: V1Secret | SecretForbidden;
   /** The cluster's lock is another uid's, and no EtcdRestore of that name and uid exists. */
   readonly lockHolderGone?: boolean;
 }
@@ -62,20 +64,6 @@ export async function getRestore(kubeConfig: KubeConfig, key: ObjectKey): Promis
   }
 }
 
-async function readSecret(
-  core: CoreV1Api,
-  namespace: string,
-  name: string | undefined,
-): Promise<V1Secret | undefined> {
-  if (!name) return undefined;
-  try {
-    return await core.readNamespacedSecret({ namespace, name });
-  } catch (error) {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  }
-}
-
 /** Observes the cluster (and etcd) only while the restore still has work that depends on it. */
 export async function observeRestore(
   kubeConfig: KubeConfig,
@@ -88,10 +76,7 @@ export async function observeRestore(
   if (phase === 'Failed') return { restore };
   const observed = await observeCluster({ namespace, name: restore.spec.clusterName });
   const cluster = observed?.cluster;
-  const secret =
-    phase === 'Completed'
-      ? undefined
-      : await readSecret(core, namespace, restore.spec.backup?.credentialsSecretName);
+  const secret = phase === 'Completed' ? undefined : await readCredentialsSecret(core, restore);
   const lock = cluster?.status?.restore;
   const holder =
     lock && lock.uid !== restore.metadata.uid
@@ -107,6 +92,17 @@ export async function observeRestore(
   };
 }
 
+/** The Secret `spec.backup.credentialsSecretName` names, if any. */
+function readCredentialsSecret(
+  core: CoreV1Api,
+  restore: EtcdRestore,
+): Promise<V1Secret | SecretForbidden | undefined> {
+  const name = restore.spec.backup?.credentialsSecretName;
+  if (!name) return Promise.resolve(undefined);
+  const namespace = restore.metadata.namespace as string;
+  return readSecret(core, { namespace, name, cluster: restore.spec.clusterName });
+}
+
 const secretKeys = ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'] as const;
 
 function decode(secret: V1Secret, name: string): string | undefined {
@@ -117,9 +113,10 @@ function decode(secret: V1Secret, name: string): string | undefined {
 /** The S3 credentials in the Secret, or why they cannot be used. */
 export function credentialsOf(
   restore: EtcdRestore,
-  secret: V1Secret | undefined,
+  secret: V1Secret | SecretForbidden | undefined,
 ): { credentials: S3Credentials } | { problem: string } {
   const name = restore.spec.backup?.credentialsSecretName;
+  if (isSecretForbidden(secret)) return { problem: secret.forbidden };
   if (!secret) return { problem: `Secret ${name} (spec.backup.credentialsSecretName) does not exist` };
   const missing = secretKeys.filter((key) => !decode(secret, key));
   if (missing.length > 0) return { problem: `Secret ${name} lacks ${missing.join(' and ')}` };

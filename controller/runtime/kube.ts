@@ -35,6 +35,7 @@ export function apiStatus(error: unknown): number | undefined {
 
 export const isNotFound = (error: unknown): boolean => apiStatus(error) === 404;
 export const isConflict = (error: unknown): boolean => apiStatus(error) === 409;
+export const isForbidden = (error: unknown): boolean => apiStatus(error) === 403;
 export const isAlreadyExists = isConflict;
 
 /** Request options that send a body as the given patch type (the client does not pick it by itself). */

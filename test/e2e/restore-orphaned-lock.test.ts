@@ -2,7 +2,9 @@
 // return"), on a real API server with the controller as a process: the restore took the lock, retained the old
 // member PVC, stopped the old Pod and created its seed; it is deleted while no controller runs; the next controller
 // releases the lock, marks the retained PVC abandoned, reports the cluster Degraded naming that PVC and records a
-// Warning Event, and deletes nothing. No nodes: Pods stay Pending, which is all this needs.
+// Warning Event, and deletes nothing. No nodes: Pods stay Pending, which is all this needs. First, in a namespace of
+// its own, a restore of a cluster applied without the Role its construct makes: the controller's 403 on the
+// credentials Secret fails the restore with a message that names the Role.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -47,8 +49,6 @@ describe('an EtcdRestore deleted while it holds the cluster (real API server, co
       await env.kubectl(['wait', '--for=condition=Established', `crd/${crd.metadata.name}`, '--timeout=60s']);
     }
     await env.createNamespace(ns, restrictedNamespaceLabels());
-    // The S3 Secret is readable by the controller through the Role its EtcdCluster construct would make.
-    await applyClusterControllerRbac(env, ns, name);
     await env.kubectl(['create', 'secret', 'generic', 's3', '-n', ns, '--from-literal=AWS_ACCESS_KEY_ID=a']);
     await env.kubectl([
       'patch',
@@ -67,7 +67,62 @@ describe('an EtcdRestore deleted while it holds the cluster (real API server, co
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
+  test('GIVEN a cluster applied without the Role its EtcdCluster construct makes WHEN a restore from a backup is created THEN it fails at once, InvalidBackupSource naming the 403 on its credentials Secret and the Role that grants it, with a Warning Event', async () => {
+    // A namespace of its own (nothing of it meets the next test), with the credentials Secret but no Role.
+    const other = `${ns}-ungranted`;
+    await env.createNamespace(other, restrictedNamespaceLabels());
+    await env.kubectl([
+      'create',
+      'secret',
+      'generic',
+      's3',
+      '-n',
+      other,
+      '--from-literal=AWS_ACCESS_KEY_ID=a',
+    ]);
+    await env.kubectl(['apply', '--server-side', '-f', '-'], {
+      input: JSON.stringify({
+        apiVersion: 'etcd.gitops.dev/v1alpha1',
+        kind: 'EtcdCluster',
+        metadata: { name, namespace: other },
+        spec: { size: 1, version: etcdVersions['3.6'] },
+      }),
+    });
+    const controller = startControllerProcess(env, { name: 'controller-ungranted', dir, namespace: other });
+    controllers.push(controller);
+    try {
+      const restores = restoreObjects(env, other);
+      await restores.createRestore('r0', {
+        clusterName: name,
+        backup: {
+          bucket: 'backups',
+          key: `${other}/${name}/x.db`,
+          endpoint: 'http://127.0.0.1:9',
+          credentialsSecretName: 's3',
+        },
+      });
+      const failed = await restores.phase('r0', 'Failed', whileRunning(controller), 60_000);
+      const degraded = failed.status?.conditions?.find((c) => c.type === 'Degraded');
+      assert.equal(degraded?.reason, 'InvalidBackupSource', JSON.stringify(failed.status));
+      assert.equal(
+        degraded?.message,
+        `the controller may not read Secret s3 in namespace ${other} (403 Forbidden): grant its ServiceAccount get on Secrets there, as the Role ${name}-etcd-gitops-controller the EtcdCluster construct synthesizes does; nothing was changed`,
+      );
+      await waitFor(
+        async () =>
+          (await restores.events('r0')).some(
+            (event) => event.type === 'Warning' && event.reason === 'InvalidBackupSource',
+          ),
+        { what: 'a Warning Event InvalidBackupSource on r0', timeoutMs: 30_000 },
+      );
+    } finally {
+      await controller.stop(5_000);
+    }
+  });
+
   test('GIVEN a restore that stopped the old member and seeded WHEN it is deleted while no controller runs THEN the next controller releases the lock, reports the retained PVC and deletes nothing', async () => {
+    // The S3 Secret is readable by the controller through the Role the EtcdCluster construct makes.
+    await applyClusterControllerRbac(env, ns, name);
     // GIVEN a cluster the controller seeded (its Pod stays Pending: no node)
     await env.kubectl(['apply', '--server-side', '-f', '-'], {
       input: JSON.stringify({

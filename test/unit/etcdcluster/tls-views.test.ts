@@ -9,6 +9,7 @@ import { planMembership } from '../../../controller/etcdcluster/plan.js';
 import { checkTls } from '../../../controller/etcdcluster/tls-checks.js';
 import { covers, type SecretData, tlsFindings } from '../../../controller/etcdcluster/tls-views.js';
 import type { PlanInput, TlsSecretView } from '../../../controller/etcdcluster/types.js';
+import { forbiddenSecretMessage } from '../../../controller/runtime/secrets.js';
 import { createCa, issueLeaf, type TestCa, type TestLeaf, tlsSecretData } from '../../env/etcd-certs.js';
 import { steady } from './fixtures.js';
 
@@ -79,6 +80,15 @@ describe('TLS Secrets as the controller judges them', () => {
       secrets: () => withSecret('demo-server-tls', undefined),
       field: 'spec.tls.client.secretName',
       problem: /^no such Secret; cert-manager may still be issuing it$/,
+    },
+    {
+      // The literal message: the controller's RBAC lacks the Role the EtcdCluster construct makes.
+      given: 'the controller may not read the serving Secret (403)',
+      secrets: () =>
+        withSecret('demo-server-tls', { forbidden: forbiddenSecretMessage('ns', 'demo-server-tls', 'demo') }),
+      field: 'spec.tls.client.secretName',
+      problem:
+        /^the controller may not read Secret demo-server-tls in namespace ns \(403 Forbidden\): grant its ServiceAccount get on Secrets there, as the Role demo-etcd-gitops-controller the EtcdCluster construct synthesizes does$/,
     },
     {
       given: 'the peer Secret lacks ca.crt',
