@@ -231,18 +231,21 @@ describe('Prometheus scrapes and alerts', () => {
       leaders.map((s) => s.value[1]),
       ['1', '1', '1'],
     );
+    // The leader sets the gauge when it observes the third member ready, and Prometheus has it at its next scrape:
+    // allow a few scrape intervals after the status said Ready (a CI run read 2 at once).
     const ready = await waitFor(
       async () => {
         const series = await prometheus.query(
           `etcd_gitops_members_ready{namespace="${ns}",cluster="${name}"}`,
         );
-        return series.length > 0 && series;
+        return series.length > 0 && series.every((s) => s.value[1] === '3') && series;
       },
-      { what: 'etcd_gitops_members_ready scraped', timeoutMs: 30_000, intervalMs: 1_000 },
+      { what: 'etcd_gitops_members_ready scraped as 3', timeoutMs: 20_000, intervalMs: 1_000 },
     );
     assert.deepEqual(
       ready.map((s) => s.value[1]),
       ['3'],
+      'one series, from the leader',
     );
     const groups = await waitFor(
       async () => {
