@@ -38,6 +38,16 @@ describe('an EtcdRestore deleted while it holds the cluster (real API server, co
     controllers.push(controller);
     return controller;
   };
+  /** EtcdCluster `name` of etcd 3.6 as a bare custom resource (no construct: no Role for its Secrets). */
+  const applyCluster = (namespace: string, size: number) =>
+    env.kubectl(['apply', '--server-side', '-f', '-'], {
+      input: JSON.stringify({
+        apiVersion: 'etcd.gitops.dev/v1alpha1',
+        kind: 'EtcdCluster',
+        metadata: { name, namespace },
+        spec: { size, version: etcdVersions['3.6'] },
+      }),
+    });
   const names = async (list: Promise<{ items: { metadata?: { name?: string } }[] }>) =>
     (await list).items.map((item) => item.metadata?.name).sort();
 
@@ -80,14 +90,7 @@ describe('an EtcdRestore deleted while it holds the cluster (real API server, co
       other,
       '--from-literal=AWS_ACCESS_KEY_ID=a',
     ]);
-    await env.kubectl(['apply', '--server-side', '-f', '-'], {
-      input: JSON.stringify({
-        apiVersion: 'etcd.gitops.dev/v1alpha1',
-        kind: 'EtcdCluster',
-        metadata: { name, namespace: other },
-        spec: { size: 1, version: etcdVersions['3.6'] },
-      }),
-    });
+    await applyCluster(other, 1);
     const controller = startControllerProcess(env, { name: 'controller-ungranted', dir, namespace: other });
     controllers.push(controller);
     try {
@@ -124,14 +127,7 @@ describe('an EtcdRestore deleted while it holds the cluster (real API server, co
     // The S3 Secret is readable by the controller through the Role the EtcdCluster construct makes.
     await applyClusterControllerRbac(env, ns, name);
     // GIVEN a cluster the controller seeded (its Pod stays Pending: no node)
-    await env.kubectl(['apply', '--server-side', '-f', '-'], {
-      input: JSON.stringify({
-        apiVersion: 'etcd.gitops.dev/v1alpha1',
-        kind: 'EtcdCluster',
-        metadata: { name, namespace: ns },
-        spec: { size: 3, version: etcdVersions['3.6'] },
-      }),
-    });
+    await applyCluster(ns, 3);
     const first = startController();
     await waitFor(async () => (await core().readNamespacedPod({ namespace: ns, name: 'demo-0' })).metadata, {
       what: 'the seed Pod demo-0',
