@@ -2,7 +2,7 @@
 # Builds (or finds in the cache) every binary the local test environment needs.
 # Cached under ${ETCD_GITOPS_CACHE:-$HOME/.cache/etcd-gitops}/<component>-<version>/; rebuilt only when missing.
 # Usage: build.sh [all|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|coredns|kube-router|prometheus|kube-state-metrics|registry|node-packages|lua|health-check]
-#   etcd: the etcd tools our product image ships (npm run image needs only these)
+#   etcd: the etcd tools our product image ships, for both its platforms, and skopeo (npm run image needs only these)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../versions.env
@@ -328,7 +328,7 @@ build_health_check() {
 
 case "${1:-all}" in
   kubernetes) build_kubernetes ;;
-  etcd) build_etcd34 && build_etcd "$ETCD35_VERSION" && build_etcd "$ETCD36_VERSION" && build_etcd_tools_other_arch && apt_install dpkg gzip tar ;;
+  etcd) build_etcd34 && build_etcd "$ETCD35_VERSION" && build_etcd "$ETCD36_VERSION" && build_etcd_tools_other_arch && apt_install dpkg gzip tar skopeo ;;
   etcd35) build_etcd "$ETCD35_VERSION" ;;
   etcd36) build_etcd "$ETCD36_VERSION" ;;
   etcd34) build_etcd34 ;;
