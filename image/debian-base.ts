@@ -3,7 +3,7 @@
 // package is only unpacked (`dpkg-deb -x`), no maintainer script runs, so the CA bundle is assembled here as
 // update-ca-certificates would.
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -18,7 +18,7 @@ export const basePackages = ['libc6', 'libgcc-s1', 'libstdc++6', 'ca-certificate
 /**
  * apt's options for `architecture`: none for this machine's; for another, apt's own state for that architecture under
  * the build directory (its package lists, its downloads, no installed packages), so nothing of this machine's apt
- * configuration changes. Its lists are fetched on first use (`apt-get update`, some 14 MB).
+ * configuration changes. Its lists are fetched on first use and then daily (`apt-get update`, some 14 MB).
  */
 async function aptOptions(architecture: string): Promise<string[]> {
   if (architecture === ociArchitecture()) return [];
@@ -37,11 +37,13 @@ async function aptOptions(architecture: string): Promise<string[]> {
     '-o',
     'Debug::NoLocking=1',
   ];
-  if (!existsSync(join(dir, 'lists', 'updated'))) {
+  // Refreshed daily, as Debian's mirrors drop superseded versions: a stale list could name one that is gone.
+  const marker = join(dir, 'lists', 'updated');
+  if (!existsSync(marker) || Date.now() - statSync(marker).mtimeMs > 24 * 3600_000) {
     for (const sub of ['lists/partial', 'cache/archives/partial'])
       await mkdir(join(dir, sub), { recursive: true });
     await run('apt-get', ['-q', ...options, 'update'], { maxBuffer: 1 << 24 });
-    await writeFile(join(dir, 'lists', 'updated'), '');
+    await writeFile(marker, '');
   }
   return options;
 }
