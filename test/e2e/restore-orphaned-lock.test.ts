@@ -38,6 +38,9 @@ describe('an EtcdRestore deleted while it holds the cluster (real API server, co
     controllers.push(controller);
     return controller;
   };
+  /** Secret `s3` with an access key only (the first test never gets to read it; the second adds the secret key). */
+  const createS3Secret = (namespace: string) =>
+    env.kubectl(['create', 'secret', 'generic', 's3', '-n', namespace, '--from-literal=AWS_ACCESS_KEY_ID=a']);
   /** EtcdCluster `name` of etcd 3.6 as a bare custom resource (no construct: no Role for its Secrets). */
   const applyCluster = (namespace: string, size: number) =>
     env.kubectl(['apply', '--server-side', '-f', '-'], {
@@ -59,7 +62,7 @@ describe('an EtcdRestore deleted while it holds the cluster (real API server, co
       await env.kubectl(['wait', '--for=condition=Established', `crd/${crd.metadata.name}`, '--timeout=60s']);
     }
     await env.createNamespace(ns, restrictedNamespaceLabels());
-    await env.kubectl(['create', 'secret', 'generic', 's3', '-n', ns, '--from-literal=AWS_ACCESS_KEY_ID=a']);
+    await createS3Secret(ns);
     await env.kubectl([
       'patch',
       'secret',
@@ -81,15 +84,7 @@ describe('an EtcdRestore deleted while it holds the cluster (real API server, co
     // A namespace of its own (nothing of it meets the next test), with the credentials Secret but no Role.
     const other = `${ns}-ungranted`;
     await env.createNamespace(other, restrictedNamespaceLabels());
-    await env.kubectl([
-      'create',
-      'secret',
-      'generic',
-      's3',
-      '-n',
-      other,
-      '--from-literal=AWS_ACCESS_KEY_ID=a',
-    ]);
+    await createS3Secret(other);
     await applyCluster(other, 1);
     const controller = startControllerProcess(env, { name: 'controller-ungranted', dir, namespace: other });
     controllers.push(controller);
