@@ -7,7 +7,7 @@
 // there (a `_default` mirror in hosts.toml, nodes/containerd.ts). Nothing is imported into a node any more.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -143,7 +143,6 @@ export async function startRegistry(options: {
     return digest;
   };
   try {
-    await mkdir(dir, { recursive: true });
     forwardPort(options.netns.path, dir, { name: 'registry', localPort: port }, track);
     track(
       await startRegistryProcess({
