@@ -1,11 +1,13 @@
-// TLS on the local Kubernetes (docs/design/tls.md): a 3-member etcd 3.6 cluster with client and peer TLS from
-// Secrets, synthesized by our constructs with its backup CronJob, run by the controller process. The Secrets have
-// the shape cert-manager writes for a CA Issuer (tls.crt, tls.key, ca.crt), generated here with openssl
-// (test/env/etcd-certs.ts): cert-manager itself is not installed. Proven: members serve only https with client
-// certificates (plain http and a TLS client without a certificate are refused); renewed serving and peer
-// certificates are picked up by the running members (a new handshake gets the new serial) without a restart or a
-// moment without quorum while a writer runs; a backup Job from the CronJob saves over TLS and a new TLS cluster
-// bootstraps from it; a missing Secret or a certificate whose DNS names miss the members is refused (InvalidSpec,
+// TLS on the local Kubernetes (docs/design/tls.md) with a real cert-manager (test/env/cert-manager.ts): a 3-member
+// etcd 3.6 cluster with client and peer TLS in the constructs' cert-manager form (`certManager: true`: a self-signed
+// Issuer, a CA Certificate and CA Issuer per side, the serving, peer and controller-client Certificates),
+// synthesized with its backup CronJob and applied as a user would; cert-manager issues every Certificate and the
+// controller process (under the shipped RBAC) runs the cluster. Proven: members serve only https with client
+// certificates (plain http and a TLS client without a certificate are refused); a cert-manager renewal of the serving
+// and peer certificates (as `cmctl renew` asks for it) is picked up by the running members (a new handshake gets the
+// new serial) without a restart or a moment without quorum while a writer runs; a backup Job from the CronJob saves
+// over TLS and a new cert-manager TLS cluster bootstraps from it; a missing Secret or a certificate whose DNS names
+// miss the members (Secrets a user brings, the `secretName` form, made here with openssl) is refused (InvalidSpec,
 // Warning Event, nothing created); adding or removing a TLS side is refused at admission.
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
@@ -26,11 +28,11 @@ import {
   PEER_PORT,
   peerDnsNames,
   servingDnsNames,
-  servingIpAddresses,
 } from '../../constructs/conventions/index.js';
 import type { ClientTls } from '../../controller/etcd/client.js';
 import { memberStatus } from '../../controller/etcd/members.js';
 import { etcdVersions } from '../env/binaries.js';
+import { type CertManager, startCertManager } from '../env/cert-manager.js';
 import type { Environment } from '../env/environment.js';
 import { createCa, issueLeaf, type TestCa, type TestLeaf, tlsSecretData } from '../env/etcd-certs.js';
 import { nsExec } from '../env/nodes/netns.js';
@@ -39,7 +41,7 @@ import { waitFor } from '../env/wait.js';
 import { startWriter, type Writer } from '../integration/helpers/membership-writer.js';
 import {
   backupNow,
-  clusterApp,
+  type ClusterAppOptions,
   clusterManifests,
   type RestoreTestbed,
   restoreObjects,
@@ -154,62 +156,32 @@ async function servedSerialFromNode(
 
 const serialOf = (pem: string) => new X509Certificate(pem).serialNumber;
 
-interface CertificateSpec {
-  readonly secretName: string;
-  readonly commonName?: string;
-  readonly dnsNames?: string[];
-  readonly ipAddresses?: string[];
-  readonly isCA?: boolean;
-  readonly usages?: string[];
-  readonly issuerRef: { readonly name: string };
+/** The PEM files of a `kubernetes.io/tls` Secret cert-manager wrote. */
+interface IssuedTls {
+  readonly ca: string;
+  readonly cert: string;
+  readonly key: string;
 }
 
-/**
- * What cert-manager would do with the constructs' cert-manager objects, done by the test: a CA for each CA
- * Certificate, and for each leaf Certificate a certificate with exactly its common name, DNS names and usages, issued
- * by the CA its Issuer names, written as `tls.crt`, `tls.key` and `ca.crt` into the Secret it names.
- */
-async function emulateCertManager(manifests: Record<string, unknown>[]) {
-  const certificates = manifests.filter((object) => object.kind === 'Certificate') as {
-    metadata: { name: string };
-    spec: CertificateSpec;
-  }[];
-  const issuers = manifests.filter((object) => object.kind === 'Issuer') as {
-    metadata: { name: string };
-    spec: { ca?: { secretName: string } };
-  }[];
-  const cas = new Map<string, TestCa>();
-  for (const certificate of certificates.filter((c) => c.spec.isCA))
-    cas.set(
-      certificate.spec.secretName,
-      await createCa(certificate.spec.commonName ?? certificate.metadata.name),
-    );
-  const leaves = new Map<string, { ca: TestCa; leaf: TestLeaf }>();
-  for (const certificate of certificates.filter((c) => !c.spec.isCA)) {
-    const issuer = issuers.find((i) => i.metadata.name === certificate.spec.issuerRef.name);
-    const ca = cas.get(issuer?.spec.ca?.secretName ?? '');
-    assert.ok(ca, `the CA Issuer of ${certificate.metadata.name}`);
-    const usages = (certificate.spec.usages ?? []).flatMap((usage) =>
-      usage === 'server auth' ? ['server' as const] : usage === 'client auth' ? ['client' as const] : [],
-    );
-    const leaf = await issueLeaf(ca, {
-      commonName: certificate.spec.commonName ?? certificate.metadata.name,
-      ...(certificate.spec.dnsNames ? { dnsNames: certificate.spec.dnsNames } : {}),
-      ...(certificate.spec.ipAddresses ? { ipAddresses: certificate.spec.ipAddresses } : {}),
-      usages,
-    });
-    leaves.set(certificate.spec.secretName, { ca, leaf });
-  }
-  const secrets = [...leaves].map(([secretName, { ca, leaf }]) => tlsSecret(secretName, ca, leaf));
-  return { secrets, leaves };
-}
+const asClientTls = (issued: IssuedTls): ClientTls => ({
+  rootCertificate: Buffer.from(issued.ca),
+  certChain: Buffer.from(issued.cert),
+  privateKey: Buffer.from(issued.key),
+});
+
+/** The names of the Certificates among `manifests` (what cert-manager must issue). */
+const certificateNames = (manifests: Record<string, unknown>[]) =>
+  manifests
+    .filter((object) => object.kind === 'Certificate')
+    .map((object) => (object.metadata as { name: string }).name);
 
 describe('EtcdCluster with client and peer TLS (local Kubernetes, MinIO)', () => {
   let testbed: RestoreTestbed;
   let controller: ManagedProcess | undefined;
   let writer: Writer | undefined;
-  let ca: { client: TestCa; peer: TestCa };
-  let client: TestLeaf;
+  let certManager: CertManager;
+  /** The controller's client certificate for `sec`, as cert-manager issued it. */
+  let clientIssued: IssuedTls;
   let clientTls: ClientTls;
   const core = () => testbed.env.kubeConfig.makeApiClient(CoreV1Api);
   const objects = () => restoreObjects(testbed.env, ns);
@@ -219,53 +191,47 @@ describe('EtcdCluster with client and peer TLS (local Kubernetes, MinIO)', () =>
     new Etcd3({ hosts: [url], ...(tls ? { credentials: tls as ClientTls } : {}) });
   const memberPods = async (cluster = name) =>
     (await core().listNamespacedPod({ namespace: ns, labelSelector: memberSelectorString(cluster) })).items;
-  const leaf = (cluster: string, which: 'serving' | 'peer') =>
-    which === 'serving'
-      ? issueLeaf(ca.client, {
-          commonName: `${cluster}-server`,
-          dnsNames: servingDnsNames(cluster, ns),
-          // As docs/design/tls.md asks of a user's serving certificate, for etcdctl in a member.
-          ipAddresses: servingIpAddresses(),
-        })
-      : issueLeaf(ca.peer, { commonName: `${cluster}-peer`, dnsNames: peerDnsNames(cluster, ns) });
-  const certsFor = async (cluster: string): Promise<ClusterCerts> => ({
-    serving: await leaf(cluster, 'serving'),
-    peer: await leaf(cluster, 'peer'),
-  });
-  const applyApp = async (cluster: string, extra: Partial<Parameters<typeof clusterApp>[0]> = {}) =>
-    testbed.env.kubectl(['apply', '--server-side', '-f', '-'], {
-      input: clusterApp({
-        namespace: ns,
-        name: cluster,
-        version,
-        size: 3,
-        bucket: testbed.bucket,
-        minio: testbed.env.minio as NonNullable<typeof testbed.env.minio>,
-        credentialsSecretName: 's3',
-        tls: tlsProps(cluster),
-        ...extra,
-      }),
+  /** The PEM files of a TLS Secret in the test namespace. */
+  const issuedTls = async (secretName: string): Promise<IssuedTls> => {
+    const data = (await core().readNamespacedSecret({ name: secretName, namespace: ns })).data ?? {};
+    const pem = (key: string) => Buffer.from(data[key] ?? '', 'base64').toString();
+    return { ca: pem('ca.crt'), cert: pem('tls.crt'), key: pem('tls.key') };
+  };
+  /** The user's app for `cluster` with TLS in the constructs' cert-manager form. */
+  const certManagerApp = (cluster: string, extra: Partial<ClusterAppOptions> = {}) =>
+    clusterManifests({
+      namespace: ns,
+      name: cluster,
+      version,
+      size: 3,
+      bucket: testbed.bucket,
+      minio: testbed.env.minio as NonNullable<typeof testbed.env.minio>,
+      credentialsSecretName: 's3',
+      tls: { client: { certManager: true }, peer: { certManager: true } },
+      ...extra,
     });
+  /** Applies an app as a user would (every object, cert-manager's included) and waits until cert-manager has
+   *  issued each of its Certificates. */
+  const applyIssued = async (manifests: Record<string, unknown>[]) => {
+    await testbed.env.kubectl(['apply', '--server-side', '-f', '-'], {
+      input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: manifests }),
+    });
+    await certManager.ready(ns, certificateNames(manifests));
+  };
 
   before(async () => {
     testbed = await startRestoreTestbed('cluster-tls', ns);
-    ca = { client: await createCa('sec-client-ca'), peer: await createCa('sec-peer-ca') };
-    client = await issueLeaf(ca.client, { commonName: 'etcd-gitops', usages: ['client'] });
-    clientTls = {
-      rootCertificate: Buffer.from(ca.client.cert),
-      certChain: Buffer.from(client.cert),
-      privateKey: Buffer.from(client.key),
-    };
-    await testbed.env.kubectl(['apply', '-f', '-'], {
-      input: secretsYaml(name, ca, await certsFor(name), client),
-    });
+    certManager = await startCertManager(testbed.env, testbed.dir);
     controller = startControllerProcess(testbed.env, { name: 'controller', dir: testbed.dir, namespace: ns });
-    await applyApp(name);
+    await applyIssued(certManagerApp(name));
+    clientIssued = await issuedTls(`${name}-client-tls`);
+    clientTls = asClientTls(clientIssued);
     await objects().readyAt(name, 3, abortIf);
   });
   after(async () => {
     await writer?.stop().catch(() => undefined);
     await controller?.stop();
+    await certManager?.stop();
     await testbed?.stop();
   });
 
@@ -284,7 +250,7 @@ describe('EtcdCluster with client and peer TLS (local Kubernetes, MinIO)', () =>
       good.close();
     }
     // TLS without a client certificate: the handshake is refused.
-    const anonymous = etcdClient(https(name), { rootCertificate: Buffer.from(ca.client.cert) });
+    const anonymous = etcdClient(https(name), { rootCertificate: Buffer.from(clientIssued.ca) });
     await assert.rejects(
       anonymous.get('tls/hello').string(),
       /certificate|handshake|UNAVAILABLE|No connection/i,
@@ -325,7 +291,7 @@ describe('EtcdCluster with client and peer TLS (local Kubernetes, MinIO)', () =>
     assert.match(endpoint.stdout, /^127\.0\.0\.1:2379, [0-9a-f]+, 3\.6\./, endpoint.stdout);
   });
 
-  test('WHEN the serving and peer certificates are renewed in their Secrets THEN every member serves the new ones without a restart, while writes go on and a majority keeps one leader', async () => {
+  test('WHEN cert-manager renews the serving and peer certificates THEN every member serves the new ones without a restart, while writes go on and a majority keeps one leader', async () => {
     writer = startWriter(https(name), 'tls-writer/', clientTls);
     const before = new Map(
       (await memberPods()).map((pod) => [pod.metadata?.name as string, pod.metadata?.uid]),
@@ -362,20 +328,31 @@ describe('EtcdCluster with client and peer TLS (local Kubernetes, MinIO)', () =>
       }
     })();
 
-    const renewed = await certsFor(name);
-    await testbed.env.kubectl(['apply', '-f', '-'], { input: secretsYaml(name, ca, renewed, client) });
+    // As `cmctl renew` asks for it; cert-manager issues each again (a new key: rotationPolicy Always).
+    const servingName = `${name}-server-tls`;
+    const peerName = `${name}-peer-tls`;
+    const servingBefore = serialOf((await issuedTls(servingName)).cert);
+    const peerBefore = serialOf((await issuedTls(peerName)).cert);
+    const revisions = {
+      [servingName]: (await certManager.renew(ns, servingName)) + 1,
+      [peerName]: (await certManager.renew(ns, peerName)) + 1,
+    };
+    await certManager.ready(ns, [servingName, peerName], { minRevision: revisions });
+    const renewedServing = await issuedTls(servingName);
+    const renewedPeer = await issuedTls(peerName);
+    const servingSerial = serialOf(renewedServing.cert);
+    const peerSerial = serialOf(renewedPeer.cert);
+    assert.notEqual(servingSerial, servingBefore, 'cert-manager wrote a new serving certificate');
+    assert.notEqual(peerSerial, peerBefore, 'cert-manager wrote a new peer certificate');
     const proxy = testbed.env.nodes?.connectProxy as string;
-    const servingSerial = serialOf(renewed.serving.cert);
-    const peerSerial = serialOf(renewed.peer.cert);
-    const clientCredentials = { ca: ca.client.cert, cert: client.cert, key: client.key };
     const peerFiles = {
       ca: join(testbed.dir, 'peer-ca.crt'),
       cert: join(testbed.dir, 'peer.crt'),
       key: join(testbed.dir, 'peer.key'),
     };
-    await writeFile(peerFiles.ca, ca.peer.cert);
-    await writeFile(peerFiles.cert, renewed.peer.cert);
-    await writeFile(peerFiles.key, renewed.peer.key, { mode: 0o600 });
+    await writeFile(peerFiles.ca, renewedPeer.ca);
+    await writeFile(peerFiles.cert, renewedPeer.cert);
+    await writeFile(peerFiles.key, renewedPeer.key, { mode: 0o600 });
     const podsOnNodes = (
       await testbed.env.kubeConfig.makeApiClient(CoreV1Api).listNamespacedPod({
         namespace: ns,
@@ -389,7 +366,7 @@ describe('EtcdCluster with client and peer TLS (local Kubernetes, MinIO)', () =>
       async () => {
         const serving = await Promise.all(
           members.map((member) =>
-            servedSerial(proxy, memberHost(name, ns, member), CLIENT_PORT, clientCredentials).catch(() => ''),
+            servedSerial(proxy, memberHost(name, ns, member), CLIENT_PORT, clientIssued).catch(() => ''),
           ),
         );
         const peer = await Promise.all(
@@ -436,37 +413,20 @@ describe('EtcdCluster with client and peer TLS (local Kubernetes, MinIO)', () =>
     const saved = (await keys(testbed.s3, testbed.bucket)).filter((key) => key.endsWith('.db'));
     assert.equal(saved.length, 1, `${saved} (${log})`);
     const key = saved[0] as string;
-    // The new cluster uses the constructs' cert-manager form. cert-manager is not installed: its objects are not
-    // applied, and the test issues what they ask for (emulateCertManager) into the Secrets they name.
-    const manifests = clusterManifests({
-      namespace: ns,
-      name: restored,
-      version,
-      size: 3,
-      bucket: testbed.bucket,
-      minio: testbed.env.minio as NonNullable<typeof testbed.env.minio>,
-      credentialsSecretName: 's3',
-      tls: { client: { certManager: true }, peer: { certManager: true } },
-      bootstrapFromBackup: {
-        bucket: testbed.bucket,
-        key,
-        endpoint: testbed.env.minio?.podEndpoint,
-        forcePathStyle: true,
-        credentialsSecretName: 's3',
-      },
-    });
-    const issued = await emulateCertManager(manifests);
-    const rest = manifests.filter((object) => !String(object.apiVersion).startsWith('cert-manager.io/'));
-    await testbed.env.kubectl(['apply', '-f', '-'], {
-      input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [...issued.secrets, ...rest] }),
-    });
+    // A new cluster of the same form, its own CAs issued by cert-manager, bootstrapping from that backup.
+    await applyIssued(
+      certManagerApp(restored, {
+        bootstrapFromBackup: {
+          bucket: testbed.bucket,
+          key,
+          endpoint: testbed.env.minio?.podEndpoint,
+          forcePathStyle: true,
+          credentialsSecretName: 's3',
+        },
+      }),
+    );
     await objects().readyAt(restored, 3, abortIf);
-    const restoredClient = issued.leaves.get(`${restored}-client-tls`) as { ca: TestCa; leaf: TestLeaf };
-    const reader = etcdClient(https(restored), {
-      rootCertificate: Buffer.from(restoredClient.ca.cert),
-      certChain: Buffer.from(restoredClient.leaf.cert),
-      privateKey: Buffer.from(restoredClient.leaf.key),
-    });
+    const reader = etcdClient(https(restored), asClientTls(await issuedTls(`${restored}-client-tls`)));
     try {
       assert.equal(await reader.get('tls/hello').string(), 'world');
       assert.ok((await reader.getAll().prefix('tls-writer/').keys()).length > 0);
@@ -489,7 +449,10 @@ describe('EtcdCluster with client and peer TLS (local Kubernetes, MinIO)', () =>
       metadata: { name: bad, namespace: ns },
       spec: { version, size: 3, tls: tlsProps(bad) },
     };
-    const goodPeer = await leaf(bad, 'peer');
+    // Secrets a user brings (the `secretName` form), made with openssl: one certificate deliberately wrong.
+    const ca = { client: await createCa('bad-client-ca'), peer: await createCa('bad-peer-ca') };
+    const client = await issueLeaf(ca.client, { commonName: 'etcd-gitops', usages: ['client'] });
+    const goodPeer = await issueLeaf(ca.peer, { commonName: `${bad}-peer`, dnsNames: peerDnsNames(bad, ns) });
     await testbed.env.kubectl(['apply', '-f', '-'], { input: JSON.stringify(custom) });
     const degraded = (pattern: RegExp) =>
       waitFor(

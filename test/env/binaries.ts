@@ -140,14 +140,30 @@ export function corednsBinary(): string {
 }
 
 /**
- * health-check (test/env/bin-build/health-check/main.go): kstatus and Flux's CEL health checks, built per pinned
- * versions and per hash of its source (so an edited main.go is rebuilt by `npm run binaries`).
+ * A command whose main.go is in test/env/bin-build/<name>/, as build.sh's build_source_main builds it: per pinned
+ * versions (the module versions it requires, in build.sh's order) and per hash of its source, so an edited main.go
+ * is rebuilt by `npm run binaries`.
  */
-export function healthCheckBinary(): string {
-  const source = readFileSync(join(repoRoot, 'test', 'env', 'bin-build', 'health-check', 'main.go'));
+function sourceBuiltBinary(name: string, versionNames: readonly string[]): string {
+  const source = readFileSync(join(repoRoot, 'test', 'env', 'bin-build', name, 'main.go'));
   const sum = createHash('sha256').update(source).digest('hex').slice(0, 12);
-  return binary(
-    `health-check-${pinned('CLI_UTILS_VERSION')}-${pinned('FLUX_RUNTIME_VERSION')}-${sum}`,
-    'health-check',
+  return binary([name, ...versionNames.map(pinned), sum].join('-'), name);
+}
+
+/** health-check (test/env/bin-build/health-check/main.go): kstatus and Flux's CEL health checks. */
+export function healthCheckBinary(): string {
+  return sourceBuiltBinary('health-check', ['CLI_UTILS_VERSION', 'FLUX_RUNTIME_VERSION']);
+}
+
+/** cert-manager's controller (test/env/bin-build/cert-manager/main.go) at the pinned release. */
+export function certManagerBinary(): string {
+  return sourceBuiltBinary('cert-manager', ['CERT_MANAGER_VERSION']);
+}
+
+/** cert-manager's CRDs (YAML files) from the pinned release's module. */
+export function certManagerCrds(): string[] {
+  const dir = `cert-manager-crds-${pinned('CERT_MANAGER_VERSION')}`;
+  return ['certificaterequests', 'certificates', 'clusterissuers', 'issuers'].map((plural) =>
+    binary(dir, `cert-manager.io_${plural}.yaml`),
   );
 }

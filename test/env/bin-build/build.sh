@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds (or finds in the cache) every binary the local test environment needs.
 # Cached under ${ETCD_GITOPS_CACHE:-$HOME/.cache/etcd-gitops}/<component>-<version>/; rebuilt only when missing.
-# Usage: build.sh [all|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|coredns|kube-router|prometheus|kube-state-metrics|registry|node-packages|lua|health-check]
+# Usage: build.sh [all|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|coredns|kube-router|prometheus|kube-state-metrics|registry|node-packages|lua|health-check|cert-manager]
 #   etcd: the etcd tools our product image ships, for both its platforms, and skopeo (npm run image needs only these)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -299,30 +299,52 @@ build_etcd34() {
   (systemctl stop etcd 2>/dev/null || service etcd stop 2>/dev/null || pkill -x etcd -u etcd 2>/dev/null || true) >/dev/null 2>&1
 }
 
-# health-check (test/env/bin-build/health-check/main.go): kstatus and Flux's CEL health checks over objects read as
-# JSON, with the libraries of CLI_UTILS_VERSION and FLUX_RUNTIME_VERSION. Cached per versions and per source hash,
-# as test/env/binaries.ts names it.
-build_health_check() {
-  local src="$here/health-check/main.go"
-  local sum
+# A command whose main.go lives in this directory ($1/main.go), built against the modules "path version" given after
+# it into <cache>/$1-<versions joined by ->-<first 12 hex of the source's sha256>/$1: an edited main.go is a new
+# directory, as test/env/binaries.ts (sourceBuiltBinary) names it.
+build_source_main() {
+  local name=$1 && shift
+  local src="$here/$name/main.go" sum key="" dep
   sum=$(sha256sum "$src" | cut -c1-12)
-  local out="$cache/health-check-$CLI_UTILS_VERSION-$FLUX_RUNTIME_VERSION-$sum"
-  [ -x "$out/health-check" ] && return 0
-  log "building health-check (cli-utils $CLI_UTILS_VERSION, fluxcd/pkg/runtime $FLUX_RUNTIME_VERSION)"
-  local work="$cache/src/health-check-$CLI_UTILS_VERSION-$FLUX_RUNTIME_VERSION-$sum"
+  for dep in "$@"; do key="$key${dep#* }-"; done
+  local out="$cache/$name-$key$sum"
+  [ -x "$out/$name" ] && return 0
+  log "building $name ($*)"
+  local work="$cache/src/$name-$key$sum"
   mkdir -p "$work"
   {
-    go_mod_head etcdgitops.local/healthcheck
+    go_mod_head "etcdgitops.local/$name"
     echo
     echo "require ("
-    echo "  sigs.k8s.io/cli-utils $CLI_UTILS_VERSION"
-    echo "  github.com/fluxcd/pkg/runtime $FLUX_RUNTIME_VERSION"
+    for dep in "$@"; do echo "  $dep"; done
     echo ")"
   } >"$work/go.mod"
   cp "$src" "$work/main.go"
   (cd "$work" && go mod tidy >/dev/null)
   mkdir -p "$out.tmp"
-  (cd "$work" && go build -trimpath -ldflags "-s -w" -o "$out.tmp/health-check" .)
+  (cd "$work" && go build -trimpath -ldflags "-s -w" -o "$out.tmp/$name" .)
+  rm -rf "$out" && mv "$out.tmp" "$out"
+}
+
+# health-check (health-check/main.go): kstatus and Flux's CEL health checks over objects read as JSON, with the
+# libraries of CLI_UTILS_VERSION and FLUX_RUNTIME_VERSION.
+build_health_check() {
+  build_source_main health-check "sigs.k8s.io/cli-utils $CLI_UTILS_VERSION" \
+    "github.com/fluxcd/pkg/runtime $FLUX_RUNTIME_VERSION"
+}
+
+# cert-manager's controller (cert-manager/main.go, which says why it is our own main) and its CRDs from the same
+# module version, for the TLS e2e (test/env/cert-manager.ts). The module requires Venafi's vcert, whose code the
+# proxy refuses (403); the controllers built here do not import it, so only its go.mod is read.
+build_cert_manager() {
+  build_source_main cert-manager "github.com/cert-manager/cert-manager $CERT_MANAGER_VERSION"
+  local out="$cache/cert-manager-crds-$CERT_MANAGER_VERSION" dir
+  [ -f "$out/cert-manager.io_certificates.yaml" ] && return 0
+  dir=$(GOFLAGS= go mod download -json "github.com/cert-manager/cert-manager@$CERT_MANAGER_VERSION" |
+    sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+  [ -n "$dir" ] || { echo "go mod download gave no directory for cert-manager" >&2; exit 1; }
+  mkdir -p "$out.tmp"
+  cp "$dir"/deploy/crds/*.yaml "$out.tmp/"
   rm -rf "$out" && mv "$out.tmp" "$out"
 }
 
@@ -356,11 +378,13 @@ case "${1:-all}" in
     apt_install skopeo
     fetch_prometheus_operator_crds
     build_health_check
+    build_cert_manager
     ;;
   prometheus) build_prometheus ;;
   kube-state-metrics) build_kube_state_metrics ;;
   registry) build_registry && apt_install skopeo ;;
   health-check) build_health_check ;;
+  cert-manager) build_cert_manager ;;
   prometheus-operator-crds) fetch_prometheus_operator_crds ;;
-  *) echo "usage: $0 [all|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|coredns|kube-router|prometheus|kube-state-metrics|registry|prometheus-operator-crds|node-packages|lua|health-check]" >&2; exit 2 ;;
+  *) echo "usage: $0 [all|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|coredns|kube-router|prometheus|kube-state-metrics|registry|prometheus-operator-crds|node-packages|lua|health-check|cert-manager]" >&2; exit 2 ;;
 esac
