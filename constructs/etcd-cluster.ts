@@ -11,7 +11,7 @@ import {
 } from './app-registry.js';
 import { EtcdBackupSchedule, type EtcdBackupScheduleOptions } from './backup-schedule.js';
 import { certManagerObjects, clientCertificate, type MetadataOf } from './cluster/cert-manager.js';
-import type { EtcdConnection } from './cluster/connection.js';
+import type { EtcdClientCertificate, EtcdConnection } from './cluster/connection.js';
 import { createClusterNamespace } from './cluster/namespace.js';
 import {
   type EtcdClient,
@@ -71,6 +71,7 @@ import { validateDnsLabel, validateObjectName } from './validate/names.js';
 
 export type {
   EtcdClient,
+  EtcdClientCertificate,
   EtcdClientIpBlock,
   EtcdClientPeer,
   EtcdConnection,
@@ -209,14 +210,12 @@ export class EtcdCluster extends Construct {
     this.tls = rendered.tls.spec;
     const scheme = schemes(this.tls).client;
     this.clientUrl = clientServiceURL(this.name, this.namespace, scheme);
-    const clientSecret = this.tls?.client?.clientSecretName;
     this.connection = {
       url: this.clientUrl,
       serviceName: this.clientServiceName,
       namespace: this.namespace,
       port: CLIENT_PORT,
       scheme,
-      ...(clientSecret ? { caSecretName: clientSecret, clientCertificateSecretName: clientSecret } : {}),
     };
     this.clients = (props.clients ?? []).map((client, i) => validateClient(`clients[${i}]`, client));
     this.metricsScrapers = (props.metricsFrom ?? []).map((scraper, i) =>
@@ -240,11 +239,12 @@ export class EtcdCluster extends Construct {
   }
 
   /**
-   * A cert-manager Certificate `options.secretName` (and the Secret of that name: `tls.crt`, `tls.key`, `ca.crt`)
-   * that an application presents to this cluster: client auth, from the client side's CA or issuer. Needs
-   * `tls.client.certManager`. The application mounts the Secret and connects to `connection.url`.
+   * An application's own client identity: a cert-manager Certificate `options.secretName` (and the Secret of that
+   * name: `tls.crt`, `tls.key`, `ca.crt`) that the application presents to this cluster: client auth, from the
+   * client side's CA or issuer. Needs `tls.client.certManager`. The application mounts the Secret and connects to
+   * `connection.url`; `allowFrom()` admits it through the NetworkPolicy.
    */
-  public addClientCertificate(id: string, options: EtcdClientCertificateOptions): ApiObject {
+  public addClientCertificate(id: string, options: EtcdClientCertificateOptions): EtcdClientCertificate {
     const prop = 'addClientCertificate';
     if (!this.clientIssuer) {
       const got = this.tls?.client ? 'tls.client with your Secrets' : 'no tls.client';
@@ -263,14 +263,14 @@ export class EtcdCluster extends Construct {
     if (commonName === '' || commonName.length > 64) {
       throw new Error(`'commonName' must be 1 to 64 characters (X.509), got '${commonName}'`);
     }
-    const made = clientCertificate(
+    const certificate = clientCertificate(
       this,
       `ClientCertificate-${id}`,
       this.certManagerMetadata(secretName),
       this.clientIssuer,
       commonName,
     );
-    return made;
+    return { certificate, secretName, commonName, connection: this.connection };
   }
 
   /** cert-manager objects: the cluster's metadata, and a dry run skipped while cert-manager's CRDs are missing. */

@@ -1,6 +1,10 @@
 // How a client reaches an etcd cluster: what an application needs in its own config.
+import type { ApiObject } from 'cdk8s';
 
-/** The address of a cluster and, with `tls.client`, the Secrets a client needs. */
+/**
+ * The address of a cluster. With `tls.client`, an application also needs a client certificate of its own:
+ * `EtcdCluster.addClientCertificate` (the cert-manager form), or one from your CA.
+ */
 export interface EtcdConnection {
   /**
    * Client URL through the client Service, e.g. `http://main-client.db.svc:2379`, `https://…` with `tls.client`
@@ -18,18 +22,24 @@ export interface EtcdConnection {
   readonly port: number;
   /** `https` with `tls.client`, else `http`. */
   readonly scheme: 'http' | 'https';
+}
+
+/**
+ * An application's own client certificate (`EtcdCluster.addClientCertificate`): what the application mounts and
+ * where it connects. Each application gets its own identity; the controller's client certificate
+ * (`spec.tls.client.clientSecretName`) is never handed out.
+ */
+export interface EtcdClientCertificate {
+  /** The cert-manager Certificate. */
+  readonly certificate: ApiObject;
   /**
-   * Secret whose `ca.crt` is the CA of the members' serving certificate, what a client trusts:
-   * `spec.tls.client.clientSecretName` (never the serving Secret, which holds the members' key).
-   * @default - none: the cluster serves plain HTTP
+   * The Secret cert-manager writes, to mount whole: `tls.crt` and `tls.key` (the application's certificate and key)
+   * and `ca.crt` (the client side's CA, which also signed the members' serving certificate: what the application
+   * trusts).
    */
-  readonly caSecretName?: string;
-  /**
-   * Secret holding a client certificate and key (`tls.crt`, `tls.key`) the members accept:
-   * `spec.tls.client.clientSecretName`, the certificate the controller and the backup and defrag Jobs present
-   * (common name `etcd-gitops` in the cert-manager form). An application in the cluster's namespace may mount it,
-   * or present its own certificate from the same CA.
-   * @default - none: the cluster does not authenticate clients by certificate
-   */
-  readonly clientCertificateSecretName?: string;
+  readonly secretName: string;
+  /** The certificate's common name (etcd's user name when its auth is on with `--client-cert-auth`). */
+  readonly commonName: string;
+  /** The cluster's address (`https`). */
+  readonly connection: EtcdConnection;
 }

@@ -99,7 +99,7 @@ describe('EtcdCluster clients', () => {
     ]);
   });
 
-  it('GIVEN a cluster WHEN its connection is read THEN it names the URL, Service, namespace and port, and no TLS Secrets (no tls)', () => {
+  it('GIVEN a cluster WHEN its connection is read THEN it names the URL, Service, namespace and port (no tls)', () => {
     const cluster = new EtcdCluster(clusterChart('db'), 'main', { version: '3.6.16' });
     assert.deepEqual(cluster.connection, {
       url: 'http://main-client.db.svc:2379',
@@ -108,8 +108,6 @@ describe('EtcdCluster clients', () => {
       port: 2379,
       scheme: 'http',
     });
-    assert.equal(cluster.connection.caSecretName, undefined);
-    assert.equal(cluster.connection.clientCertificateSecretName, undefined);
   });
 
   it('GIVEN a cluster THEN its client and peer Services are objects with their names and ports', () => {

@@ -206,10 +206,16 @@ describe('EtcdCluster tls: cert-manager form', () => {
 });
 
 describe('EtcdCluster.addClientCertificate', () => {
-  it('GIVEN the cert-manager form WHEN an application asks for a client certificate THEN a client-auth Certificate from the client CA writes a Secret of its name', () => {
+  it('GIVEN the cert-manager form WHEN an application asks for a client certificate THEN a client-auth Certificate from the client CA writes a Secret of its name, returned with the https connection', () => {
     const { construct, objects } = cluster({ client: { certManager: true } });
-    construct.addClientCertificate('api', { secretName: 'api-etcd-client' });
+    const made = construct.addClientCertificate('api', { secretName: 'api-etcd-client' });
     const spec = only(objects(), 'Certificate', 'api-etcd-client').spec;
+    // What the application mounts and where it connects: its own Secret, never the controller's.
+    assert.equal(made.secretName, 'api-etcd-client');
+    assert.equal(made.commonName, 'api-etcd-client');
+    assert.equal(made.certificate.metadata.name, 'api-etcd-client');
+    assert.equal(made.connection.url, 'https://main-client.db.svc:2379');
+    assert.equal(made.connection, construct.connection);
     assert.equal(spec.secretName, 'api-etcd-client');
     assert.equal(spec.commonName, 'api-etcd-client');
     assert.deepEqual(spec.usages, ['digital signature', 'key encipherment', 'client auth']);
@@ -327,7 +333,7 @@ describe('EtcdCluster tls: backup and defrag CronJobs and the connection', () =>
     assert.ok(args.includes('--endpoints=https://main-client.$(POD_NAMESPACE).svc:2379'));
   });
 
-  it('GIVEN tls.client WHEN the connection is read THEN it is https and names the client certificate Secret for the CA and the certificate', () => {
+  it("GIVEN tls.client WHEN the connection is read THEN it is https and names no Secret (the controller's client certificate is not handed out)", () => {
     const { construct } = cluster(secrets);
     assert.deepEqual(construct.connection, {
       url: 'https://main-client.db.svc:2379',
@@ -335,16 +341,8 @@ describe('EtcdCluster tls: backup and defrag CronJobs and the connection', () =>
       namespace: 'db',
       port: 2379,
       scheme: 'https',
-      caSecretName: 'main-client-cert',
-      clientCertificateSecretName: 'main-client-cert',
     });
     assert.equal(construct.clientUrl, 'https://main-client.db.svc:2379');
-  });
-
-  it('GIVEN the cert-manager form WHEN the connection is read THEN it names the client certificate made here', () => {
-    const { construct } = cluster({ client: { certManager: true } });
-    assert.equal(construct.connection.clientCertificateSecretName, 'main-client-tls');
-    assert.equal(construct.connection.caSecretName, 'main-client-tls');
   });
 });
 
