@@ -22,6 +22,8 @@ import { after, before, describe, it } from 'node:test';
 import { Yaml } from 'cdk8s';
 import { type NodeRuntime, nodeRuntime } from '../../image/node-runtime.js';
 import { repoRoot } from '../env/binaries.js';
+import { type ControlPlane, startControlPlane } from '../env/control-plane.js';
+import { kubectl } from '../env/kubectl.js';
 
 const work = mkdtempSync(join(tmpdir(), 'egt-package-'));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -146,6 +148,58 @@ function distYaml(app: string): string {
     .join('\n---\n');
 }
 
+/** A real API server (no nodes) for Pod Security admission; started by the first test that needs it. */
+let controlPlane: ControlPlane | undefined;
+after(async () => controlPlane?.stop());
+
+interface DistObject {
+  kind: string;
+  metadata: { name: string; namespace?: string };
+  spec?: { template?: { metadata?: { labels?: Record<string, string> }; spec?: object } };
+}
+
+/** The objects of an app's `dist/`, plain, as written. */
+function distObjects(app: string): DistObject[] {
+  return readdirSync(join(app, 'dist')).flatMap((file) => Yaml.load(join(app, 'dist', file))) as DistObject[];
+}
+
+/**
+ * What a real API server's Pod Security admission says of each named Deployment's Pods in `namespace`: the app's
+ * own Namespace object `namespace` (as it synthesized it) is applied first, then one Pod from each Deployment's
+ * template is created with a server-side dry run (the admission check a ReplicaSet's Pods meet). Exit code and
+ * stderr per Deployment.
+ */
+async function podAdmission(
+  app: string,
+  namespace: string,
+  deployments: readonly string[],
+): Promise<Record<string, { code: number; stderr: string }>> {
+  controlPlane ??= await startControlPlane({ waitForControllers: false });
+  const { kubeconfigPath } = controlPlane;
+  const objects = distObjects(app);
+  const ns = objects.find((o) => o.kind === 'Namespace' && o.metadata.name === namespace);
+  assert.ok(ns, `the app synthesizes Namespace ${namespace}`);
+  await kubectl(kubeconfigPath, ['apply', '--server-side', '-f', '-'], { input: JSON.stringify(ns) });
+  const verdicts: Record<string, { code: number; stderr: string }> = {};
+  for (const name of deployments) {
+    const deployment = objects.find((o) => o.kind === 'Deployment' && o.metadata.name.includes(name));
+    const template = deployment?.spec?.template;
+    assert.ok(template?.spec, `the ${name} Deployment's Pod template`);
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: `${name}-pod`, namespace, labels: template.metadata?.labels ?? {} },
+      spec: template.spec,
+    };
+    const result = await kubectl(kubeconfigPath, ['create', '--dry-run=server', '-f', '-'], {
+      input: JSON.stringify(pod),
+      allowFailure: true,
+    });
+    verdicts[name] = { code: result.code, stderr: result.stderr };
+  }
+  return verdicts;
+}
+
 let tarball = '';
 let packed: { files: { path: string }[] } = { files: [] };
 let node22: NodeRuntime;
@@ -231,7 +285,7 @@ describe('the etcd-gitops package', () => {
     assert.ok(controllerPackagesIn(repoRoot).includes('node_modules/etcd3'));
   });
 
-  it('GIVEN the app `cdk8s init typescript-app` creates (CommonJS, ts-jest) with the lowest peers the ranges accept WHEN it compiles, runs its jest tests and synthesizes on Node.js 20 and 22 THEN all pass, with one cdk8s and no controller dependency', () => {
+  it('GIVEN the app `cdk8s init typescript-app` creates (CommonJS, ts-jest) with the lowest peers the ranges accept WHEN it compiles, runs its jest tests and synthesizes on Node.js 20 and 22 THEN all pass, with one cdk8s and no controller dependency, and its cdk8s-plus-27 client (the JSON patch the README shows) is admitted in the restricted namespace the cluster creates', async () => {
     const template = join(repoRoot, 'node_modules', 'cdk8s-cli', 'templates', 'typescript-app');
     const app = join(work, 'cjs-app');
     mkdirSync(app);
@@ -285,9 +339,11 @@ describe('the etcd-gitops package', () => {
     }
     for (const name of ['cdk8s', 'constructs']) assert.equal(copiesOf(app, name).length, 1, name);
     assert.deepEqual(controllerPackagesIn(app), []);
+    const { web } = await podAdmission(app, 'web', ['web']);
+    assert.equal(web?.code, 0, `the plus-27 client's Pod in restricted 'web': ${web?.stderr}`);
   });
 
-  it(`GIVEN today's \`cdk8s init\` app, on cdk8s-plus-33 ${PLUS_33} as its template installs WHEN its plus-33 Deployments are given to clients and allowFrom() and plus-33 Pods.select() to allowMetricsFrom() THEN it compiles under the template's strict tsconfig and the NetworkPolicy admits exactly those Pods`, () => {
+  it(`GIVEN today's \`cdk8s init\` app, on cdk8s-plus-33 ${PLUS_33} as its template installs WHEN its plus-33 Deployments are given to clients and allowFrom() and plus-33 Pods.select() to allowMetricsFrom() THEN it compiles under the template's strict tsconfig and the NetworkPolicy admits exactly those Pods; the README's plus-33 client with its own certificate is admitted in a restricted namespace, a default plus-33 Pod is not`, async () => {
     const template = join(repoRoot, 'node_modules', 'cdk8s-cli', 'templates', 'typescript-app');
     const templateManifest = readManifest(join(template, 'package.json'));
     assert.ok(
@@ -346,5 +402,19 @@ describe('the etcd-gitops package', () => {
       },
     ]);
     assert.deepEqual(controllerPackagesIn(app), []);
+
+    // The restricted pattern: its own client certificate's Secret mounted, the https URL, admitted with no patch.
+    const reporting = distObjects(app).find(
+      (o) => o.kind === 'Deployment' && o.metadata.name.includes('reporting'),
+    );
+    const reportingPod = JSON.stringify(reporting?.spec?.template?.spec);
+    assert.match(reportingPod, /"secretName":"reporting-etcd"/);
+    assert.match(reportingPod, /"value":"https:\/\/secure-etcd-client\.secure\.svc:2379"/);
+    const verdicts = await podAdmission(app, 'secure', ['reporting', 'api']);
+    assert.equal(verdicts.reporting?.code, 0, `the restricted pattern's Pod: ${verdicts.reporting?.stderr}`);
+    // The check bites: plus-33's defaults alone (the `api` Deployment) are refused, naming what is missing.
+    assert.notEqual(verdicts.api?.code, 0);
+    assert.match(verdicts.api?.stderr ?? '', /violates PodSecurity "restricted:latest"/);
+    assert.match(verdicts.api?.stderr ?? '', /seccompProfile/);
   });
 });
