@@ -30,6 +30,7 @@ import { type DurationInput, durationOf } from './validate/duration.js';
 import { validateDnsLabel, validateInteger, validateObjectName } from './validate/names.js';
 import { validateHttpUrl } from './validate/url.js';
 
+/** A backup schedule: when, where in S3, how long backups are kept (`EtcdCluster.addBackupSchedule`). */
 export interface EtcdBackupScheduleOptions extends CronScheduleOptions {
   /**
    * Suffix of the CronJob name: `<cluster>-backup-<name>`.
@@ -123,6 +124,7 @@ const BACKUP_RESOURCES = { requests: { cpu: '50m', memory: '192Mi' }, limits: { 
 
 /** What a schedule needs to know about its cluster. */
 export interface EtcdBackupTarget extends OperatorJobTarget {
+  /** The backup Jobs' ServiceAccount (`<cluster>-backup`, no API rights). */
   readonly serviceAccountName: string;
 }
 
@@ -180,6 +182,7 @@ export function backupArgs(target: EtcdBackupTarget, o: EtcdBackupScheduleOption
 export class EtcdBackupSchedule extends Construct {
   /** Name of the CronJob; `kubectl create job --from=cronjob/<name> <job>` runs a backup now. */
   public readonly cronJobName: string;
+  /** The CronJob. */
   public readonly cronJob: k8s.KubeCronJob;
 
   public constructor(

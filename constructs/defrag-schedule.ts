@@ -21,6 +21,7 @@ const DEFRAG_RESOURCES = { requests: { cpu: '50m', memory: '64Mi' }, limits: { m
 
 export const DEFAULT_DEFRAG_SCHEDULE = '30 3 * * 0';
 
+/** A defragmentation schedule (`EtcdCluster.addDefragSchedule`). */
 export interface EtcdDefragScheduleOptions extends Omit<CronScheduleOptions, 'schedule'> {
   /**
    * Cron schedule (5 fields or a macro such as `@weekly`).
@@ -36,6 +37,7 @@ export interface EtcdDefragScheduleOptions extends Omit<CronScheduleOptions, 'sc
 
 /** What a defrag schedule needs to know about its cluster. */
 export interface EtcdDefragTarget extends OperatorJobTarget {
+  /** The defrag Jobs' ServiceAccount (`<cluster>-defrag`, no API rights). */
   readonly serviceAccountName: string;
   /** The cluster's effective backend quota: a NOSPACE alarm is disarmed only below it. */
   readonly quotaBackendBytes: number;
@@ -56,6 +58,7 @@ export function defragArgs(target: EtcdDefragTarget): string[] {
 export class EtcdDefragSchedule extends Construct {
   /** Name of the CronJob; `kubectl create job --from=cronjob/<name> <job>` defragments now. */
   public readonly cronJobName: string;
+  /** The CronJob. */
   public readonly cronJob: k8s.KubeCronJob;
 
   public constructor(

@@ -80,7 +80,8 @@ export interface EtcdFailureDetection {
 /** Member data volumes. */
 export interface EtcdStorageProps {
   /**
-   * PVC request per member: a Kubernetes quantity (`'10Gi'`), a number of bytes or a `Size`.
+   * PVC request per member: a Kubernetes quantity (`'10Gi'`), a number of bytes or a `Size`; at least `128Mi`
+   * (a plain number counts bytes, so `10` is refused at synth).
    * @default '1Gi'
    */
   readonly size?: QuantityInput;
@@ -175,7 +176,11 @@ export interface EtcdClusterSpecProps {
    * TLS with client-certificate authentication, per side: `client` (port 2379) and `peer` (2380), each with your
    * Secrets (`{ secretName[, clientSecretName] }`) or `{ certManager: true | { issuer } }` (Certificates made
    * here, cert-manager installed separately). Each side is fixed when the cluster is created (admission refuses
-   * adding or removing one).
+   * adding or removing one). The cert-manager form names its Secrets `<name>-server-tls`, `<name>-client-tls` and
+   * `<name>-peer-tls` and needs the namespace at synth time. Refused at synth: a Secret and `certManager` on one
+   * side, or neither; `secretName` without `clientSecretName`; a name that is no object name; an issuer kind other
+   * than `Issuer` or `ClusterIssuer`; the cert-manager form without a namespace; one of your Secret names equal to
+   * one the other side's cert-manager form writes; `clusterDomain` with nothing for cert-manager to issue.
    * @default - none: members serve plain http on both ports
    */
   readonly tls?: EtcdTlsProps;

@@ -91,6 +91,7 @@ export interface EtcdClientCertificateOptions {
   readonly commonName?: string;
 }
 
+/** Props of {@link EtcdCluster}: the cluster (`EtcdClusterSpecProps`), where it lives, who may reach it, TLS. */
 export interface EtcdClusterProps extends EtcdClusterSpecProps {
   /**
    * Cluster name: the custom resource and the prefix of every derived name (`<name>-client`, `<name>-0`).
@@ -118,7 +119,8 @@ export interface EtcdClusterProps extends EtcdClusterSpecProps {
   /**
    * Clients, besides the controller and this cluster's backup and defrag Jobs, allowed to the client port: label
    * selectors, cdk8s-plus workloads, or `{ ipBlock: { cidr } }` for clients outside the Pod network (a controller
-   * or application run outside Kubernetes). `allowFrom()` adds more later.
+   * or application run outside Kubernetes). `allowFrom()` adds more later. Refused at synth, naming `clients[i]`:
+   * a client that selects nothing (`{}`), an `ipBlock` beside a label selector, a `cidr` that is no CIDR block.
    * @default - none
    */
   readonly clients?: readonly EtcdClient[];
@@ -155,9 +157,11 @@ function servicePort(name: string, port: number): k8s.ServicePort {
  * the controller read Secrets in this namespace. Member Pods and PVCs are made by the controller.
  */
 export class EtcdCluster extends Construct {
+  /** The cluster's name: `metadata.name` of the EtcdCluster and the prefix of every derived name. */
   public readonly name: string;
   /** Namespace, when known at synth time. */
   public readonly namespace?: string;
+  /** The `EtcdCluster` custom resource. */
   public readonly resource: KubeEtcdCluster;
   /** `<name>-client`: the Service clients connect to. */
   public readonly clientServiceName: string;
@@ -172,7 +176,8 @@ export class EtcdCluster extends Construct {
   public readonly clientService: k8s.KubeService;
   /** The headless peer Service `<name>-peer`, which gives members their DNS names. */
   public readonly peerService: k8s.KubeService;
-  /** What a client needs: URL, Service, port, and with `tls.client` the CA and client certificate Secrets. */
+  /** Where a client connects: URL, Service, namespace, port and scheme (an application's client certificate comes
+   *  from `addClientCertificate`). */
   public readonly connection: EtcdConnection;
   /**
    * `spec.tls` as written: the Secret names of each side (the cert-manager form's `<name>-server-tls`,

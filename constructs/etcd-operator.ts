@@ -44,6 +44,7 @@ import { validateDnsLabel, validateInteger, validateObjectName } from './validat
 import type { ResourceQuantities } from './validate/quantity.js';
 import { validateWatchNamespaces } from './validate/watch-namespaces.js';
 
+/** Props of {@link EtcdOperator}; every one has a default. */
 export interface EtcdOperatorProps {
   /**
    * Namespace of the controller.

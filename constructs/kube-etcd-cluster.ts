@@ -4,6 +4,7 @@ import type { Construct } from 'constructs';
 import { API_GROUP_VERSION, ETCD_CLUSTER_KIND } from './conventions/api.js';
 import type { EtcdClusterSpec } from './imports/etcd.gitops.dev.js';
 
+/** Props of {@link KubeEtcdCluster}. */
 export interface KubeEtcdClusterProps {
   /**
    * Object metadata.
@@ -16,6 +17,7 @@ export interface KubeEtcdClusterProps {
 
 /** `etcd.gitops.dev/v1alpha1` `EtcdCluster`. The `EtcdCluster` construct makes one with its companions. */
 export class KubeEtcdCluster extends ApiObject {
+  /** Its API version and kind. */
   public static readonly GVK: GroupVersionKind = { apiVersion: API_GROUP_VERSION, kind: ETCD_CLUSTER_KIND };
 
   /** The object as plain JSON, without a construct. */

@@ -9,6 +9,7 @@ import type { EtcdRestoreSpec } from './imports/etcd.gitops.dev.js';
 import { validateS3Location } from './s3-location.js';
 import { validateDnsLabel } from './validate/names.js';
 
+/** Props of {@link KubeEtcdRestore}. */
 export interface KubeEtcdRestoreProps {
   /**
    * Object metadata.
@@ -21,6 +22,7 @@ export interface KubeEtcdRestoreProps {
 
 /** `etcd.gitops.dev/v1alpha1` `EtcdRestore`, checked at synth time and placed in the clusters' sync wave. */
 export class KubeEtcdRestore extends ApiObject {
+  /** Its API version and kind. */
   public static readonly GVK: GroupVersionKind = { apiVersion: API_GROUP_VERSION, kind: ETCD_RESTORE_KIND };
 
   public constructor(scope: Construct, id: string, props: KubeEtcdRestoreProps) {

@@ -179,12 +179,21 @@ export const storageSchema: JsonSchema = {
 
 export const tolerationSchema: JsonSchema = {
   type: 'object',
+  description: 'A core/v1 Toleration: member Pods may run on nodes with a matching taint.',
   properties: {
-    key: { type: 'string' },
-    operator: { type: 'string', enum: ['Exists', 'Equal'] },
-    value: { type: 'string' },
-    effect: { type: 'string', enum: ['NoSchedule', 'PreferNoSchedule', 'NoExecute'] },
-    tolerationSeconds: { type: 'integer', format: 'int64' },
+    key: { type: 'string', description: 'Taint key; empty with operator Exists matches every taint.' },
+    operator: { type: 'string', enum: ['Exists', 'Equal'], description: 'Exists, or Equal to value.' },
+    value: { type: 'string', description: 'Taint value, with operator Equal.' },
+    effect: {
+      type: 'string',
+      enum: ['NoSchedule', 'PreferNoSchedule', 'NoExecute'],
+      description: 'Taint effect to match; empty matches every effect.',
+    },
+    tolerationSeconds: {
+      type: 'integer',
+      format: 'int64',
+      description: 'With effect NoExecute: how long the Pod stays on a node after the taint appears.',
+    },
   },
 };
 
@@ -228,18 +237,34 @@ export const resourcesSchema: JsonSchema = {
   description: 'Compute resources of the etcd container in each member Pod.',
   default: DEFAULT_MEMBER_RESOURCES,
   properties: {
-    requests: { type: 'object', additionalProperties: quantitySchema },
-    limits: { type: 'object', additionalProperties: quantitySchema },
+    requests: {
+      type: 'object',
+      description: 'What the scheduler reserves per resource (cpu, memory).',
+      additionalProperties: quantitySchema,
+    },
+    limits: {
+      type: 'object',
+      description: 'The most the container may use per resource (memory above it is OOM-killed).',
+      additionalProperties: quantitySchema,
+    },
   },
 };
 
-const retentionValue: JsonSchema = { type: 'string', enum: ['Retain', 'Delete'], default: 'Retain' };
+const retentionValue = (when: string): JsonSchema => ({
+  type: 'string',
+  enum: ['Retain', 'Delete'],
+  default: 'Retain',
+  description: `Retain or Delete the member PVCs ${when}.`,
+});
 
 export const pvcRetentionSchema: JsonSchema = {
   type: 'object',
   description: 'What happens to member PVCs when the cluster is deleted or scaled in.',
   default: {},
-  properties: { whenDeleted: retentionValue, whenScaled: retentionValue },
+  properties: {
+    whenDeleted: retentionValue('when the EtcdCluster is deleted'),
+    whenScaled: retentionValue('of members removed by a scale-in'),
+  },
 };
 
 const boundSchema = (description: string, fallback: string): JsonSchema => ({

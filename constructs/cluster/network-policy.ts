@@ -43,7 +43,9 @@ export interface EtcdClientPeer {
 
 /** A label selector as cdk8s-plus renders it (`LabelSelector._toKube()`), of whichever cdk8s-plus major. */
 export interface EtcdRenderedLabelSelector {
+  /** Labels a Pod must carry, each with this value. */
   readonly matchLabels?: { readonly [key: string]: string };
+  /** Set-based requirements (`In`, `NotIn`, `Exists`, `DoesNotExist`). */
   readonly matchExpressions?: readonly {
     readonly key: string;
     readonly operator: string;
@@ -53,6 +55,7 @@ export interface EtcdRenderedLabelSelector {
 
 /** A cdk8s-plus `LabelSelector`, by what this library calls on it. */
 export interface EtcdLabelSelectorLike {
+  /** The selector as Kubernetes JSON. */
   _toKube(): EtcdRenderedLabelSelector;
 }
 
@@ -63,6 +66,7 @@ export interface EtcdLabelSelectorLike {
  * class does not match).
  */
 export interface EtcdPodSelector {
+  /** The Pods' label selector and, when they live elsewhere, their namespaces. */
   toPodSelectorConfig(): {
     readonly labelSelector: EtcdLabelSelectorLike;
     readonly namespaces?: {

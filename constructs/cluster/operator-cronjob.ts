@@ -24,6 +24,7 @@ export function namespaceEnv(target: { readonly namespace?: string }): k8s.EnvVa
 
 /** What every maintenance CronJob knows about its cluster. */
 export interface OperatorJobTarget {
+  /** The cluster's name (`metadata.name` of its EtcdCluster). */
   readonly clusterName: string;
   /** Namespace, or undefined to read it from the Pod at run time. */
   readonly namespace?: string;

@@ -1,12 +1,16 @@
 // The API group, version and kinds of our custom resources: the names every part of the project shares.
 
+/** The API group of the custom resources. */
 export const API_GROUP = 'etcd.gitops.dev';
+/** The API version of the custom resources. */
 export const API_VERSION = 'v1alpha1';
 /** `etcd.gitops.dev/v1alpha1` */
 export const API_GROUP_VERSION = `${API_GROUP}/${API_VERSION}`;
 
+/** Kind of the cluster custom resource. */
 export const ETCD_CLUSTER_KIND = 'EtcdCluster';
 export const ETCD_CLUSTER_PLURAL = 'etcdclusters';
+/** Kind of the restore custom resource. */
 export const ETCD_RESTORE_KIND = 'EtcdRestore';
 export const ETCD_RESTORE_PLURAL = 'etcdrestores';
 

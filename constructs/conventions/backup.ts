@@ -29,6 +29,7 @@ export function keyTemplateProblem(template: string): string | undefined {
 
 /** How a backup is stored. */
 export const COMPRESSIONS = ['none', 'gzip'] as const;
+/** One of {@link COMPRESSIONS}. */
 export type Compression = (typeof COMPRESSIONS)[number];
 export const DEFAULT_COMPRESSION: Compression = 'none';
 

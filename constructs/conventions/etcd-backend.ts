@@ -3,7 +3,9 @@
 import { parseDuration } from './duration.js';
 import { quantityBytes } from './quantity.js';
 
+/** etcd's `--auto-compaction-mode` values: keep a time window (`periodic`) or a number of revisions (`revision`). */
 export const AUTO_COMPACTION_MODES = ['periodic', 'revision'] as const;
+/** One of {@link AUTO_COMPACTION_MODES}. */
 export type AutoCompactionMode = (typeof AUTO_COMPACTION_MODES)[number];
 
 /** `--auto-compaction-mode` unless `spec.autoCompaction.mode` says otherwise. */

@@ -10,11 +10,13 @@ export const DEFAULT_S3_REGION = 'us-east-1';
  * - `when-supported`: the SDK's own default (CRC32 on every upload that supports it).
  */
 export const CHECKSUM_MODES = ['when-required', 'when-supported'] as const;
+/** One of {@link CHECKSUM_MODES}. */
 export type ChecksumMode = (typeof CHECKSUM_MODES)[number];
 export const DEFAULT_CHECKSUM_MODE: ChecksumMode = 'when-required';
 
 /** Server-side encryption: SSE-S3 or SSE-KMS. */
 export const SSE_ALGORITHMS = ['AES256', 'aws:kms'] as const;
+/** One of {@link SSE_ALGORITHMS}. */
 export type SseAlgorithm = (typeof SSE_ALGORITHMS)[number];
 
 /** The keys of the credentials Secret, read into the standard AWS environment (never flags). */

@@ -15,6 +15,7 @@ export const DEFAULT_SPREAD_TOPOLOGY_KEY = 'kubernetes.io/hostname';
  * one node (a member that finds no free node stays Pending).
  */
 export const MEMBER_ANTI_AFFINITIES = ['Preferred', 'Required'] as const;
+/** One of {@link MEMBER_ANTI_AFFINITIES}. */
 export type MemberAntiAffinity = (typeof MEMBER_ANTI_AFFINITIES)[number];
 export const DEFAULT_MEMBER_ANTI_AFFINITY: MemberAntiAffinity = 'Preferred';
 

@@ -7,7 +7,9 @@ export type Scheme = 'http' | 'https';
 
 /** The shape of `spec.tls` both halves read. */
 export interface TlsSpec {
+  /** The client port's serving certificate Secret and the controller's client certificate Secret. */
   readonly client?: { readonly secretName: string; readonly clientSecretName: string };
+  /** The peer certificate Secret. */
   readonly peer?: { readonly secretName: string };
 }
 

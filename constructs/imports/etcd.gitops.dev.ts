@@ -118,7 +118,9 @@ export interface EtcdClusterStorage {
  * @default {"requests":{"cpu":"100m","memory":"256Mi"}}
  */
 export interface EtcdClusterResources {
+  /** What the scheduler reserves per resource (cpu, memory). */
   requests?: Record<string, number | string>;
+  /** The most the container may use per resource (memory above it is OOM-killed). */
   limits?: Record<string, number | string>;
 }
 
@@ -145,11 +147,17 @@ export interface EtcdClusterPodTemplate {
   topologySpreadConstraints?: Array<Record<string, unknown>>;
 }
 
+/** A core/v1 Toleration: member Pods may run on nodes with a matching taint. */
 export interface Toleration {
+  /** Taint key; empty with operator Exists matches every taint. */
   key?: string;
+  /** Exists, or Equal to value. */
   operator?: 'Exists' | 'Equal';
+  /** Taint value, with operator Equal. */
   value?: string;
+  /** Taint effect to match; empty matches every effect. */
   effect?: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
+  /** With effect NoExecute: how long the Pod stays on a node after the taint appears. */
   tolerationSeconds?: number;
 }
 
@@ -164,9 +172,15 @@ export interface EtcdClusterBootstrap {
  * @default {}
  */
 export interface PersistentVolumeClaimRetentionPolicy {
-  /** @default "Retain" */
+  /**
+   * Retain or Delete the member PVCs when the EtcdCluster is deleted.
+   * @default "Retain"
+   */
   whenDeleted?: 'Retain' | 'Delete';
-  /** @default "Retain" */
+  /**
+   * Retain or Delete the member PVCs of members removed by a scale-in.
+   * @default "Retain"
+   */
   whenScaled?: 'Retain' | 'Delete';
 }
 

@@ -29,6 +29,7 @@ export const CLUSTER_ALERT_PENDING_FOR = {
   EtcdNoSpace: '1m',
   EtcdBackupTooOld: '10m',
 } as const satisfies Readonly<Record<string, string>>;
+/** How long each cluster alert's condition must hold before it fires (Prometheus durations), per alert name. */
 export type ClusterAlertPendingFor = { readonly [A in keyof typeof CLUSTER_ALERT_PENDING_FOR]: string };
 
 /** Each operator alert's default `for:`. */
@@ -36,6 +37,7 @@ export const OPERATOR_ALERT_PENDING_FOR = {
   EtcdGitopsReconcileErrors: '15m',
   EtcdGitopsNoActiveController: '5m',
 } as const satisfies Readonly<Record<string, string>>;
+/** How long each operator alert's condition must hold before it fires (Prometheus durations), per alert name. */
 export type OperatorAlertPendingFor = { readonly [A in keyof typeof OPERATOR_ALERT_PENDING_FOR]: string };
 
 /** A Prometheus duration for whole seconds, in the largest unit that divides them. */

@@ -1,5 +1,6 @@
 // What every monitoring object our constructs add takes.
 
+/** What every monitoring object the constructs add takes (PodMonitor, ServiceMonitor, PrometheusRule). */
 export interface MonitoringOptions {
   /**
    * Labels on the PodMonitor, ServiceMonitor or PrometheusRule: the ones your Prometheus selects them by, e.g.

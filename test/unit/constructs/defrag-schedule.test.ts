@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { defrag, EtcdCluster, type EtcdClusterProps } from '../../../constructs/index.js';
+import { defrag } from '../../../constructs/conventions/index.js';
+import { EtcdCluster, type EtcdClusterProps } from '../../../constructs/index.js';
 import { clusterChart, only, synth } from './helpers.js';
 
 function withDefrag(props: Partial<EtcdClusterProps> = {}, options = {}) {

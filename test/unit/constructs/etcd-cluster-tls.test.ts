@@ -2,13 +2,8 @@
 // and defrag CronJobs, the connection, and the synth-time errors (docs/design/tls.md).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  backupSave,
-  defrag,
-  EtcdCluster,
-  type EtcdClusterProps,
-  type EtcdTlsProps,
-} from '../../../constructs/index.js';
+import { backupSave, defrag } from '../../../constructs/conventions/index.js';
+import { EtcdCluster, type EtcdClusterProps, type EtcdTlsProps } from '../../../constructs/index.js';
 import { clusterChart, type Manifest, matchSnapshot, only, synth } from './helpers.js';
 
 function cluster(tls: EtcdTlsProps, namespace: string | null = 'db', props: Partial<EtcdClusterProps> = {}) {

@@ -3,13 +3,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { App, Chart } from 'cdk8s';
+import { EtcdCluster, type EtcdClusterProps, EtcdOperator } from '../../../constructs/index.js';
 import {
   CLUSTER_ALERT_PENDING_FOR,
-  EtcdCluster,
-  type EtcdClusterProps,
-  EtcdOperator,
   OPERATOR_ALERT_PENDING_FOR,
-} from '../../../constructs/index.js';
+} from '../../../constructs/monitoring/alerts.js';
 import { longestCronGapSeconds } from '../../../constructs/validate/cron.js';
 import { clusterChart, type Manifest, only, synth } from './helpers.js';
 

@@ -3,13 +3,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { App, Chart } from 'cdk8s';
-import {
-  DEFAULT_OPERATOR_IMAGE,
-  EtcdCluster,
-  type EtcdClusterProps,
-  EtcdCrds,
-  EtcdOperator,
-} from '../../../constructs/index.js';
+import { DEFAULT_OPERATOR_IMAGE } from '../../../constructs/conventions/index.js';
+import { EtcdCluster, type EtcdClusterProps, EtcdCrds, EtcdOperator } from '../../../constructs/index.js';
 import { type Manifest, only, synth, testChart } from './helpers.js';
 
 function operatorChart(app: App, id = 'operator'): Chart {

@@ -9,10 +9,12 @@ import {
   DEFAULT_KEY_TEMPLATE,
   type DefragArgs,
   defrag,
+  restoreFetch,
+} from '../../../constructs/conventions/index.js';
+import {
   type EtcdBackupScheduleOptions,
   EtcdCluster,
   EtcdOperator,
-  restoreFetch,
   type S3Location,
 } from '../../../constructs/index.js';
 import { parseSaveArgs } from '../../../controller/backup/cli-args.js';
