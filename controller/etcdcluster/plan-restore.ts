@@ -2,8 +2,18 @@
 // in-place restore holds the cluster (`status.restore`), this reconciler, the only writer of the cluster's member
 // Pods and PVCs, stops the old members, seeds from the lock's source, and after the restore deletes or marks the
 // PVCs it retained. The EtcdRestore reconciler only takes and hands back the lock (docs/design/restore.md). Pure.
+import {
+  isSeed,
+  oldPods,
+  oldPvcs,
+  RESTORE_REASONS,
+  type RestoreLock,
+  seedFailureStalls,
+  stallWhen,
+  survivorOf,
+} from '../restore/facts.js';
 import { nextMemberName } from './plan-facts.js';
-import type { RestoreLock, RestoreLockAction } from './restore-types.js';
+import type { RestoreLockAction } from './restore-types.js';
 import type { Action, PlanInput, PodView, PvcView } from './types.js';
 
 /** Requeue delays of the branch's waits, in milliseconds. */
@@ -48,8 +58,6 @@ export function planRestoreLock(input: PlanInput): Action | undefined {
   }
 }
 
-const isSeed = (object: PodView | PvcView, lock: RestoreLock) => object.token === lock.token;
-
 /** The PVCs the lock's restore retained, not being deleted, by name. */
 function retainedBy(input: PlanInput, lock: RestoreLock): PvcView[] {
   return input.pvcs
@@ -62,36 +70,45 @@ function stopAndSeed(input: PlanInput, lock: RestoreLock): Action {
   const { token, source } = lock;
   if (!token || !source) {
     return wait(
-      'RestoreSourceMissing',
+      RESTORE_REASONS.sourceMissing,
       `EtcdRestore ${lock.name} has not recorded its token and source in status.restore yet; nothing is changed until it has`,
       REQUEUE.soon,
     );
   }
   // A survivor (source.member) runs until the seed has copied it and serves: it is the source, then an old member.
-  const survivor = source.member?.name;
-  const stopping = stopOldMembers(input, lock, survivor);
+  const survivor = survivorOf(lock);
+  const stopping = stopOldMembers(input, lock);
   if (stopping) return stopping;
   const seedPod = input.pods.find((pod) => isSeed(pod, lock));
   if (!seedPod) return createSeed(input, lock, token);
   if (seedPod.ready) return stopSurvivor(input, lock, survivor) ?? releaseToPlanner(seedPod, lock);
   if (seedPod.restoreFailure) {
-    const failing = wait(
-      'SeedRestoreFailing',
-      `the seed ${seedPod.name} could not restore the backup of EtcdRestore ${lock.name}: ${seedPod.restoreFailure}; it is retried, the old data stays on the retained PVCs`,
-      REQUEUE.failing,
-      true,
-    );
-    return seedPod.restoreFailureTransient ? { ...failing, transient: true } : failing;
+    return {
+      ...wait(
+        RESTORE_REASONS.seedRestoreFailing,
+        `the seed ${seedPod.name} could not restore the backup of EtcdRestore ${lock.name}: ${seedPod.restoreFailure}; it is retried, the old data stays on the retained PVCs`,
+        REQUEUE.failing,
+        true,
+      ),
+      ...stallWhen(seedFailureStalls({ transient: seedPod.restoreFailureTransient === true })),
+    };
   }
   if (seedPod.lost !== undefined) {
-    return wait(
-      'SeedLost',
-      `the seed ${seedPod.name} of EtcdRestore ${lock.name} is lost (${seedPod.lost}); to seed again under a new name, delete its Pod (with --force when its node is gone) and its PVC; the old data stays on the retained PVCs`,
-      REQUEUE.failing,
-      true,
-    );
+    return {
+      ...wait(
+        RESTORE_REASONS.seedLost,
+        `the seed ${seedPod.name} of EtcdRestore ${lock.name} is lost (${seedPod.lost}); to seed again under a new name, delete its Pod (with --force when its node is gone) and its PVC; the old data stays on the retained PVCs`,
+        REQUEUE.failing,
+        true,
+      ),
+      ...stallWhen(true),
+    };
   }
-  return wait('SeedStarting', `waiting for the seed ${seedPod.name} to restore and start`, REQUEUE.starting);
+  return wait(
+    RESTORE_REASONS.seedStarting,
+    `waiting for the seed ${seedPod.name} to restore and start`,
+    REQUEUE.starting,
+  );
 }
 
 function releaseToPlanner(seedPod: PodView, lock: RestoreLock): Action {
@@ -104,21 +121,29 @@ function stopSurvivor(input: PlanInput, lock: RestoreLock, survivor: string | un
   if (!pod) return undefined;
   if (!pod.terminating) return { kind: 'DeletePod', member: pod.member, pod: pod.name };
   if (pod.lost !== undefined) return undefined;
-  return wait('StoppingMembers', `waiting for the survivor's Pod ${pod.name} to stop`, REQUEUE.soon);
+  return wait(
+    RESTORE_REASONS.stoppingMembers,
+    `waiting for the survivor's Pod ${pod.name} to stop`,
+    REQUEUE.soon,
+  );
 }
 
-/** Steps 2.2-2.3: every old PVC retained first, then every old Pod stopped (but the survivor's, `keep`). */
-function stopOldMembers(input: PlanInput, lock: RestoreLock, keep: string | undefined): Action | undefined {
-  const old = input.pvcs.find((pvc) => !pvc.retained && !pvc.terminating && !isSeed(pvc, lock));
+/** Steps 2.2-2.3: every old PVC retained first, then every old Pod stopped (but the survivor's). */
+function stopOldMembers(input: PlanInput, lock: RestoreLock): Action | undefined {
+  const old = oldPvcs(input.pvcs, lock)[0];
   if (old) return { kind: 'RetainPVC', member: old.member, pvc: old.name, restore: lock.name };
-  const oldPods = input.pods.filter((pod) => !isSeed(pod, lock) && pod.member !== keep);
-  const running = oldPods.find((pod) => !pod.terminating);
+  const pods = oldPods(input.pods, lock);
+  const running = pods.find((pod) => !pod.terminating);
   if (running) return { kind: 'DeletePod', member: running.member, pod: running.name };
   // A lost Pod (its node died: docs/design/membership.md, "Lost members") may stay Terminating until the node comes
   // back; its data is on a retained PVC and its name stays taken, so it does not hold the restore up.
-  const stopping = oldPods.find((pod) => pod.lost === undefined);
+  const stopping = pods.find((pod) => pod.lost === undefined);
   if (!stopping) return undefined;
-  return wait('StoppingMembers', `waiting for old member Pod ${stopping.name} to stop`, REQUEUE.soon);
+  return wait(
+    RESTORE_REASONS.stoppingMembers,
+    `waiting for old member Pod ${stopping.name} to stop`,
+    REQUEUE.soon,
+  );
 }
 
 /** Step 2.4: the seed PVC (the lock's token) under a name never used before, then the seed Pod on it. */

@@ -1,6 +1,7 @@
 // The membership decision: one observed snapshot in, exactly one action out. Pure; see docs/design/membership.md.
 
 import { CLIENT_PORT, clientServiceName, peerServiceName } from '../../constructs/conventions/index.js';
+import { seedFailureStalls, stallWhen } from '../restore/facts.js';
 import {
   canRemove,
   canStop,
@@ -114,6 +115,7 @@ function serviceMissing(cluster: string, services: readonly string[]): Action {
       'synthesizes both beside the EtcdCluster (dist/ holds them): apply them; nothing else is done until they exist',
     requeueAfterMs: REQUEUE.quorum,
     degraded: true,
+    ...stallWhen(true),
   };
 }
 
@@ -169,6 +171,7 @@ function unreachable(pods: readonly PodView[]): Action | undefined {
       'between them',
     requeueAfterMs: REQUEUE.quorum,
     degraded: true,
+    ...stallWhen(true),
   };
 }
 
@@ -180,7 +183,7 @@ function bootstrapRestoreFailed(pod: PodView): Action {
     message: `the seed ${pod.name} could not restore spec.bootstrap.backup: ${pod.restoreFailure}; it is retried, the seed's PVC is kept`,
     requeueAfterMs: REQUEUE.quorum,
     degraded: true,
-    ...(pod.restoreFailureTransient ? { transient: true as const } : {}),
+    ...stallWhen(seedFailureStalls({ transient: pod.restoreFailureTransient === true })),
   };
 }
 
@@ -336,6 +339,7 @@ function replaceDead(input: PlanInput, etcd: EtcdView): Action | undefined {
         REQUEUE.quorum,
       ),
       degraded: true,
+      ...stallWhen(true),
     };
   }
   if (failed) return rollAction(input, failed, false);

@@ -1,10 +1,7 @@
 // What the restore branch of the membership planner reads and decides (docs/design/membership.md, step 2): the
 // lock `status.restore` as the generated API type (its shape is the one fact it shares with the EtcdRestore
 // reconciler), and the actions only this branch takes. It also takes `CreatePVC`, `CreatePod` and `DeletePod`.
-import type { EtcdClusterRestoreLock } from '../../constructs/imports/etcd.gitops.dev.js';
-
-/** `EtcdCluster.status.restore` (docs/design/restore.md, "The lock"). */
-export type RestoreLock = EtcdClusterRestoreLock;
+export type { RestoreLock } from '../restore/facts.js';
 
 export type RestoreLockAction =
   /** 2.2: label an old PVC retained by the restore and remove its member label. */

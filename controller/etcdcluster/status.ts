@@ -294,7 +294,7 @@ function isStalled(action: Action, pausedLoss: string | undefined): boolean {
     action.kind === 'Refuse' ||
     action.kind === 'ReportQuorumLost' ||
     pausedLoss !== undefined ||
-    (action.kind === 'Wait' && action.degraded === true && action.transient !== true)
+    (action.kind === 'Wait' && action.stalled === true)
   );
 }
 

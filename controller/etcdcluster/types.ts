@@ -1,6 +1,7 @@
 // What the membership planner sees (one snapshot of observed state) and what it decides (one action).
 import type { BackendSpec } from '../../constructs/conventions/etcd-backend.js';
 import type { Scheme } from '../../constructs/conventions/tls.js';
+import type { StallFlag } from '../restore/facts.js';
 import type { RestoreLock, RestoreLockAction } from './restore-types.js';
 
 /** The cluster resource, reduced to what the planner needs. */
@@ -150,19 +151,14 @@ export type RemoveReason = 'scale-in' | 'dead' | 'lost' | 'undo' | 'roll' | 'evi
 export type CreatePodReason = 'seed' | 'join' | 'recreate';
 
 export type Action =
-  | {
+  | ({
       readonly kind: 'Wait';
       readonly reason: string;
       readonly message: string;
       readonly requeueAfterMs: number;
       /** Something is wrong that waiting alone may not fix: `Degraded=True` with this reason, a Warning Event. */
       readonly degraded?: true;
-      /**
-       * With `degraded`: a retry (the kubelet's) may clear the fault with nothing changed, so the status says
-       * `Progressing=True`, not `Stalled` (docs/design/conventions.md, "Conditions and health").
-       */
-      readonly transient?: true;
-    }
+    } & StallFlag)
   | { readonly kind: 'Paused' }
   | { readonly kind: 'Refuse'; readonly field: string; readonly value: string; readonly allowed: string }
   | { readonly kind: 'CreatePVC'; readonly member: string; readonly token?: string }

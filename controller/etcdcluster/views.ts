@@ -259,7 +259,7 @@ export function toPvcView(pvc: V1PersistentVolumeClaim): PvcView | undefined {
     ...(pvc.spec?.storageClassName ? { storageClassName: pvc.spec.storageClassName } : {}),
     ...(size !== undefined ? { size: String(size) } : {}),
     retained: retainedBy !== undefined,
-    ...(retainedBy ? { retainedBy } : {}),
+    ...(retainedBy !== undefined ? { retainedBy } : {}),
     ...(abandonedBy ? { abandonedBy } : {}),
   };
 }

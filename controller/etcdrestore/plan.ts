@@ -1,9 +1,9 @@
 // The EtcdRestore decision: one observed snapshot in, exactly one action out. Pure; docs/design/restore.md. It never
 // plans a Pod or PVC write: those are the membership planner's (controller/etcdcluster/plan-restore.ts), which acts
 // on the lock this planner takes; here, after the lock, the restore only reports what it sees.
+import { isSeed, oldPods, oldPvcs, RESTORE_REASONS, seedFailureStalls, stallWhen } from '../restore/facts.js';
 import { chooseSurvivor } from './survivor.js';
 import type {
-  MemberPodView,
   RestoreAction,
   RestoreLock,
   RestorePlanInput,
@@ -78,7 +78,7 @@ function lockSource(restore: RestoreView): RestoreSource | undefined {
 
 function waitFor(lock: RestoreLock, restore: RestoreView): RestoreAction {
   return wait(
-    'WaitingForRestore',
+    RESTORE_REASONS.waitingForRestore,
     `EtcdRestore ${lock.name} is restoring cluster ${restore.clusterName}; this restore waits for it`,
     RESTORE_REQUEUE.waiting,
   );
@@ -134,7 +134,7 @@ function whileLocked(input: RestorePlanInput, cluster: TargetView, lock: Restore
   }
   if (cluster.paused) {
     return wait(
-      'ClusterPaused',
+      RESTORE_REASONS.clusterPaused,
       `EtcdCluster ${cluster.name} was paused (spec.paused: true) during the restore; it continues once unpaused`,
       RESTORE_REQUEUE.waiting,
       true,
@@ -145,46 +145,45 @@ function whileLocked(input: RestorePlanInput, cluster: TargetView, lock: Restore
 
 /** What the membership planner is doing for this restore (steps 4-6), read from the cluster's Pods and PVCs. */
 export function restoringProgress(input: RestorePlanInput, lock: RestoreLock): RestoreAction {
-  const isSeed = (pod: MemberPodView) => pod.token === lock.token;
-  const seed = input.pods.find(isSeed);
+  const seed = input.pods.find((pod) => isSeed(pod, lock));
   const from = describeSource(lock.source);
   if (seed?.initFailure) {
     return {
       kind: 'Wait',
-      reason: 'SeedRestoreFailing',
+      reason: RESTORE_REASONS.seedRestoreFailing,
       message: `the seed ${seed.name} could not restore ${from} and retries: ${seed.initFailure}; the old data stays on the retained PVCs`,
       requeueAfterMs: RESTORE_REQUEUE.waiting,
       degraded: true,
       // A reason only the user clears (BackupNotFound, ChecksumMismatch...) fails the same way on every retry.
-      ...(seed.initFailureTransient ? {} : { stalled: true as const }),
+      ...stallWhen(seedFailureStalls({ transient: seed.initFailureTransient === true })),
     };
   }
   if (seed?.ready) {
     return wait(
-      'SeedReady',
+      RESTORE_REASONS.seedReady,
       `the seed ${seed.name} serves the restored data; the membership controller hands it the cluster`,
       RESTORE_REQUEUE.soon,
     );
   }
   if (seed) {
     return wait(
-      'SeedStarting',
+      RESTORE_REASONS.seedStarting,
       `waiting for the seed ${seed.name} to restore ${from} and start`,
       RESTORE_REQUEUE.starting,
     );
   }
-  const oldPvcs = input.pvcs.filter((pvc) => !pvc.retainedBy && !pvc.terminating && pvc.token !== lock.token);
-  // A survivor's Pod runs until the seed serves: it is the source, not a member to stop.
-  const oldPods = input.pods.filter((pod) => !isSeed(pod) && pod.member !== lock.source?.member?.name);
-  if (oldPvcs.length > 0 || oldPods.length > 0) {
+  // A survivor's Pod runs until the seed serves: it is the source, not a member to stop (oldPods).
+  const pvcs = oldPvcs(input.pvcs, lock);
+  const pods = oldPods(input.pods, lock);
+  if (pvcs.length > 0 || pods.length > 0) {
     return wait(
-      'StoppingMembers',
-      `the membership controller retains ${oldPvcs.length} old PVC(s) and stops ${oldPods.length} old member Pod(s)`,
+      RESTORE_REASONS.stoppingMembers,
+      `the membership controller retains ${pvcs.length} old PVC(s) and stops ${pods.length} old member Pod(s)`,
       RESTORE_REQUEUE.soon,
     );
   }
   return wait(
-    'Seeding',
+    RESTORE_REASONS.seeding,
     `the membership controller creates the seed that restores ${from}`,
     RESTORE_REQUEUE.soon,
   );
@@ -200,7 +199,11 @@ function grow(input: RestorePlanInput, cluster: TargetView): RestoreAction {
     etcd.healthyVoters === cluster.size;
   if (ready) return { kind: 'Complete' };
   const members = etcd ? `${etcd.healthyVoters} of ${cluster.size}` : `0 of ${cluster.size}`;
-  return wait('Growing', `the restored cluster grows: ${members} members ready`, RESTORE_REQUEUE.growing);
+  return wait(
+    RESTORE_REASONS.growing,
+    `the restored cluster grows: ${members} members ready`,
+    RESTORE_REQUEUE.growing,
+  );
 }
 
 /**

@@ -1,6 +1,7 @@
 // The EtcdRestore status after a pass (pure): phase, conditions with reasons (plus kstatus Reconciling/Stalled),
 // the verified key and revision, timestamps. `undefined` when nothing changes (Done).
 
+import { RESTORE_REASONS } from '../restore/facts.js';
 import { type ConditionInput, withTransitions } from '../status/conditions.js';
 import type { EtcdRestore, EtcdRestoreStatus } from './api.js';
 import { describeSource } from './plan.js';
@@ -51,7 +52,7 @@ function summarize(
     case 'Wait':
       return {
         phase: current,
-        progressing: action.reason !== 'WaitingForRestore' && action.stalled !== true,
+        progressing: action.reason !== RESTORE_REASONS.waitingForRestore && action.stalled !== true,
         degraded: action.degraded === true,
         stalled: action.stalled === true,
         reason: action.reason,

@@ -1,5 +1,6 @@
 // What the EtcdRestore planner sees (one observed snapshot) and what it decides (one action).
 // docs/design/restore.md, "In-place recovery". It writes no Pod or PVC: after the lock it only reports.
+import type { StallFlag } from '../restore/facts.js';
 import type { RestoreLock, RestoreSource, S3Location } from './api.js';
 
 export type { RestoreSource } from './api.js';
@@ -116,19 +117,14 @@ export interface RestorePlanInput {
 
 export type RestoreAction =
   | { readonly kind: 'Refuse'; readonly reason: RefusalReason; readonly message: string }
-  | {
+  | ({
       readonly kind: 'Wait';
       readonly reason: string;
       readonly message: string;
       readonly requeueAfterMs: number;
       /** Something is wrong and the user may want to look (e.g. the seed's init container fails). */
       readonly degraded?: boolean;
-      /**
-       * Nothing the controller or the kubelet does clears it until the user changes something (a seed that failed
-       * with `BackupNotFound`): `Stalled=True` and `Progressing=False` (docs/design/conventions.md).
-       */
-      readonly stalled?: true;
-    }
+    } & StallFlag)
   | { readonly kind: 'StartVerifying' }
   | { readonly kind: 'Verify' }
   | {

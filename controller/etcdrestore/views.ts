@@ -88,7 +88,7 @@ export function toMemberPvcView(pvc: V1PersistentVolumeClaim): MemberPvcView {
     member: labels[MEMBER_LABEL] ?? memberOfPvc(name) ?? name,
     terminating: Boolean(pvc.metadata?.deletionTimestamp),
     ...(token ? { token } : {}),
-    ...(retainedBy ? { retainedBy } : {}),
+    ...(retainedBy !== undefined ? { retainedBy } : {}),
   };
 }
 

@@ -212,7 +212,7 @@ const cases: Case[] = [
         },
       ],
     }),
-    expect: { kind: 'Wait', reason: 'SeedRestoreFailing', degraded: true, transient: true },
+    expect: { kind: 'Wait', reason: 'SeedRestoreFailing', degraded: true, stalled: undefined },
   },
   {
     given: "the seed's restore fetch failing with a fault only the user clears (ChecksumMismatch)",
@@ -222,7 +222,7 @@ const cases: Case[] = [
         { ...seedPod, restoreFailure: 'exit code 5 (ChecksumMismatch: sha256 differs) after 2 restart(s)' },
       ],
     }),
-    expect: { kind: 'Wait', reason: 'SeedRestoreFailing', degraded: true, transient: undefined },
+    expect: { kind: 'Wait', reason: 'SeedRestoreFailing', degraded: true, stalled: true },
   },
   {
     given: 'the seed Pod lost (its node died before it served)',
@@ -230,7 +230,7 @@ const cases: Case[] = [
       pvcs: [retained(0), seedPvc],
       pods: [{ ...seedPod, lost: 'its node node-2 has not been Ready for 2m10s' }],
     }),
-    expect: { kind: 'Wait', reason: 'SeedLost', degraded: true },
+    expect: { kind: 'Wait', reason: 'SeedLost', degraded: true, stalled: true },
   },
   {
     given: 'the seed Ready',

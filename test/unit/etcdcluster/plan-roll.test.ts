@@ -181,7 +181,7 @@ const cases: Case[] = [
       ...withPod(all3, 1, { revision: REVISION, ...crashLoop }),
       etcd: etcd([member(0), member(1, { healthy: false }), member(2)]),
     },
-    expect: { kind: 'Wait', reason: 'RollingUpdateFailed', degraded: true },
+    expect: { kind: 'Wait', reason: 'RollingUpdateFailed', degraded: true, stalled: true },
   },
   {
     given: 'the failed member after the spec was fixed (its Pod now out of date)',

@@ -245,6 +245,7 @@ const cases: Case[] = [
       kind: 'Wait',
       reason: 'ServiceMissing',
       degraded: true,
+      stalled: true,
       message:
         'Services demo-peer and demo-client are missing: members find each other through demo-peer (headless, ' +
         'publishing not-ready addresses) and clients reach them through demo-client. The EtcdCluster construct ' +
@@ -290,6 +291,7 @@ const cases: Case[] = [
       kind: 'Wait',
       reason: 'MembersUnreachable',
       degraded: true,
+      stalled: true,
       message:
         "1 member Pod is Ready (the kubelet's health checks pass) but none answers the controller on client " +
         "port 2379: a NetworkPolicy that does not admit the controller's Pods (the cluster's own policy admits them " +
@@ -310,7 +312,7 @@ const cases: Case[] = [
       degraded: true,
       message:
         "the seed demo-0 could not restore spec.bootstrap.backup: exit code 4 (BackupNotFound: no such key); it is retried, the seed's PVC is kept",
-      transient: undefined,
+      stalled: true,
     },
   },
   {
@@ -326,7 +328,7 @@ const cases: Case[] = [
       ],
       pvcs: [pvc(0, { token: 't' })],
     }),
-    expect: { kind: 'Wait', reason: 'BootstrapRestoreFailed', degraded: true, transient: true },
+    expect: { kind: 'Wait', reason: 'BootstrapRestoreFailed', degraded: true, stalled: undefined },
   },
   {
     given: 'a seed whose restore failed once, now answering',
@@ -370,6 +372,7 @@ const cases: Case[] = [
       kind: 'Wait',
       reason: 'MembersUnreachable',
       degraded: true,
+      stalled: true,
       message:
         "3 member Pods are Ready (the kubelet's health checks pass) but none answers the controller on client " +
         "port 2379: a NetworkPolicy that does not admit the controller's Pods (the cluster's own policy admits them " +

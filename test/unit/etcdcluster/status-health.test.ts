@@ -39,7 +39,7 @@ const at =
   (i: number, overrides: Partial<PodView> = {}) =>
     pod(i, { revision, ...overrides });
 const podsOf = (...made: PodView[]) => made;
-const wait = (reason: string, extra: { degraded?: true; transient?: true } = {}): Action => ({
+const wait = (reason: string, extra: { degraded?: true; stalled?: true } = {}): Action => ({
   kind: 'Wait',
   reason,
   message: `waiting: ${reason}`,
@@ -396,8 +396,8 @@ const cases: Case[] = [
     },
   },
   {
-    given: 'a failing bootstrap restore (a degraded wait)',
-    action: wait('BootstrapRestoreFailed', { degraded: true }),
+    given: 'a failing bootstrap restore (a degraded wait only the user clears: stalled)',
+    action: wait('BootstrapRestoreFailed', { degraded: true, stalled: true }),
     observation: undefined,
     pods: podsOf(current(0, { running: false, ready: false, restoreFailure: 'exit code 4' })),
     expect: {
@@ -408,8 +408,8 @@ const cases: Case[] = [
     },
   },
   {
-    given: 'a bootstrap restore failing with a fault a retry may clear (a degraded, transient wait)',
-    action: wait('BootstrapRestoreFailed', { degraded: true, transient: true }),
+    given: 'a bootstrap restore failing with a fault a retry may clear (a degraded wait, not stalled)',
+    action: wait('BootstrapRestoreFailed', { degraded: true }),
     observation: undefined,
     pods: podsOf(current(0, { running: false, ready: false, restoreFailure: 'exit code 4 (S3Unavailable)' })),
     expect: {
@@ -420,8 +420,8 @@ const cases: Case[] = [
     },
   },
   {
-    given: 'any other wait the planner marks degraded',
-    action: wait('SomeFaultOnlyTheUserClears', { degraded: true }),
+    given: 'any other wait the planner marks degraded and stalled',
+    action: wait('SomeFaultOnlyTheUserClears', { degraded: true, stalled: true }),
     observation: observed([member(0), member(1), down(2)]),
     pods: three,
     expect: {

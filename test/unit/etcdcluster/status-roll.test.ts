@@ -245,6 +245,7 @@ describe('buildStatus: rolling changes', () => {
         'member demo-1 does not start on revision x: exit code 2: flag provided but not defined: -bogus',
       requeueAfterMs: 5000,
       degraded: true,
+      stalled: true,
     };
     const status = buildStatus(
       cluster(),
