@@ -78,14 +78,14 @@ const corpus = [
   .flatMap((dir) => sources(join(repoRoot, dir)))
   .map((file) => readFileSync(file, 'utf8'))
   .join('\n');
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** `name` as a whole word of our sources; a `--flag` as itself or as its bare name in quotes (the flag tables). */
 function inCode(name: string): boolean {
   if (name.startsWith('--')) {
-    const bare = escape(name.slice(2));
+    const bare = escapeRegExp(name.slice(2));
     return new RegExp(`(--${bare}|['"\`]${bare}['"\`])`).test(corpus);
   }
-  return new RegExp(`(^|[^A-Za-z0-9_-])${escape(name)}($|[^A-Za-z0-9_-])`).test(corpus);
+  return new RegExp(`(^|[^A-Za-z0-9_-])${escapeRegExp(name)}($|[^A-Za-z0-9_-])`).test(corpus);
 }
 
 const cited = (pattern: RegExp) =>
