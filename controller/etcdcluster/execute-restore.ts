@@ -12,7 +12,7 @@ import {
 } from '../../constructs/conventions/index.js';
 import { deleteIgnoringNotFound, fieldManager, patchOptions, patchStatusAt } from '../runtime/kube.js';
 import { abandonedMessage, RESTORE_ABANDONED_REASON } from './abandoned.js';
-import type { ExecuteContext, Outcome } from './execute.js';
+import type { ExecuteContext, Outcome } from './execute-context.js';
 import { REQUEUE } from './plan.js';
 import type { RestoreLockAction } from './restore-types.js';
 

@@ -1,7 +1,6 @@
 // Performs exactly one planned action: one etcd call or one Kubernetes write (docs/design/membership.md); the
 // restore branch's own actions are in execute-restore.ts.
-import { type CoreV1Api, type KubeConfig, PatchStrategy } from '@kubernetes/client-node';
-import type { Logger } from 'pino';
+import { PatchStrategy } from '@kubernetes/client-node';
 import {
   ANNOTATION_INITIAL_CLUSTER_STATE,
   peerURL,
@@ -11,42 +10,14 @@ import {
 import type { Endpoint } from '../etcd/client.js';
 import { addLearner, isEtcdBusy, moveLeader, promoteMember, removeMember } from '../etcd/members.js';
 import { describeSeedSource, seedSource } from '../restore/seed-init-container.js';
-import type { CrashSwitch } from '../runtime/crash-switch.js';
 import { apiStatus, deleteIgnoringNotFound, isAlreadyExists, patchOptions } from '../runtime/kube.js';
-import type { EtcdCluster } from './api.js';
+import type { ExecuteContext, Outcome } from './execute-context.js';
 import { executeRestoreStep } from './execute-restore.js';
 import { buildMemberPvc } from './member-pod.js';
-import type { EtcdObservation } from './observe-etcd.js';
 import { REQUEUE } from './plan.js';
 import { podForAction } from './pod-for-action.js';
 import { isRestoreLockAction } from './restore-types.js';
-import type { Action, ActionKind } from './types.js';
-
-export interface ExecuteContext {
-  readonly cluster: EtcdCluster;
-  readonly kubeConfig: KubeConfig;
-  readonly core: CoreV1Api;
-  readonly etcd: EtcdObservation | undefined;
-  readonly log: Logger;
-  readonly crash: CrashSwitch<ActionKind>;
-  /** Our image, for the `restore fetch` init container of a seed bootstrapped from a backup. */
-  readonly image: string;
-}
-
-/** What happened, for Events, metrics and the requeue. */
-export interface Outcome {
-  readonly requeueAfterMs: number;
-  /** An Event for a membership change (Normal unless said). */
-  readonly event?: {
-    readonly reason: string;
-    readonly message: string;
-    readonly type?: 'Normal' | 'Warning';
-  };
-  /** The membership-change metric's `action` label. */
-  readonly change?: string;
-  /** etcd refused for now (strict reconfiguration, learner not caught up). */
-  readonly notYet?: string;
-}
+import type { Action } from './types.js';
 
 const done = (reason: string, message: string, change?: string): Outcome => ({
   requeueAfterMs: REQUEUE.soon,

@@ -16,10 +16,14 @@ import { patchStatus } from '../runtime/kube.js';
 import { ALARM_KINDS } from '../runtime/metrics.js';
 import type { ObjectKey, ReconcileResult, Reconciler, ReconcilerDeps } from '../runtime/types.js';
 import { abandonedData } from './abandoned.js';
-import { execute, type Outcome } from './execute.js';
+import { execute } from './execute.js';
+import type { Outcome } from './execute-context.js';
 import { getCluster, type Observed, observe, planInput } from './observe.js';
 import { planMembership } from './plan.js';
-import { alarmReason, buildStatus, describeAction, reportedAction, rollEvents } from './status.js';
+import { buildStatus } from './status.js';
+import { alarmReason } from './status-faults.js';
+import { describeAction, reportedAction } from './status-progress.js';
+import { rollEvents } from './status-roll.js';
 import type { Action, ActionKind } from './types.js';
 import { toPodView } from './views.js';
 

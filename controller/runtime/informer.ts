@@ -15,10 +15,9 @@ import { type BackoffOptions, PerKeyBackoff } from './backoff.js';
 import { keyString } from './keys.js';
 import { listPage } from './list-request.js';
 import { apiVersionOf, collectionPath, type ResourceType } from './resources.js';
-import type { Watched } from './watched.js';
+import type { InformerEvent, InformerHandler, Watched } from './watched.js';
 
-export type InformerEvent = 'add' | 'update' | 'delete';
-export type InformerHandler<T> = (event: InformerEvent, object: T) => void;
+export type { InformerEvent, InformerHandler } from './watched.js';
 
 export interface InformerOptions {
   readonly kubeConfig: KubeConfig;

@@ -1,7 +1,9 @@
 // What a controller needs of a watched resource, whether one informer watches it (every namespace, or one) or
 // several do (one per watched namespace, namespaces.ts): change events, a cache to read, and a synced signal.
-import type { InformerHandler } from './informer.js';
 import type { CacheLister } from './types.js';
+
+export type InformerEvent = 'add' | 'update' | 'delete';
+export type InformerHandler<T> = (event: InformerEvent, object: T) => void;
 
 export interface Watched<T> extends CacheLister<T> {
   /** Called for every change, after the cache was updated. */

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { checkSpec, checkVersion } from '../../../controller/etcdcluster/spec-checks.js';
-import { describeAction } from '../../../controller/etcdcluster/status.js';
+import { describeAction } from '../../../controller/etcdcluster/status-progress.js';
 import type { ClusterView, PodView } from '../../../controller/etcdcluster/types.js';
 import { cluster, pod } from './fixtures.js';
 

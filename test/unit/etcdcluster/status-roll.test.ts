@@ -4,7 +4,9 @@ import { describe, it } from 'node:test';
 import type { EtcdCluster } from '../../../controller/etcdcluster/api.js';
 import type { EtcdObservation } from '../../../controller/etcdcluster/observe-etcd.js';
 import { podRevision } from '../../../controller/etcdcluster/revision.js';
-import { buildStatus, reportedAction, rollEvents } from '../../../controller/etcdcluster/status.js';
+import { buildStatus } from '../../../controller/etcdcluster/status.js';
+import { reportedAction } from '../../../controller/etcdcluster/status-progress.js';
+import { rollEvents } from '../../../controller/etcdcluster/status-roll.js';
 import type { Action } from '../../../controller/etcdcluster/types.js';
 import { etcd, member, pod } from './fixtures.js';
 

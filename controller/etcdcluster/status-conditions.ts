@@ -1,0 +1,93 @@
+// The conditions of a pass (pure): Ready, Available, Progressing, Degraded, Reconciling and Stalled, from the action,
+// the etcd observation, the faults (status-faults.ts) and the roll (status-roll.ts). Part of the status (status.ts).
+import { DEFAULT_SIZE } from '../../constructs/conventions/index.js';
+import type { ConditionInput } from '../status/conditions.js';
+import type { AbandonedData } from './abandoned.js';
+import type { EtcdCluster } from './api.js';
+import type { EtcdObservation } from './observe-etcd.js';
+import { degradedCondition, isStalled, pausedQuorumLoss } from './status-faults.js';
+import { describeAction, progressReason } from './status-progress.js';
+import { isRollStep, type RollView, rollMessage, updatedMembers } from './status-roll.js';
+import type { Action } from './types.js';
+
+/** `Ready`: `size` healthy voters with quorum, else the step in progress or the fault. */
+function readyCondition(
+  size: number,
+  observation: EtcdObservation | undefined,
+  action: Action,
+  notReadyReason: string,
+): ConditionInput {
+  const members = observation?.view.members ?? [];
+  const allReady =
+    members.length === size &&
+    members.every((member) => member.healthy && !member.learner) &&
+    observation?.view.quorum;
+  return allReady
+    ? {
+        type: 'Ready',
+        status: 'True',
+        reason: 'AllMembersReady',
+        message: `${size} of ${size} members ready`,
+      }
+    : { type: 'Ready', status: 'False', reason: notReadyReason, message: describeAction(action) };
+}
+
+function availableCondition(observation: EtcdObservation | undefined): ConditionInput {
+  return observation?.view.quorum === true
+    ? {
+        type: 'Available',
+        status: 'True',
+        reason: 'QuorumHeld',
+        message: 'a majority of voting members is healthy',
+      }
+    : {
+        type: 'Available',
+        status: 'False',
+        reason: observation ? 'QuorumLost' : 'NoMemberAnswers',
+        message: 'clients cannot write',
+      };
+}
+
+export function conditionsFor(
+  cluster: EtcdCluster,
+  action: Action,
+  observation: EtcdObservation | undefined,
+  abandoned: readonly AbandonedData[],
+  roll: RollView,
+): ConditionInput[] {
+  const rolling = isRollStep(
+    action,
+    roll,
+    updatedMembers(observation, roll).length,
+    observation?.view.members.length ?? 0,
+  );
+  const pausedLoss = pausedQuorumLoss(cluster, action, observation, roll.pods);
+  const degraded = degradedCondition(cluster, action, observation, abandoned, pausedLoss, roll.pods);
+  const stalled = isStalled(action, pausedLoss);
+  const progress = stalled ? undefined : rolling ? 'RollingUpdate' : progressReason(action);
+  const message = rolling ? rollMessage(cluster, action, observation, roll) : describeAction(action);
+  const idle = action.kind === 'Paused' ? 'Paused' : stalled ? degraded.reason : 'Idle';
+  const progressing: ConditionInput = progress
+    ? { type: 'Progressing', status: 'True', reason: progress, message }
+    : { type: 'Progressing', status: 'False', reason: idle, message };
+  return [
+    readyCondition(
+      cluster.spec.size ?? DEFAULT_SIZE,
+      observation,
+      action,
+      progress ?? (degraded.status === 'True' ? degraded.reason : idle),
+    ),
+    availableCondition(observation),
+    progressing,
+    degraded,
+    { ...progressing, type: 'Reconciling' },
+    stalled
+      ? {
+          type: 'Stalled',
+          status: 'True',
+          reason: degraded.reason,
+          message: degraded.message,
+        }
+      : { type: 'Stalled', status: 'False', reason: 'AsExpected', message: 'progress is possible' },
+  ];
+}

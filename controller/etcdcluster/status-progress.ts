@@ -1,0 +1,73 @@
+// What the status says a pass is doing (pure): the action as reported, the `Progressing` reason of each action, and
+// each action in words. Part of the status (status.ts).
+import { describeRestoreStep } from './plan-restore.js';
+import { isRestoreLockAction } from './restore-types.js';
+import type { Action } from './types.js';
+
+/**
+ * What the status tells for a pass whose change was refused for now: a member of the roll that the
+ * PodDisruptionBudget does not let go (eviction answered 429) waits, and says so; other actions are told as planned.
+ */
+export function reportedAction(action: Action, notYet: string | undefined): Action {
+  if (action.kind !== 'RollMember' || notYet === undefined) return action;
+  return {
+    kind: 'Wait',
+    reason: 'PodDisruptionBudget',
+    message: `member ${action.member} waits to be restarted: ${notYet}`,
+    requeueAfterMs: 0,
+  };
+}
+
+/** The reason `Progressing` gives for each in-flight action. */
+export function progressReason(action: Action): string | undefined {
+  switch (action.kind) {
+    case 'CreatePVC':
+      return action.token ? 'Seeding' : 'AddingMember';
+    case 'MarkExisting':
+      return 'Seeding';
+    case 'CreatePod':
+      return { seed: 'Seeding', join: 'AddingMember', recreate: 'RecreatingMemberPod' }[action.reason];
+    case 'AddLearner':
+    case 'PromoteLearner':
+      return 'AddingMember';
+    case 'MoveLeader':
+    case 'DeletePod':
+    case 'DeletePVC':
+      return 'RemovingMember';
+    case 'RemoveMember':
+      return action.reason === 'dead' || action.reason === 'lost' ? 'ReplacingMember' : 'RemovingMember';
+    case 'Wait':
+      return action.reason;
+    // After a completed restore the cluster is Ready: deleting what it retained and clearing its lock is
+    // housekeeping, not progress a GitOps tool should wait for (Healthy stays Healthy; the Events tell it).
+    case 'DeleteRetainedPVC':
+      return undefined;
+    case 'ClearRestoreLock':
+      return action.outcome === 'Completed' ? undefined : 'Restoring';
+    default:
+      return isRestoreLockAction(action) ? 'Restoring' : undefined;
+  }
+}
+
+export function describeAction(action: Action): string {
+  switch (action.kind) {
+    case 'Refuse':
+      return `${action.field}: ${action.value} is not allowed; allowed: ${action.allowed}`;
+    case 'Wait':
+    case 'ReportQuorumLost':
+      return action.message;
+    case 'Steady':
+      return 'all members are ready';
+    case 'Paused':
+      return 'spec.paused is true: the controller changes nothing';
+    case 'RollMember':
+      return `restarting member ${action.member} at revision ${action.toRevision}`;
+    case 'MoveLeader':
+      return action.purpose === 'roll'
+        ? `moving leadership to ${action.toMember}, so the leader is rolled last`
+        : `moving leadership to ${action.toMember} before removing the leader`;
+    default:
+      if (isRestoreLockAction(action)) return describeRestoreStep(action);
+      return `${action.kind} ${'member' in action ? action.member : ''}`.trim();
+  }
+}
