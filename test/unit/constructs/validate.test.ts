@@ -1,13 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  cronProblem,
-  validateBucketName,
-  validateCron,
-  validateDuration,
-  validateEtcdVersion,
-  validateQuantity,
-} from '../../../constructs/validate/index.js';
+import { validateBucketName } from '../../../constructs/validate/bucket.js';
+import { cronProblem, validateCron } from '../../../constructs/validate/cron.js';
+import { validateDuration } from '../../../constructs/validate/duration.js';
+import { validateQuantity } from '../../../constructs/validate/quantity.js';
+import { validateEtcdVersion } from '../../../constructs/validate/semver.js';
 
 describe('synth-time validators', () => {
   it('GIVEN schedules Kubernetes accepts WHEN checked THEN none is refused', () => {

@@ -1,2 +1,0 @@
-export { createEtcdRestoreReconciler, EtcdRestoreReconciler } from './reconciler.js';
-export { lockHolderKeys, restoreKeysOfCluster } from './watch-keys.js';
