@@ -7,8 +7,9 @@ import {
   ANNOTATION_ABANDONED_BY_RESTORE,
   RETAINED_BY_RESTORE_LABEL,
 } from '../../constructs/conventions/index.js';
+import { CLUSTER_REASONS } from './reasons.js';
 
-export const RESTORE_ABANDONED_REASON = 'RestoreAbandoned';
+export const RESTORE_ABANDONED_REASON = CLUSTER_REASONS.restoreAbandoned;
 
 /** The PVCs one deleted restore left behind. */
 export interface AbandonedData {

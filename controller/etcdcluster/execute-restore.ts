@@ -14,6 +14,7 @@ import { deleteIgnoringNotFound, fieldManager, patchOptions, patchStatusAt } fro
 import { abandonedMessage, RESTORE_ABANDONED_REASON } from './abandoned.js';
 import type { ExecuteContext, Outcome } from './execute-context.js';
 import { REQUEUE } from './plan.js';
+import { CLUSTER_REASONS } from './reasons.js';
 import type { RestoreLockAction } from './restore-types.js';
 
 const CLUSTERS = { group: API_GROUP, version: API_VERSION, plural: ETCD_CLUSTER_PLURAL };
@@ -51,7 +52,7 @@ function released(action: Extract<RestoreLockAction, { kind: 'ClearRestoreLock' 
       ? `; the old data stays on ${action.retained.join(', ')} (whenScaled: Retain), delete them when no longer needed`
       : '';
   return done(
-    'RestoreLockReleased',
+    CLUSTER_REASONS.restoreLockReleased,
     `EtcdRestore ${action.restore} completed and released the cluster${kept}`,
   );
 }
@@ -69,13 +70,13 @@ export async function executeRestoreStep(
         labels: { [RETAINED_BY_RESTORE_LABEL]: action.restore, [MEMBER_LABEL]: null },
       });
       return done(
-        'PVCRetained',
+        CLUSTER_REASONS.pvcRetained,
         `retained PVC ${action.pvc} of old member ${action.member} for EtcdRestore ${action.restore}; it is kept until the restore completed`,
       );
     case 'ReleaseToPlanner':
       if (!(await patchLock(context, { phase: 'Growing' }))) return LOCK_CHANGED;
       return done(
-        'SeedReady',
+        CLUSTER_REASONS.seedReady,
         `the seed ${action.member} serves the data restored by EtcdRestore ${action.restore}; the cluster grows to its declared size`,
       );
     case 'DeleteRetainedPVC':
@@ -83,7 +84,7 @@ export async function executeRestoreStep(
         context.core.deleteNamespacedPersistentVolumeClaim({ namespace, name: action.pvc }),
       );
       return done(
-        'RetainedPVCDeleted',
+        CLUSTER_REASONS.retainedPVCDeleted,
         `deleted PVC ${action.pvc} retained by the completed EtcdRestore ${action.restore} (whenScaled: Delete)`,
       );
     case 'MarkAbandonedPVC':
@@ -91,7 +92,7 @@ export async function executeRestoreStep(
         annotations: { [ANNOTATION_ABANDONED_BY_RESTORE]: action.restore },
       });
       return done(
-        'PVCAbandoned',
+        CLUSTER_REASONS.pvcAbandoned,
         `marked PVC ${action.pvc}: EtcdRestore ${action.restore} was deleted before it completed`,
       );
     case 'ClearRestoreLock':

@@ -16,6 +16,7 @@ import { executeRestoreStep } from './execute-restore.js';
 import { buildMemberPvc } from './member-pod.js';
 import { REQUEUE } from './plan.js';
 import { podForAction } from './pod-for-action.js';
+import { CLUSTER_REASONS } from './reasons.js';
 import { isRestoreLockAction } from './restore-types.js';
 import type { Action } from './types.js';
 
@@ -45,7 +46,7 @@ async function createPvc(
   } catch (error) {
     if (!isAlreadyExists(error)) throw error;
   }
-  return done('MemberPVCCreated', `created PVC ${pvc.metadata?.name} for member ${member}`);
+  return done(CLUSTER_REASONS.memberPVCCreated, `created PVC ${pvc.metadata?.name} for member ${member}`);
 }
 
 async function createPod(
@@ -58,7 +59,7 @@ async function createPod(
   } catch (error) {
     if (!isAlreadyExists(error)) throw error;
   }
-  const reason = action.reason === 'seed' ? 'ClusterSeeded' : 'MemberPodCreated';
+  const reason = action.reason === 'seed' ? CLUSTER_REASONS.clusterSeeded : CLUSTER_REASONS.memberPodCreated;
   const source = seedSource(context.cluster, action);
   const restores = source ? `, restores ${describeSeedSource(source)}` : '';
   const message = `created Pod ${action.member} (${action.reason}, initial-cluster-state ${action.state}${restores})`;
@@ -76,13 +77,17 @@ async function etcdChange(action: Action, context: ExecuteContext): Promise<Outc
         endpoint(context),
         peerURL(name, namespace, action.member, schemes(context.cluster.spec.tls).peer),
       );
-      return done('MemberAdded', `added learner ${action.member} (${result.outcome})`, 'add-learner');
+      return done(
+        CLUSTER_REASONS.memberAdded,
+        `added learner ${action.member} (${result.outcome})`,
+        'add-learner',
+      );
     }
     case 'PromoteLearner': {
       const result = await promoteMember(endpoint(context), action.id);
       if (result === 'not-ready')
         return { requeueAfterMs: REQUEUE.soon, notYet: 'learner not caught up yet' };
-      return done('MemberPromoted', `promoted learner ${action.member} (${result})`, 'promote');
+      return done(CLUSTER_REASONS.memberPromoted, `promoted learner ${action.member} (${result})`, 'promote');
     }
     case 'MoveLeader': {
       const leader = context.etcd?.leaderEndpoint;
@@ -90,7 +95,7 @@ async function etcdChange(action: Action, context: ExecuteContext): Promise<Outc
       await moveLeader(leader, action.toId);
       const why = action.purpose === 'roll' ? ', so the leader is rolled last' : '';
       return done(
-        'LeaderMoved',
+        CLUSTER_REASONS.leaderMoved,
         `moved leadership from ${action.fromId} to ${action.toMember}${why}`,
         'move-leader',
       );
@@ -107,7 +112,7 @@ async function etcdChange(action: Action, context: ExecuteContext): Promise<Outc
       }[action.reason];
       const detail = action.detail ? `: ${action.detail}` : '';
       return done(
-        'MemberRemoved',
+        CLUSTER_REASONS.memberRemoved,
         `removed member ${action.member} (${action.reason}${detail}, ${result})`,
         change,
       );
@@ -144,7 +149,7 @@ async function rollMember(
   }
   const how = action.evict ? 'evicted' : 'deleted';
   return done(
-    'MemberRolling',
+    CLUSTER_REASONS.memberRolling,
     `${how} Pod ${action.pod} to restart member ${action.member} on its volume at revision ${action.toRevision} (was ${action.fromRevision ?? 'none'})`,
     'roll',
   );
@@ -169,17 +174,17 @@ async function kubeChange(action: Action, context: ExecuteContext): Promise<Outc
         patchOptions(PatchStrategy.MergePatch),
       );
       return done(
-        'SeedMarkedExisting',
+        CLUSTER_REASONS.seedMarkedExisting,
         `member ${action.member} has served: its next start joins the cluster (initial-cluster-state existing) instead of bootstrapping one`,
       );
     case 'DeletePod': {
       await deleteIgnoringNotFound(() => context.core.deleteNamespacedPod({ namespace, name: action.pod }));
       const restore = context.cluster.status?.restore;
       const whose =
-        restore?.phase === 'Restoring'
+        restore?.phase === CLUSTER_REASONS.restoring
           ? `of old member ${action.member}, stopped for EtcdRestore ${restore.name} (its PVC is retained)`
           : `of removed member ${action.member}`;
-      return done('MemberPodDeleted', `deleted Pod ${action.pod} ${whose}`);
+      return done(CLUSTER_REASONS.memberPodDeleted, `deleted Pod ${action.pod} ${whose}`);
     }
     case 'DeletePVC':
       await deleteIgnoringNotFound(() =>
@@ -189,7 +194,7 @@ async function kubeChange(action: Action, context: ExecuteContext): Promise<Outc
         }),
       );
       return done(
-        'MemberPVCDeleted',
+        CLUSTER_REASONS.memberPVCDeleted,
         `deleted PVC ${action.pvc} of removed member ${action.member} (whenScaled: Delete)`,
       );
     default:

@@ -13,6 +13,7 @@ import {
   survivorOf,
 } from '../restore/facts.js';
 import { nextMemberName } from './plan-facts.js';
+import { CLUSTER_REASONS } from './reasons.js';
 import type { RestoreLockAction } from './restore-types.js';
 import type { Action, PlanInput, PodView, PvcView } from './types.js';
 
@@ -150,7 +151,8 @@ function stopOldMembers(input: PlanInput, lock: RestoreLock): Action | undefined
 function createSeed(input: PlanInput, lock: RestoreLock, token: string): Action {
   const seedPvc = input.pvcs.find((pvc) => !pvc.retained && isSeed(pvc, lock));
   const ephemeral = input.cluster.storage.ephemeral;
-  if (seedPvc?.terminating) return wait('PVCTerminating', `PVC ${seedPvc.name} is terminating`, REQUEUE.soon);
+  if (seedPvc?.terminating)
+    return wait(CLUSTER_REASONS.pvcTerminating, `PVC ${seedPvc.name} is terminating`, REQUEUE.soon);
   if (!seedPvc && !ephemeral) {
     return { kind: 'CreatePVC', member: nextMemberName(input, input.cluster.knownMembers), token };
   }

@@ -20,6 +20,7 @@ import {
   targetSize,
 } from './plan-facts.js';
 import { planRestoreLock } from './plan-restore.js';
+import { CLUSTER_REASONS } from './reasons.js';
 import { checkSpec } from './spec-checks.js';
 import { checkTls } from './tls-checks.js';
 import type { Action, EtcdMemberView, EtcdView, PlanInput, PodView, RemoveReason } from './types.js';
@@ -71,7 +72,8 @@ const wait = (
  */
 export function planMembership(input: PlanInput): Action {
   const { cluster } = input;
-  if (cluster.deleting) return wait('ClusterDeleting', 'the cluster is being deleted', REQUEUE.steady);
+  if (cluster.deleting)
+    return wait(CLUSTER_REASONS.clusterDeleting, 'the cluster is being deleted', REQUEUE.steady);
   if (cluster.paused) return { kind: 'Paused' };
   const restoring = planRestoreLock(input);
   if (restoring) return restoring;
@@ -84,7 +86,11 @@ export function planMembership(input: PlanInput): Action {
   if (terminating) {
     const lost = input.etcd && reportQuorumLoss(input, input.etcd, terminating);
     if (lost?.kind === 'ReportQuorumLost') return lost;
-    return wait('PodTerminating', `member Pod ${terminating.name} is terminating`, REQUEUE.soon);
+    return wait(
+      CLUSTER_REASONS.podTerminating,
+      `member Pod ${terminating.name} is terminating`,
+      REQUEUE.soon,
+    );
   }
   const etcd = input.etcd;
   if (!etcd) return planWithoutEtcd(input);
@@ -108,7 +114,7 @@ function serviceMissing(cluster: string, services: readonly string[]): Action {
     services.length === 1 ? `Service ${services[0]} is` : `Services ${services.join(' and ')} are`;
   return {
     kind: 'Wait',
-    reason: 'ServiceMissing',
+    reason: CLUSTER_REASONS.serviceMissing,
     message:
       `${which} missing: members find each other through ${peerServiceName(cluster)} (headless, publishing ` +
       `not-ready addresses) and clients reach them through ${clientServiceName(cluster)}. The EtcdCluster construct ` +
@@ -129,7 +135,7 @@ function planWithoutEtcd(input: PlanInput): Action {
     if (input.pods.length > 0)
       return (
         unreachable(input.pods) ??
-        wait('SeedStarting', 'waiting for the seed member to answer', REQUEUE.starting)
+        wait(CLUSTER_REASONS.seedStarting, 'waiting for the seed member to answer', REQUEUE.starting)
       );
     return seed(input);
   }
@@ -144,7 +150,7 @@ function planWithoutEtcd(input: PlanInput): Action {
     };
   }
   if (input.pods.some(isStarting)) {
-    return wait('MembersStarting', 'waiting for member Pods to start', REQUEUE.starting);
+    return wait(CLUSTER_REASONS.membersStarting, 'waiting for member Pods to start', REQUEUE.starting);
   }
   return (
     rollBrokenPod(input) ??
@@ -163,7 +169,7 @@ function unreachable(pods: readonly PodView[]): Action | undefined {
   if (pods.length === 0 || !pods.every((pod) => pod.readySettled)) return undefined;
   return {
     kind: 'Wait',
-    reason: 'MembersUnreachable',
+    reason: CLUSTER_REASONS.membersUnreachable,
     message:
       `${pods.length} member Pod${pods.length === 1 ? ' is' : 's are'} Ready (the kubelet's health checks pass) ` +
       `but none answers the controller on client port ${CLIENT_PORT}: a NetworkPolicy that does not admit the ` +
@@ -179,7 +185,7 @@ function unreachable(pods: readonly PodView[]): Action | undefined {
 function bootstrapRestoreFailed(pod: PodView): Action {
   return {
     kind: 'Wait',
-    reason: 'BootstrapRestoreFailed',
+    reason: CLUSTER_REASONS.bootstrapRestoreFailed,
     message: `the seed ${pod.name} could not restore spec.bootstrap.backup: ${pod.restoreFailure}; it is retried, the seed's PVC is kept`,
     requeueAfterMs: REQUEUE.quorum,
     degraded: true,
@@ -228,7 +234,8 @@ function resumeAdd(input: PlanInput, etcd: EtcdView): Action | undefined {
     };
     if (member.started && (ephemeral || !pvc || pvc.terminating)) continue; // data gone: dead, step 10
     if (ephemeral || (pvc && !pvc.terminating)) return createPod;
-    if (pvc?.terminating) return wait('PVCTerminating', `PVC ${pvc.name} is terminating`, REQUEUE.soon);
+    if (pvc?.terminating)
+      return wait(CLUSTER_REASONS.pvcTerminating, `PVC ${pvc.name} is terminating`, REQUEUE.soon);
     return { kind: 'CreatePVC', member: name };
   }
   return undefined;
@@ -243,12 +250,12 @@ function resumeAdd(input: PlanInput, etcd: EtcdView): Action | undefined {
 function reportQuorumLoss(input: PlanInput, etcd: EtcdView, terminating?: PodView): Action | undefined {
   if (etcd.quorum) return undefined;
   if (input.pods.some(isStarting))
-    return wait('MembersStarting', 'waiting for member Pods to start', REQUEUE.starting);
+    return wait(CLUSTER_REASONS.membersStarting, 'waiting for member Pods to start', REQUEUE.starting);
   const voters = etcd.members.filter((member) => !member.learner);
   const healthy = voters.filter((member) => member.healthy).length;
   if (healthy >= quorumOf(voters.length)) {
     return wait(
-      'LeaderChanging',
+      CLUSTER_REASONS.leaderChanging,
       `${healthy} of ${voters.length} voting members are healthy, but the leader they name did not answer; waiting for the next leader`,
       REQUEUE.soon,
     );
@@ -334,7 +341,7 @@ function replaceDead(input: PlanInput, etcd: EtcdView): Action | undefined {
   if (failed && !isOutOfDate(input, failed)) {
     return {
       ...wait(
-        'RollingUpdateFailed',
+        CLUSTER_REASONS.rollingUpdateFailed,
         `member ${failed.member} does not start on revision ${input.cluster.revision} (version ${input.cluster.version}): ${failed.lastFailure ?? 'etcd exits with an error'}; nothing else is rolled until the spec is fixed`,
         REQUEUE.quorum,
       ),
@@ -348,7 +355,7 @@ function replaceDead(input: PlanInput, etcd: EtcdView): Action | undefined {
     etcd,
     dead,
     lost && !dead.wrongIdentity ? 'lost' : 'dead',
-    'ReplacementWouldLoseQuorum',
+    CLUSTER_REASONS.replacementWouldLoseQuorum,
     `removing ${lost ? 'lost' : 'dead'} member ${dead.member}${lost ? ` (${lost})` : ''}`,
   );
   return removal.kind === 'RemoveMember' && removal.reason === 'lost'
@@ -383,7 +390,7 @@ function handleLearner(input: PlanInput, etcd: EtcdView): Action | undefined {
   }
   if (podOf(input, name)?.running && learner.healthy)
     return { kind: 'PromoteLearner', member: name, id: learner.id };
-  return wait('LearnerStarting', `waiting for learner ${name} to start`, REQUEUE.starting);
+  return wait(CLUSTER_REASONS.learnerStarting, `waiting for learner ${name} to start`, REQUEUE.starting);
 }
 
 /** Step 12. */
@@ -392,7 +399,7 @@ function waitForHealth(input: PlanInput, etcd: EtcdView): Action | undefined {
   if (!unhealthy) return undefined;
   const node = podOf(input, unhealthy.member as string)?.nodeNotReady;
   return wait(
-    'MembersNotReady',
+    CLUSTER_REASONS.membersNotReady,
     `waiting for member ${unhealthy.member} to be healthy${node ? `: ${node}` : ''}`,
     REQUEUE.starting,
   );
@@ -407,7 +414,8 @@ function scaleIn(input: PlanInput, etcd: EtcdView): Action | undefined {
     const target = ourMembers(input, etcd).find(
       (member) => member.id !== victim.id && !member.learner && member.healthy,
     );
-    if (!target) return wait('NoLeaderTarget', 'no healthy voter to move leadership to', REQUEUE.quorum);
+    if (!target)
+      return wait(CLUSTER_REASONS.noLeaderTarget, 'no healthy voter to move leadership to', REQUEUE.quorum);
     return {
       kind: 'MoveLeader',
       fromId: victim.id,
@@ -421,7 +429,7 @@ function scaleIn(input: PlanInput, etcd: EtcdView): Action | undefined {
     etcd,
     victim,
     reason,
-    'RemovalWouldLoseQuorum',
+    CLUSTER_REASONS.removalWouldLoseQuorum,
     `removing ${victim.member ?? victim.id}`,
   );
 }
@@ -442,10 +450,18 @@ function roll(input: PlanInput, etcd: EtcdView): Action | undefined {
   if (outdated.length === 0) return undefined;
   const notReady = members.find((member) => !podOf(input, member.member as string)?.ready);
   if (notReady)
-    return wait('MemberPodNotReady', `waiting for Pod ${notReady.member} to be Ready`, REQUEUE.starting);
+    return wait(
+      CLUSTER_REASONS.memberPodNotReady,
+      `waiting for Pod ${notReady.member} to be Ready`,
+      REQUEUE.starting,
+    );
   const behind = members.find((member) => !member.caughtUp);
   if (behind)
-    return wait('MemberCatchingUp', `waiting for member ${behind.member} to catch up`, REQUEUE.soon);
+    return wait(
+      CLUSTER_REASONS.memberCatchingUp,
+      `waiting for member ${behind.member} to catch up`,
+      REQUEUE.soon,
+    );
   const followers = outdated.filter((member) => member.id !== etcd.leaderId);
   const chosen = followers[0] ?? (outdated[0] as EtcdMemberView);
   const name = chosen.member as string;
@@ -457,7 +473,8 @@ function roll(input: PlanInput, etcd: EtcdView): Action | undefined {
         !member.learner &&
         !isOutOfDate(input, podOf(input, member.member as string) as PodView),
     );
-    if (!target) return wait('NoLeaderTarget', 'no updated voter to move leadership to', REQUEUE.quorum);
+    if (!target)
+      return wait(CLUSTER_REASONS.noLeaderTarget, 'no updated voter to move leadership to', REQUEUE.quorum);
     return {
       kind: 'MoveLeader',
       fromId: chosen.id,
@@ -469,7 +486,7 @@ function roll(input: PlanInput, etcd: EtcdView): Action | undefined {
   if (members.length > 1 && !canStop(etcd, chosen)) {
     const advice = members.length === 2 ? ' (a size-2 cluster cannot roll: scale to 3 first)' : '';
     return wait(
-      'RollWouldLoseQuorum',
+      CLUSTER_REASONS.rollWouldLoseQuorum,
       `restarting member ${name} would lose quorum${advice}`,
       REQUEUE.quorum,
     );
@@ -483,7 +500,7 @@ function rollEphemeral(etcd: EtcdView, chosen: EtcdMemberView): Action {
     etcd,
     chosen,
     'roll',
-    'RollWouldLoseQuorum',
+    CLUSTER_REASONS.rollWouldLoseQuorum,
     `replacing ephemeral member ${chosen.member}`,
   );
 }

@@ -20,6 +20,7 @@ import { execute } from './execute.js';
 import type { Outcome } from './execute-context.js';
 import { getCluster, type Observed, observe, planInput } from './observe.js';
 import { planMembership } from './plan.js';
+import { CLUSTER_REASONS } from './reasons.js';
 import { buildStatus } from './status.js';
 import { alarmReason } from './status-faults.js';
 import { describeAction, reportedAction } from './status-progress.js';
@@ -78,9 +79,10 @@ export class EtcdClusterReconciler implements Reconciler {
       await event(outcome.event.type ?? 'Normal', outcome.event.reason, outcome.event.message);
     for (const told of rollEvents(cluster.status ?? {}, status))
       await event('Normal', told.reason, told.message);
-    if (action.kind === 'Refuse') await event('Warning', 'InvalidSpec', describeAction(action));
+    if (action.kind === 'Refuse') await event('Warning', CLUSTER_REASONS.invalidSpec, describeAction(action));
     if (action.kind === 'Wait' && action.degraded) await event('Warning', action.reason, action.message);
-    if (action.kind === 'ReportQuorumLost') await event('Warning', 'QuorumLost', describeAction(action));
+    if (action.kind === 'ReportQuorumLost')
+      await event('Warning', CLUSTER_REASONS.quorumLost, describeAction(action));
     // An etcd alarm the Degraded condition tells (docs/design/compaction-quota-defrag.md, "Alarms in the status").
     const alarms = etcd?.alarms ?? [];
     const degraded = status.conditions?.find((condition) => condition.type === 'Degraded');

@@ -5,6 +5,7 @@ import type { ConditionInput } from '../status/conditions.js';
 import type { AbandonedData } from './abandoned.js';
 import type { EtcdCluster } from './api.js';
 import type { EtcdObservation } from './observe-etcd.js';
+import { CLUSTER_REASONS } from './reasons.js';
 import { degradedCondition, isStalled, pausedQuorumLoss } from './status-faults.js';
 import { describeAction, progressReason } from './status-progress.js';
 import { isRollStep, type RollView, rollMessage, updatedMembers } from './status-roll.js';
@@ -26,7 +27,7 @@ function readyCondition(
     ? {
         type: 'Ready',
         status: 'True',
-        reason: 'AllMembersReady',
+        reason: CLUSTER_REASONS.allMembersReady,
         message: `${size} of ${size} members ready`,
       }
     : { type: 'Ready', status: 'False', reason: notReadyReason, message: describeAction(action) };
@@ -37,13 +38,13 @@ function availableCondition(observation: EtcdObservation | undefined): Condition
     ? {
         type: 'Available',
         status: 'True',
-        reason: 'QuorumHeld',
+        reason: CLUSTER_REASONS.quorumHeld,
         message: 'a majority of voting members is healthy',
       }
     : {
         type: 'Available',
         status: 'False',
-        reason: observation ? 'QuorumLost' : 'NoMemberAnswers',
+        reason: observation ? CLUSTER_REASONS.quorumLost : CLUSTER_REASONS.noMemberAnswers,
         message: 'clients cannot write',
       };
 }
@@ -64,9 +65,9 @@ export function conditionsFor(
   const pausedLoss = pausedQuorumLoss(cluster, action, observation, roll.pods);
   const degraded = degradedCondition(cluster, action, observation, abandoned, pausedLoss, roll.pods);
   const stalled = isStalled(action, pausedLoss);
-  const progress = stalled ? undefined : rolling ? 'RollingUpdate' : progressReason(action);
+  const progress = stalled ? undefined : rolling ? CLUSTER_REASONS.rollingUpdate : progressReason(action);
   const message = rolling ? rollMessage(cluster, action, observation, roll) : describeAction(action);
-  const idle = action.kind === 'Paused' ? 'Paused' : stalled ? degraded.reason : 'Idle';
+  const idle = action.kind === 'Paused' ? 'Paused' : stalled ? degraded.reason : CLUSTER_REASONS.idle;
   const progressing: ConditionInput = progress
     ? { type: 'Progressing', status: 'True', reason: progress, message }
     : { type: 'Progressing', status: 'False', reason: idle, message };
@@ -88,6 +89,11 @@ export function conditionsFor(
           reason: degraded.reason,
           message: degraded.message,
         }
-      : { type: 'Stalled', status: 'False', reason: 'AsExpected', message: 'progress is possible' },
+      : {
+          type: 'Stalled',
+          status: 'False',
+          reason: CLUSTER_REASONS.asExpected,
+          message: 'progress is possible',
+        },
   ];
 }

@@ -6,12 +6,13 @@ import { type AbandonedData, abandonedMessage, RESTORE_ABANDONED_REASON } from '
 import type { EtcdCluster } from './api.js';
 import type { EtcdObservation } from './observe-etcd.js';
 import { isStarting } from './plan-facts.js';
+import { CLUSTER_REASONS } from './reasons.js';
 import { describeAction } from './status-progress.js';
 import type { Action, PodView } from './types.js';
 
 /** `NOSPACE` → `NoSpace`, `CORRUPT` → `Corrupt`: the Degraded reason and Event reason of an etcd alarm. */
 export function alarmReason(alarm: string): string {
-  return alarm === 'NOSPACE' ? 'NoSpace' : alarm.charAt(0) + alarm.slice(1).toLowerCase();
+  return alarm === 'NOSPACE' ? CLUSTER_REASONS.noSpace : alarm.charAt(0) + alarm.slice(1).toLowerCase();
 }
 
 const ALARM_ADVICE: Record<string, string> = {
@@ -90,7 +91,7 @@ function memberDown(
     return {
       type: 'Degraded',
       status: 'True',
-      reason: action.reason === 'lost' ? 'MemberLost' : 'MemberDead',
+      reason: action.reason === 'lost' ? CLUSTER_REASONS.memberLost : CLUSTER_REASONS.memberDead,
       message: `member ${action.member} is ${action.reason} (${why}); it is removed from etcd and replaced`,
     };
   }
@@ -104,7 +105,7 @@ function memberDown(
     return [];
   });
   if (down.length === 0) return undefined;
-  return { type: 'Degraded', status: 'True', reason: 'MemberDown', message: down.join('; ') };
+  return { type: 'Degraded', status: 'True', reason: CLUSTER_REASONS.memberDown, message: down.join('; ') };
 }
 
 /** `Degraded`: the first real fault of docs/design/conventions.md, "Conditions and health", else `AsExpected`. */
@@ -117,7 +118,12 @@ export function degradedCondition(
   pods: readonly PodView[],
 ): ConditionInput {
   if (action.kind === 'Refuse') {
-    return { type: 'Degraded', status: 'True', reason: 'InvalidSpec', message: describeAction(action) };
+    return {
+      type: 'Degraded',
+      status: 'True',
+      reason: CLUSTER_REASONS.invalidSpec,
+      message: describeAction(action),
+    };
   }
   const quorumLost = action.kind === 'ReportQuorumLost' ? action.message : quorumLostWhilePaused;
   // Old data of a restore deleted before it completed (docs/design/restore.md): reported until the user acts.
@@ -127,7 +133,7 @@ export function degradedCondition(
     return { type: 'Degraded', status: 'True', reason: RESTORE_ABANDONED_REASON, message: quorum + message };
   }
   if (quorumLost) {
-    return { type: 'Degraded', status: 'True', reason: 'QuorumLost', message: quorumLost };
+    return { type: 'Degraded', status: 'True', reason: CLUSTER_REASONS.quorumLost, message: quorumLost };
   }
   if (action.kind === 'Wait' && action.degraded) {
     return { type: 'Degraded', status: 'True', reason: action.reason, message: action.message };
@@ -137,7 +143,7 @@ export function degradedCondition(
     memberDown(action, observation, pods) ?? {
       type: 'Degraded',
       status: 'False',
-      reason: 'AsExpected',
+      reason: CLUSTER_REASONS.asExpected,
       message: 'no problem found',
     }
   );

@@ -1,6 +1,7 @@
 // What the status says a pass is doing (pure): the action as reported, the `Progressing` reason of each action, and
 // each action in words. Part of the status (status.ts).
 import { describeRestoreStep } from './plan-restore.js';
+import { CLUSTER_REASONS } from './reasons.js';
 import { isRestoreLockAction } from './restore-types.js';
 import type { Action } from './types.js';
 
@@ -12,7 +13,7 @@ export function reportedAction(action: Action, notYet: string | undefined): Acti
   if (action.kind !== 'RollMember' || notYet === undefined) return action;
   return {
     kind: 'Wait',
-    reason: 'PodDisruptionBudget',
+    reason: CLUSTER_REASONS.podDisruptionBudget,
     message: `member ${action.member} waits to be restarted: ${notYet}`,
     requeueAfterMs: 0,
   };
@@ -22,20 +23,26 @@ export function reportedAction(action: Action, notYet: string | undefined): Acti
 export function progressReason(action: Action): string | undefined {
   switch (action.kind) {
     case 'CreatePVC':
-      return action.token ? 'Seeding' : 'AddingMember';
+      return action.token ? CLUSTER_REASONS.seeding : CLUSTER_REASONS.addingMember;
     case 'MarkExisting':
-      return 'Seeding';
+      return CLUSTER_REASONS.seeding;
     case 'CreatePod':
-      return { seed: 'Seeding', join: 'AddingMember', recreate: 'RecreatingMemberPod' }[action.reason];
+      return {
+        seed: CLUSTER_REASONS.seeding,
+        join: CLUSTER_REASONS.addingMember,
+        recreate: CLUSTER_REASONS.recreatingMemberPod,
+      }[action.reason];
     case 'AddLearner':
     case 'PromoteLearner':
-      return 'AddingMember';
+      return CLUSTER_REASONS.addingMember;
     case 'MoveLeader':
     case 'DeletePod':
     case 'DeletePVC':
-      return 'RemovingMember';
+      return CLUSTER_REASONS.removingMember;
     case 'RemoveMember':
-      return action.reason === 'dead' || action.reason === 'lost' ? 'ReplacingMember' : 'RemovingMember';
+      return action.reason === 'dead' || action.reason === 'lost'
+        ? CLUSTER_REASONS.replacingMember
+        : CLUSTER_REASONS.removingMember;
     case 'Wait':
       return action.reason;
     // After a completed restore the cluster is Ready: deleting what it retained and clearing its lock is
@@ -43,9 +50,9 @@ export function progressReason(action: Action): string | undefined {
     case 'DeleteRetainedPVC':
       return undefined;
     case 'ClearRestoreLock':
-      return action.outcome === 'Completed' ? undefined : 'Restoring';
+      return action.outcome === 'Completed' ? undefined : CLUSTER_REASONS.restoring;
     default:
-      return isRestoreLockAction(action) ? 'Restoring' : undefined;
+      return isRestoreLockAction(action) ? CLUSTER_REASONS.restoring : undefined;
   }
 }
 

@@ -2,6 +2,7 @@
 // roll, which members are updated, the roll's message and its Events. Part of the status (status.ts).
 import type { EtcdCluster, EtcdClusterStatus } from './api.js';
 import type { EtcdObservation } from './observe-etcd.js';
+import { CLUSTER_REASONS } from './reasons.js';
 import { describeAction } from './status-progress.js';
 import type { Action, PodView } from './types.js';
 
@@ -14,14 +15,14 @@ export interface RollView {
 }
 
 /** Waits that are steps of a roll while it is in progress. */
-const ROLL_WAITS = new Set([
-  'PodDisruptionBudget',
-  'PodTerminating',
-  'MembersNotReady',
-  'MemberPodNotReady',
-  'MemberCatchingUp',
-  'RollWouldLoseQuorum',
-  'RollingUpdateFailed',
+const ROLL_WAITS = new Set<string>([
+  CLUSTER_REASONS.podDisruptionBudget,
+  CLUSTER_REASONS.podTerminating,
+  CLUSTER_REASONS.membersNotReady,
+  CLUSTER_REASONS.memberPodNotReady,
+  CLUSTER_REASONS.memberCatchingUp,
+  CLUSTER_REASONS.rollWouldLoseQuorum,
+  CLUSTER_REASONS.rollingUpdateFailed,
 ]);
 
 /**
@@ -84,7 +85,7 @@ export function rollEvents(
   next: EtcdClusterStatus,
 ): { reason: string; message: string }[] {
   const rollingBefore = previous.conditions?.some(
-    (condition) => condition.type === 'Progressing' && condition.reason === 'RollingUpdate',
+    (condition) => condition.type === 'Progressing' && condition.reason === CLUSTER_REASONS.rollingUpdate,
   );
   if (!rollingBefore) return [];
   const revision = next.updateRevision;
@@ -97,17 +98,17 @@ export function rollEvents(
   const before = updatedIn(previous, revision);
   const events = [...updatedIn(next, revision)]
     .filter((member) => !before.has(member))
-    .map((member) => ({
-      reason: 'MemberUpdated',
+    .map((member): { reason: string; message: string } => ({
+      reason: CLUSTER_REASONS.memberUpdated,
       message: `member ${member} runs revision ${revision} and has caught up`,
     }));
   const rollingNow = next.conditions?.some(
-    (condition) => condition.type === 'Progressing' && condition.reason === 'RollingUpdate',
+    (condition) => condition.type === 'Progressing' && condition.reason === CLUSTER_REASONS.rollingUpdate,
   );
   const members = next.members?.length ?? 0;
   if (!rollingNow && members > 0 && next.updatedMembers === members) {
     events.push({
-      reason: 'RollingUpdateCompleted',
+      reason: CLUSTER_REASONS.rollingUpdateCompleted,
       message: `all ${members} members run revision ${revision} (etcd ${next.currentVersion ?? 'version unknown'})`,
     });
   }

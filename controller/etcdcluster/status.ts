@@ -7,6 +7,7 @@ import { type ConditionInput, withTransitions } from '../status/conditions.js';
 import type { AbandonedData } from './abandoned.js';
 import type { EtcdCluster, EtcdClusterStatus, MemberStatus } from './api.js';
 import type { EtcdObservation } from './observe-etcd.js';
+import { CLUSTER_REASONS } from './reasons.js';
 import { podRevision } from './revision.js';
 import { conditionsFor } from './status-conditions.js';
 import { progressReason } from './status-progress.js';
@@ -45,10 +46,10 @@ function lowestVersion(versions: readonly string[]): string | undefined {
 
 function phaseOf(action: Action, conditions: readonly ConditionInput[]): string {
   if (action.kind === 'Paused') return 'Paused';
-  if (action.kind === 'ReportQuorumLost') return 'QuorumLost';
+  if (action.kind === 'ReportQuorumLost') return CLUSTER_REASONS.quorumLost;
   if (action.kind === 'Refuse') return 'Degraded';
   const progressing = conditions.find((condition) => condition.type === 'Progressing');
-  if (progressing?.reason === 'RollingUpdate') return 'Rolling';
+  if (progressing?.reason === CLUSTER_REASONS.rollingUpdate) return 'Rolling';
   if (conditions.find((condition) => condition.type === 'Ready')?.status === 'True') return 'Running';
   return progressReason(action) ?? 'Pending';
 }
@@ -69,7 +70,7 @@ export function buildStatus(
   const previous = cluster.status ?? {};
   const wasRolling =
     previous.conditions?.some(
-      (condition) => condition.type === 'Progressing' && condition.reason === 'RollingUpdate',
+      (condition) => condition.type === 'Progressing' && condition.reason === CLUSTER_REASONS.rollingUpdate,
     ) === true;
   const roll: RollView = { updateRevision: podRevision(cluster), pods, wasRolling };
   const next = conditionsFor(cluster, action, observation, abandoned, roll);

@@ -9,6 +9,8 @@ import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { etcdClusterCrd, etcdRestoreCrd } from '../../../constructs/api/crds.js';
 import type { JsonSchema } from '../../../constructs/api/json-schema.js';
+import { CLUSTER_REASONS } from '../../../controller/etcdcluster/reasons.js';
+import { RESTORE_REASONS } from '../../../controller/restore/facts.js';
 import { repoRoot } from '../../env/binaries.js';
 
 /** Names the docs cite that are not ours, or not built (the note says so), with what each is. */
@@ -147,5 +149,22 @@ describe('names the docs cite', () => {
     assert.ok(!inCode('SeedMember'), 'an action restore.md once named and the code never had');
     assert.ok(inSchema(schemas[0] as JsonSchema, ['spec', 'tls', 'client', 'clientSecretName']));
     assert.ok(!inSchema(schemas[0] as JsonSchema, ['spec', 'tls', 'client', 'caSecretName']));
+  });
+
+  it('GIVEN the Argo CD health scripts WHEN they compare a condition reason THEN it is one of the reason constants', () => {
+    const reasons = new Set<string>([...Object.values(CLUSTER_REASONS), ...Object.values(RESTORE_REASONS)]);
+    const dir = join(repoRoot, 'docs', 'gitops');
+    const compared = readdirSync(dir)
+      .filter((file) => file.endsWith('.lua'))
+      .flatMap((file) =>
+        [...readFileSync(join(dir, file), 'utf8').matchAll(/\.reason\s*==\s*"([^"]+)"/g)].map(
+          (match) => `${file}: ${match[1]}`,
+        ),
+      );
+    assert.ok(compared.length > 0, 'the scripts compare at least one reason');
+    assert.deepEqual(
+      compared.filter((entry) => !reasons.has(entry.slice(entry.indexOf(': ') + 2))),
+      [],
+    );
   });
 });
