@@ -181,7 +181,7 @@ async function kubeChange(action: Action, context: ExecuteContext): Promise<Outc
       await deleteIgnoringNotFound(() => context.core.deleteNamespacedPod({ namespace, name: action.pod }));
       const restore = context.cluster.status?.restore;
       const whose =
-        restore?.phase === CLUSTER_REASONS.restoring
+        restore?.phase === 'Restoring'
           ? `of old member ${action.member}, stopped for EtcdRestore ${restore.name} (its PVC is retained)`
           : `of removed member ${action.member}`;
       return done(CLUSTER_REASONS.memberPodDeleted, `deleted Pod ${action.pod} ${whose}`);

@@ -36,6 +36,7 @@ export const CLUSTER_REASONS = {
   noLeaderTarget: 'NoLeaderTarget',
   noMemberAnswers: 'NoMemberAnswers',
   noSpace: 'NoSpace',
+  paused: 'Paused',
   podDisruptionBudget: 'PodDisruptionBudget',
   podTerminating: 'PodTerminating',
   pvcAbandoned: 'PVCAbandoned',

@@ -67,7 +67,8 @@ export function conditionsFor(
   const stalled = isStalled(action, pausedLoss);
   const progress = stalled ? undefined : rolling ? CLUSTER_REASONS.rollingUpdate : progressReason(action);
   const message = rolling ? rollMessage(cluster, action, observation, roll) : describeAction(action);
-  const idle = action.kind === 'Paused' ? 'Paused' : stalled ? degraded.reason : CLUSTER_REASONS.idle;
+  const idle =
+    action.kind === 'Paused' ? CLUSTER_REASONS.paused : stalled ? degraded.reason : CLUSTER_REASONS.idle;
   const progressing: ConditionInput = progress
     ? { type: 'Progressing', status: 'True', reason: progress, message }
     : { type: 'Progressing', status: 'False', reason: idle, message };
