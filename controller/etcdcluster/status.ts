@@ -46,7 +46,7 @@ function lowestVersion(versions: readonly string[]): string | undefined {
 
 function phaseOf(action: Action, conditions: readonly ConditionInput[]): string {
   if (action.kind === 'Paused') return 'Paused';
-  if (action.kind === 'ReportQuorumLost') return CLUSTER_REASONS.quorumLost;
+  if (action.kind === 'ReportQuorumLost') return 'QuorumLost';
   if (action.kind === 'Refuse') return 'Degraded';
   const progressing = conditions.find((condition) => condition.type === 'Progressing');
   if (progressing?.reason === CLUSTER_REASONS.rollingUpdate) return 'Rolling';
