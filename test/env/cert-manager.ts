@@ -6,8 +6,8 @@
 import { join } from 'node:path';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { certManagerBinary, certManagerCrds } from './binaries.js';
-import type { Environment } from './environment.js';
-import { type ManagedProcess, startProcess } from './process-group.js';
+import { type Environment, processPlace } from './environment.js';
+import { type ManagedProcess, startProcess, whileRunning } from './process-group.js';
 import { waitFor } from './wait.js';
 
 const GROUP = 'cert-manager.io';
@@ -59,7 +59,7 @@ export async function startCertManager(env: Environment, dir: string): Promise<C
       (plural) => `crd/${plural}.${GROUP}`,
     ),
   ]);
-  const inside = env.nodes ? env.inside() : { netns: undefined, env: {} };
+  const inside = processPlace(env);
   const process = env.controlPlane.adopt(
     startProcess({
       netns: inside.netns,
@@ -71,10 +71,7 @@ export async function startCertManager(env: Environment, dir: string): Promise<C
     }),
   );
   const custom = env.kubeConfig.makeApiClient(CustomObjectsApi);
-  const abortIf = () => {
-    const exit = process.exitStatus();
-    return exit && `cert-manager ${exit}:\n${process.logTail(30)}`;
-  };
+  const abortIf = whileRunning(process);
   const status = async (namespace: string, name: string): Promise<CertificateStatus> => {
     const certificate = (await custom.getNamespacedCustomObject({
       group: GROUP,

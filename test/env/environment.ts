@@ -217,6 +217,14 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
   };
 }
 
+/**
+ * Where a process a test starts runs: inside the environment namespace when it has nodes (`inside()`), else on this
+ * machine (no Pod ever runs, and the API server is on loopback).
+ */
+export function processPlace(env: Environment): { netns?: string; env: Record<string, string> } {
+  return env.nodes ? env.inside() : { env: {} };
+}
+
 /** Whether something accepts TCP connections on 127.0.0.1:`port` (the connection is closed at once). */
 function canConnect(port: number): Promise<boolean> {
   return new Promise((resolve) => {

@@ -128,3 +128,9 @@ export function startProcess(spec: ProcessSpec): ManagedProcess {
     kill: () => stop(0, 'SIGKILL'),
   };
 }
+
+/** For a wait's `abortIf`: once `process` has exited, its name, exit status and log tail. */
+export const whileRunning = (process: ManagedProcess) => () => {
+  const status = process.exitStatus();
+  return status && `${process.name} ${status}:\n${process.logTail(30)}`;
+};

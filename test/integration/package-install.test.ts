@@ -155,10 +155,15 @@ after(async () => controlPlane?.stop());
 interface DistObject {
   kind: string;
   metadata: { name: string; namespace?: string };
-  spec?: { template?: { metadata?: { labels?: Record<string, string> }; spec?: object } };
+  spec?: {
+    template?: { metadata?: { labels?: Record<string, string> }; spec?: object };
+    selector?: { matchLabels: Record<string, string> };
+    ingress?: Array<{ from: object[]; ports: Array<{ port: number }> }>;
+  };
 }
 
-/** The objects of an app's `dist/`, plain, as written. */
+/** The objects of an app's `dist/`, plain, as written (client-node's loadAllYaml would turn them into its models,
+ *  `from` into `_from`). */
 function distObjects(app: string): DistObject[] {
   return readdirSync(join(app, 'dist')).flatMap((file) => Yaml.load(join(app, 'dist', file))) as DistObject[];
 }
@@ -370,25 +375,15 @@ describe('the etcd-gitops package', () => {
     sh('npm', [...npmInstall, tarball, ...tools], app);
     sh(join(app, 'node_modules', '.bin', 'tsc'), ['--build'], app);
     sh(process.execPath, ['main.js'], app);
-    // Plain objects, as written (client-node's loadAllYaml would turn them into its models, `from` into `_from`).
-    const objects = readdirSync(join(app, 'dist')).flatMap((file) =>
-      Yaml.load(join(app, 'dist', file)),
-    ) as Array<{
-      kind: string;
-      metadata: { name: string };
-      spec: {
-        selector?: { matchLabels: Record<string, string> };
-        ingress?: Array<{ from: object[]; ports: Array<{ port: number }> }>;
-      };
-    }>;
+    const objects = distObjects(app);
     const podLabels = (name: string) => {
       const deployment = objects.find((o) => o.kind === 'Deployment' && o.metadata.name.includes(name));
-      assert.ok(deployment?.spec.selector, `the ${name} Deployment`);
+      assert.ok(deployment?.spec?.selector, `the ${name} Deployment`);
       return deployment.spec.selector.matchLabels;
     };
     const policy = objects.find((o) => o.kind === 'NetworkPolicy' && o.metadata.name === 'main-etcd');
     const from = (port: number) =>
-      policy?.spec.ingress?.find((rule) => rule.ports.some((p) => p.port === port))?.from;
+      policy?.spec?.ingress?.find((rule) => rule.ports.some((p) => p.port === port))?.from;
     // Each Deployment's Pods by its own selector labels, in the chart's namespace (the last two client-port peers).
     const inWeb = { matchLabels: { 'kubernetes.io/metadata.name': 'web' } };
     assert.deepEqual(from(2379)?.slice(-2), [
@@ -404,9 +399,7 @@ describe('the etcd-gitops package', () => {
     assert.deepEqual(controllerPackagesIn(app), []);
 
     // The restricted pattern: its own client certificate's Secret mounted, the https URL, admitted with no patch.
-    const reporting = distObjects(app).find(
-      (o) => o.kind === 'Deployment' && o.metadata.name.includes('reporting'),
-    );
+    const reporting = objects.find((o) => o.kind === 'Deployment' && o.metadata.name.includes('reporting'));
     const reportingPod = JSON.stringify(reporting?.spec?.template?.spec);
     assert.match(reportingPod, /"secretName":"reporting-etcd"/);
     assert.match(reportingPod, /"value":"https:\/\/secure-etcd-client\.secure\.svc:2379"/);

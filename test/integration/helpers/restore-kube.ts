@@ -18,7 +18,12 @@ import { restrictedNamespaceLabels } from '../../../constructs/security.js';
 import type { EtcdCluster } from '../../../controller/etcdcluster/api.js';
 import type { EtcdRestore } from '../../../controller/etcdrestore/api.js';
 import { repoRoot } from '../../env/binaries.js';
-import { type Environment, outsideClusterCidr, startEnvironment } from '../../env/environment.js';
+import {
+  type Environment,
+  outsideClusterCidr,
+  processPlace,
+  startEnvironment,
+} from '../../env/environment.js';
 import type { Minio } from '../../env/minio.js';
 import { type ManagedProcess, startProcess } from '../../env/process-group.js';
 import { waitFor } from '../../env/wait.js';
@@ -38,8 +43,7 @@ export interface ControllerProcessOptions {
 /** `etcd-gitops controller` (build/controller/cli.js) against the environment, inside its network namespace, as
  *  the shipped ServiceAccount under the shipped RBAC (env.controller), without leader election, probes or metrics. The caller stops it (`stop()`), also when a test fails. */
 export function startControllerProcess(env: Environment, options: ControllerProcessOptions): ManagedProcess {
-  // Without nodes (no Pod ever runs) it stays on this machine.
-  const inside = env.nodes ? env.inside() : { netns: undefined, env: {} };
+  const inside = processPlace(env);
   return startProcess({
     netns: inside.netns,
     name: options.name,
@@ -58,11 +62,7 @@ export function startControllerProcess(env: Environment, options: ControllerProc
   });
 }
 
-/** Aborts a wait when the controller process exited: its exit status and log tail. */
-export const whileRunning = (controller: ManagedProcess) => () => {
-  const status = controller.exitStatus();
-  return status && `${controller.name} ${status}:\n${controller.logTail(30)}`;
-};
+export { whileRunning } from '../../env/process-group.js';
 
 /** A step of the EtcdRestore reconciler (`restore`) or of the membership reconciler (`membership`) to die after. */
 export type CrashAfter = { readonly restore: string } | { readonly membership: string };
