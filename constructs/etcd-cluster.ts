@@ -104,15 +104,17 @@ export interface EtcdClusterProps extends EtcdClusterSpecProps {
    */
   readonly namespace?: string;
   /**
-   * Also create the namespace (Pod Security `restricted`, deletion-protected like the cluster). Needs a known
-   * namespace; one cluster per namespace may create it.
+   * Also create the namespace (Pod Security `restricted`, always deletion-protected: it holds the member volumes,
+   * which deleting it would delete whatever `deletionProtection` and `whenDeleted` say). Needs a known namespace;
+   * one cluster per namespace may create it.
    * @default false
    */
   readonly createNamespace?: boolean;
   /**
-   * Keep the `EtcdCluster` (and the namespace it creates) when it leaves Git or the Argo CD Application / Flux
-   * Kustomization is deleted: `argocd.argoproj.io/sync-options: Prune=false,Delete=false` and
-   * `kustomize.toolkit.fluxcd.io/prune: disabled`. Deleting it is then a deliberate `kubectl delete`.
+   * Keep the `EtcdCluster` when it leaves Git or the Argo CD Application / Flux Kustomization is deleted:
+   * `argocd.argoproj.io/sync-options: Prune=false,Delete=false` and `kustomize.toolkit.fluxcd.io/prune: disabled`.
+   * Deleting it is then a deliberate `kubectl delete`. With `false` Git's removal deletes it; its member volumes stay
+   * unless `pvcRetentionPolicy.whenDeleted` is `Delete` (the namespace it creates stays either way).
    * @default true
    */
   readonly deletionProtection?: boolean;
@@ -227,7 +229,7 @@ export class EtcdCluster extends Construct {
       validateClient(`metricsFrom[${i}]`, scraper),
     );
     const protect = props.deletionProtection ?? true;
-    if (props.createNamespace) this.namespaceObject = this.createNamespace(protect);
+    if (props.createNamespace) this.namespaceObject = this.createNamespace();
     this.resource = new KubeEtcdCluster(this, 'Resource', {
       metadata: { ...this.metadata(this.name), annotations: customResourceAnnotations(protect) },
       spec: this.spec,
@@ -455,13 +457,13 @@ export class EtcdCluster extends Construct {
     return this.namespace;
   }
 
-  private createNamespace(protect: boolean): k8s.KubeNamespace {
+  private createNamespace(): k8s.KubeNamespace {
     if (!this.namespace) {
       throw new Error(
         `'createNamespace' needs a namespace to create: set 'namespace' or use a chart with one, got none`,
       );
     }
-    return createClusterNamespace(this, this.namespace, protect);
+    return createClusterNamespace(this, this.namespace);
   }
 
   private resolveOperator() {

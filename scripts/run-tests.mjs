@@ -24,6 +24,7 @@ const layers = [
 // The longest e2e files (each 3.5-5.5 min in CI on 2 cores; the rest take 0.5-3) start first, so the layer does not
 // end with one long file running alone. Order only: every file runs either way.
 const LONGEST_FIRST = [
+  'gitops-argocd',
   'prometheus',
   'cluster-sizes',
   'cluster-node-loss',

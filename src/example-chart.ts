@@ -6,12 +6,21 @@ import { EtcdCluster } from '../constructs/etcd-cluster.js';
 
 export const EXAMPLE_NAMESPACE = 'etcd-example';
 
+export interface ExampleChartProps {
+  /**
+   * The cluster's `deletionProtection` (the GitOps e2e commits the example without it, as the docs' opt-out).
+   * @default true
+   */
+  readonly deletionProtection?: boolean;
+}
+
 export class ExampleChart extends Chart {
   public readonly cluster: EtcdCluster;
 
-  public constructor(scope: Construct, id: string) {
+  public constructor(scope: Construct, id: string, props: ExampleChartProps = {}) {
     super(scope, id, { namespace: EXAMPLE_NAMESPACE });
     this.cluster = new EtcdCluster(this, 'example', {
+      deletionProtection: props.deletionProtection,
       version: '3.6.16',
       size: 3,
       // The namespace holds the members' volumes: created here, Pod Security `restricted`, never pruned.

@@ -1,5 +1,6 @@
 // The namespace of etcd clusters, when a cluster creates it: Pod Security `restricted` (member Pods meet it), and
-// protected from deletion like the data it holds.
+// always protected from deletion: deleting it deletes the member volumes in it, whatever the cluster's own
+// `deletionProtection` and `whenDeleted` say.
 import { Chart, JsonPatch } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-27';
 import type { Construct } from 'constructs';
@@ -9,12 +10,12 @@ import { deletionProtection, SYNC_WAVE, SyncWave } from '../gitops.js';
 import { restrictedNamespaceLabels } from '../security.js';
 
 /** A Namespace `name` under `scope`; synth fails, naming both, when another construct of the app creates it too. */
-export function createClusterNamespace(scope: Construct, name: string, protect: boolean): k8s.KubeNamespace {
+export function createClusterNamespace(scope: Construct, name: string): k8s.KubeNamespace {
   const namespace = new k8s.KubeNamespace(scope, 'Namespace', {
     metadata: {
       name,
       labels: { [LABEL_MANAGED_BY]: MANAGED_BY, [LABEL_PART_OF]: MANAGED_BY, ...restrictedNamespaceLabels() },
-      annotations: { [SYNC_WAVE]: SyncWave.CLUSTERS, ...(protect ? deletionProtection() : {}) },
+      annotations: { [SYNC_WAVE]: SyncWave.CLUSTERS, ...deletionProtection() },
     },
   });
   // cdk8s stamps the chart's namespace onto every object; a Namespace is cluster-scoped and has none.

@@ -1,7 +1,7 @@
 // Where the locally built test binaries live. Versions come from test/env/versions.env, the one place
 // they are pinned; test/env/bin-build/build.sh builds whatever is missing into the same directories.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -166,4 +166,41 @@ export function certManagerCrds(): string[] {
   return ['certificaterequests', 'certificates', 'clusterissuers', 'issuers'].map((plural) =>
     binary(dir, `cert-manager.io_${plural}.yaml`),
   );
+}
+
+/** Argo CD (test/env/bin-build/argocd/main.go): application-controller, repo-server and its health assessment. */
+export function argocdBinary(): string {
+  return sourceBuiltBinary('argocd', ['ARGOCD_VERSION']);
+}
+
+const argocdFiles = (file: string) => binary(`argocd-files-${pinned('ARGOCD_VERSION')}`, file);
+
+/** Argo CD's Application and AppProject CRDs (YAML files) from the pinned release's module. */
+export function argocdCrds(): string[] {
+  return ['application-crd.yaml', 'appproject-crd.yaml'].map(argocdFiles);
+}
+
+/** The scripts Argo CD's image puts on the repo-server's PATH (git-verify-wrapper.sh, gpg-wrapper.sh), from its module. */
+export function argocdScripts(): string[] {
+  return ['git-verify-wrapper.sh', 'gpg-wrapper.sh'].map(argocdFiles);
+}
+
+/** A Flux controller at its pinned release, as build.sh's build_flux_controller builds it. */
+export type FluxController = 'source-controller' | 'kustomize-controller';
+const fluxVersion = (name: FluxController) =>
+  pinned(
+    name === 'source-controller' ? 'FLUX_SOURCE_CONTROLLER_VERSION' : 'FLUX_KUSTOMIZE_CONTROLLER_VERSION',
+  );
+
+export function fluxBinary(name: FluxController): string {
+  return binary(`${name}-${fluxVersion(name)}`, name);
+}
+
+/** The CRDs (YAML files) of a Flux controller's pinned release: every kind it reconciles. */
+export function fluxCrds(name: FluxController): string[] {
+  const dir = binary(`${name}-crds-${fluxVersion(name)}`, '');
+  return readdirSync(dir)
+    .filter((file) => file.endsWith('.yaml'))
+    .sort()
+    .map((file) => join(dir, file));
 }

@@ -3,14 +3,14 @@
 // and mints a token of that ServiceAccount (TokenRequest, as the kubelet does for the Deployment's Pods). Every
 // controller a test runs (a process, or a reconciler driven in the test process) presents that token, so it can do
 // exactly what the shipped RBAC grants and no more: a missing grant fails the e2e test that needs it.
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { App, Chart, Testing } from 'cdk8s';
 import { CONTROLLER_NAME, DEFAULT_OPERATOR_NAMESPACE } from '../../constructs/conventions/names.js';
 import { EtcdOperator } from '../../constructs/etcd-operator.js';
 import { restrictedNamespaceLabels } from '../../constructs/security.js';
 import { readManifests, toYamlStream } from './dist-manifests.js';
+import { writeServiceAccountKubeconfig } from './kubeconfig.js';
 import { kubectl } from './kubectl.js';
 import { createNamespace } from './namespaces.js';
 
@@ -75,29 +75,12 @@ export async function createControllerIdentity(
     await createNamespace(admin.kubeConfig, namespace, restrictedNamespaceLabels());
   const yaml = options.watchNamespaces ? scopedIdentityYaml(options.watchNamespaces) : distIdentityYaml();
   await kubectl(admin.kubeconfigPath, ['apply', '--server-side', '-f', '-'], { input: yaml });
-  const core = admin.kubeConfig.makeApiClient(CoreV1Api);
-  const { status } = await core.createNamespacedServiceAccountToken({
-    name: CONTROLLER_NAME,
-    namespace: DEFAULT_OPERATOR_NAMESPACE,
-    // Longer than any e2e file; the API server signs it with its service-account key.
-    body: { spec: { audiences: [], expirationSeconds: 6 * 3600 } },
-  });
-  if (!status?.token) throw new Error(`TokenRequest for ${CONTROLLER_NAME} returned no token`);
-  const cluster = admin.kubeConfig.getCurrentCluster();
-  if (!cluster) throw new Error(`${admin.kubeconfigPath} has no current cluster`);
-  const name = CONTROLLER_NAME;
   const kubeconfigPath = join(dir, 'controller.kubeconfig');
-  const config = {
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name, cluster: { server: cluster.server, 'certificate-authority-data': cluster.caData } }],
-    users: [{ name, user: { token: status.token } }],
-    contexts: [{ name, context: { cluster: name, user: name } }],
-    'current-context': name,
-  };
-  await writeFile(kubeconfigPath, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(kubeconfigPath);
+  const kubeConfig = await writeServiceAccountKubeconfig(
+    admin.kubeConfig,
+    { namespace: DEFAULT_OPERATOR_NAMESPACE, name: CONTROLLER_NAME },
+    kubeconfigPath,
+  );
   return {
     kubeconfigPath,
     kubeConfig,

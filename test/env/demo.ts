@@ -2,12 +2,19 @@
 // `npm run demo`: a local Kubernetes with three real nodes, dist/ applied as Argo CD would, the
 // operator and the example cluster watched until Ready, then kubectl commands to explore.
 // Ctrl-C stops everything and removes every file. `--dist <dir>` applies another synth output.
+// `--gitops=argocd` or `--gitops=flux`: instead of applying it, the demo puts dist/ into a Git repository on the
+// environment's Git server and lets a real Argo CD (the docs' Application) or Flux (the docs' Kustomizations) sync
+// it, then prints how to watch them and how to commit a change.
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { kubernetesBinary } from './binaries.js';
 import { setSignalExitCode } from './cleanup.js';
-import type { Manifest } from './dist-manifests.js';
+import { distDir, type Manifest, readManifests } from './dist-manifests.js';
 import { type Environment, startEnvironment } from './environment.js';
+import { ARGOCD_NAMESPACE, startArgoCd } from './gitops/argocd.js';
+import { FLUX_NAMESPACE, startFlux } from './gitops/flux.js';
+import { GIT_BRANCH, type GitRepository, startGitServer } from './gitops/git-server.js';
 import { defaultLogger } from './log.js';
 
 interface Condition {
@@ -129,9 +136,64 @@ Component logs: ${env.controlPlane.dir}/*.log and ${env.controlPlane.dir}/node-*
 Press Ctrl-C to stop everything and remove every file.`);
 }
 
+type GitOpsTool = 'argocd' | 'flux';
+
+/**
+ * Puts `dist` into a repository on the environment's Git server and starts `tool` syncing it, as the docs set each up;
+ * returns the manifests in the repository and what to print about watching and committing.
+ */
+async function syncWith(env: Environment, tool: GitOpsTool, dist: string, dir: string) {
+  const git = await startGitServer(env, join(dir, 'git'));
+  const repository = await git.createRepository('etcd-gitops', undefined, dist);
+  let watchHint: string;
+  if (tool === 'argocd') {
+    const argo = await startArgoCd(env, join(dir, 'argocd'));
+    const app = await argo.createApplication(repository.url);
+    console.log(
+      `  Argo CD syncs ${repository.url} (Application ${ARGOCD_NAMESPACE}/${app}, docs/gitops/argocd-application.yaml)`,
+    );
+    watchHint = [
+      `  kubectl get applications -n ${ARGOCD_NAMESPACE} -w`,
+      `  kubectl get application ${app} -n ${ARGOCD_NAMESPACE} -o jsonpath='{.status.resources}'`,
+      `After a commit, tell Argo CD as a push webhook would:`,
+      `  kubectl annotate application ${app} -n ${ARGOCD_NAMESPACE} --overwrite argocd.argoproj.io/refresh=normal`,
+    ].join('\n');
+  } else {
+    const flux = await startFlux(env, join(dir, 'flux'));
+    const myApp = await git.createRepository('my-app', {
+      'deploy/settings.yaml':
+        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: my-app-settings\n  namespace: default\n',
+    });
+    await flux.applyDocs({ etcdGitops: repository.url, myApp: myApp.url });
+    console.log(
+      `  Flux syncs ${repository.url} (docs/gitops/flux.yaml: Kustomizations etcd-gitops and my-app)`,
+    );
+    watchHint = [
+      `  kubectl get gitrepositories,kustomizations -n ${FLUX_NAMESPACE} -w`,
+      `After a commit, ask Flux now as a webhook Receiver would:`,
+      `  kubectl annotate gitrepository etcd-gitops -n ${FLUX_NAMESPACE} --overwrite reconcile.fluxcd.io/requestedAt="$(date +%s)"`,
+    ].join('\n');
+  }
+  return { manifests: readManifests(dist), repository, watchHint };
+}
+
+function printGitOps(repository: GitRepository, watchHint: string): void {
+  console.log(`
+Watch the GitOps tool (KUBECONFIG and kubectl as below):
+${watchHint}
+Change the cluster through Git: edit ${repository.workTree}/dist/02-example.k8s.yaml, then
+  git -C ${repository.workTree} commit -am 'my change' && git -C ${repository.workTree} push origin ${GIT_BRANCH}`);
+}
+
 async function main(): Promise<void> {
   const distArg = process.argv.indexOf('--dist');
   const dir = distArg > 0 ? process.argv[distArg + 1] : undefined;
+  const gitopsArg = process.argv.find((arg) => arg.startsWith('--gitops='))?.slice('--gitops='.length);
+  if (gitopsArg !== undefined && gitopsArg !== 'argocd' && gitopsArg !== 'flux') {
+    console.error(`--gitops=${gitopsArg}: the GitOps tool must be 'argocd' or 'flux'`);
+    process.exit(2);
+  }
+  const gitops = gitopsArg as GitOpsTool | undefined;
   setSignalExitCode('SIGINT', 0);
   process.once('SIGINT', () => {
     interrupted = true;
@@ -146,13 +208,26 @@ async function main(): Promise<void> {
   });
   try {
     console.log(`  API server ${env.controlPlane.server}`);
-    console.log(`\nApplying ${dir ?? 'dist/'} wave by wave (server-side apply, as Argo CD syncs it)...`);
-    const applied = await env.applyDist(dir ? { dir } : {});
-    for (const m of applied)
-      console.log(`  wave ${m.wave}: ${m.kind} ${m.namespace ? `${m.namespace}/` : ''}${m.name}`);
+    let applied: Manifest[];
+    let gitopsHint: (() => void) | undefined;
+    if (gitops) {
+      console.log(
+        `\nStarting a Git server and ${gitops === 'argocd' ? 'Argo CD' : 'Flux'}, syncing ${dir ?? 'dist/'} from Git...`,
+      );
+      // Under the environment's own directory: removed with it.
+      const synced = await syncWith(env, gitops, dir ?? distDir, join(env.controlPlane.dir, 'gitops'));
+      applied = synced.manifests;
+      gitopsHint = () => printGitOps(synced.repository, synced.watchHint);
+    } else {
+      console.log(`\nApplying ${dir ?? 'dist/'} wave by wave (server-side apply, as Argo CD syncs it)...`);
+      applied = await env.applyDist(dir ? { dir } : {});
+      for (const m of applied)
+        console.log(`  wave ${m.wave}: ${m.kind} ${m.namespace ? `${m.namespace}/` : ''}${m.name}`);
+    }
     const clusters = applied.filter((m) => m.kind === 'EtcdCluster');
     await watch(env, clusters);
     if (!interrupted) printExplore(env, clusters);
+    if (!interrupted) gitopsHint?.();
   } catch (error) {
     if (interrupted) return; // Ctrl-C while waiting: the cleanup handler stops everything and exits
     console.error(`\nThe demo failed: ${(error as Error).message}`);

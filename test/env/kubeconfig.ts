@@ -1,7 +1,7 @@
 // Writes a kubeconfig file (JSON is valid YAML) with the certificates embedded, and loads it.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { issueCertificate, type Pki } from './certs.js';
 
 export interface KubeconfigSpec {
@@ -67,4 +67,35 @@ export async function writeClientKubeconfig(spec: {
     name: spec.name,
   });
   return path;
+}
+
+/**
+ * A kubeconfig at `path` presenting a token of the ServiceAccount `namespace/name` (TokenRequest, as the kubelet
+ * mints them for Pods; valid 6 hours, longer than any test file) to the admin kubeconfig's API server.
+ */
+export async function writeServiceAccountKubeconfig(
+  admin: KubeConfig,
+  serviceAccount: { namespace: string; name: string },
+  path: string,
+): Promise<KubeConfig> {
+  const { status } = await admin.makeApiClient(CoreV1Api).createNamespacedServiceAccountToken({
+    ...serviceAccount,
+    body: { spec: { audiences: [], expirationSeconds: 6 * 3600 } },
+  });
+  if (!status?.token) throw new Error(`TokenRequest for ${serviceAccount.name} returned no token`);
+  const cluster = admin.getCurrentCluster();
+  if (!cluster) throw new Error('the admin kubeconfig has no current cluster');
+  const { name } = serviceAccount;
+  const config = {
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name, cluster: { server: cluster.server, 'certificate-authority-data': cluster.caData } }],
+    users: [{ name, user: { token: status.token } }],
+    contexts: [{ name, context: { cluster: name, user: name } }],
+    'current-context': name,
+  };
+  await writeFile(path, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(path);
+  return kubeConfig;
 }

@@ -2,6 +2,7 @@
 // departs from what the recording's stages allow (test/health/expectations.ts).
 import { join } from 'node:path';
 import { repoRoot } from '../env/binaries.js';
+import { argoCdHealth } from './argocd-vm.js';
 import { expectations } from './expectations.js';
 import { computeHealth, fluxHealthCheckExprs } from './kstatus.js';
 import { runHealthScriptOver } from './lua.js';
@@ -33,6 +34,22 @@ export function argoVerdicts(recording: Recording): string[] {
   return byKind(recording, (kind, objects) =>
     runHealthScriptOver(scripts[kind], objects).map((health) => health.status),
   );
+}
+
+/**
+ * Argo CD's health of each entry as Argo CD itself computes it (its settings manager reading argocd-cm.yaml, its Lua
+ * VM running our scripts), and as Lua 5.1 computes it from the same scripts: status and message of each.
+ */
+export function argoVmAndLuaVerdicts(recording: Recording): {
+  vm: { status: string; message: string }[];
+  lua: { status: string; message: string }[];
+} {
+  const kinds = new Set(Object.keys(scripts));
+  const vm = argoCdHealth(recording.entries.map((entry) => entry.object)).map((health, index) =>
+    kinds.has(recording.entries[index]?.object.kind ?? '') ? health : { status: '', message: '' },
+  );
+  const lua = byKind(recording, (kind, objects) => runHealthScriptOver(scripts[kind], objects));
+  return { vm, lua };
 }
 
 /** kstatus (upstream and Flux's fork) and Flux's CEL verdict with docs/gitops/flux.yaml's expressions. */

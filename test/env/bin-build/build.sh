@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds (or finds in the cache) every binary the local test environment needs.
 # Cached under ${ETCD_GITOPS_CACHE:-$HOME/.cache/etcd-gitops}/<component>-<version>/; rebuilt only when missing.
-# Usage: build.sh [all|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|coredns|kube-router|prometheus|kube-state-metrics|registry|node-packages|lua|health-check|cert-manager]
+# Usage: build.sh [all|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|coredns|kube-router|prometheus|kube-state-metrics|registry|node-packages|lua|health-check|cert-manager|argocd|flux|gitops-packages]
 #   etcd: the etcd tools our product image ships, for both its platforms, and skopeo (npm run image needs only these)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -35,6 +35,27 @@ wrapper_module() {
     # "k8s.io/api => ./staging/src/k8s.io/api" becomes "k8s.io/api => k8s.io/api v0.X.Y"
     grep -E '^\s*[^ ]+ => \./' "$gomod" | awk -v v="$staging_ver" '{print "replace " $1 " => " $1 " " v}'
   } >"$dir/go.mod"
+}
+
+# Every replace directive of the go.mod $1, as single "replace" lines for a wrapper module: a replace by a relative
+# path (a submodule of the same repository, e.g. "./api" or "./gitops-engine") becomes its published tag $2.
+replaces_of() {
+  local gomod=$1 ver=$2
+  awk -v v="$ver" '
+    /^replace \($/ { block = 1; next }
+    block && /^\)/ { block = 0; next }
+    /^replace / { sub(/^replace /, ""); line = $0 }
+    block { line = $0 }
+    line != "" {
+      sub(/[ \t]*\/\/.*$/, "", line)
+      if (line ~ /=>/) {
+        split(line, side, /[ \t]*=>[ \t]*/)
+        gsub(/^[ \t]+/, "", side[1])
+        if (side[2] ~ /^\.\.?\//) { split(side[1], from, /[ \t]+/); print "replace " from[1] " => " from[1] " " v }
+        else print "replace " side[1] " => " side[2]
+      }
+      line = ""
+    }' "$gomod"
 }
 
 build_kubernetes() {
@@ -284,6 +305,17 @@ apt_install() {
   $s apt-get update -qq && DEBIAN_FRONTEND=noninteractive $s apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
+# What the GitOps tools need beside them, from Debian: git (Argo CD's repo-server and the environment's Git server,
+# git http-backend), lighttpd (serves git http-backend over HTTP), redis-server (Argo CD's cache). Debian may start a
+# system Redis and lighttpd on install; the environments start their own and never use those.
+gitops_packages() {
+  [ "$(dpkg-query -W -f='${Status}' redis-server 2>/dev/null)" = "install ok installed" ] &&
+    [ "$(dpkg-query -W -f='${Status}' lighttpd 2>/dev/null)" = "install ok installed" ] && apt_install git && return 0
+  apt_install git lighttpd redis-server
+  (service redis-server stop; service lighttpd stop; pkill -x redis-server -u redis; pkill -x lighttpd -u www-data) \
+    >/dev/null 2>&1 || true
+}
+
 build_etcd34() {
   apt_install etcd-server etcd-client
   local out="$cache/etcd-v$ETCD34_DEBIAN"
@@ -301,7 +333,8 @@ build_etcd34() {
 
 # A command whose main.go lives in this directory ($1/main.go), built against the modules "path version" given after
 # it into <cache>/$1-<versions joined by ->-<first 12 hex of the source's sha256>/$1: an edited main.go is a new
-# directory, as test/env/binaries.ts (sourceBuiltBinary) names it.
+# directory, as test/env/binaries.ts (sourceBuiltBinary) names it. Lines in $SOURCE_MAIN_REPLACES (replace
+# directives) go into the wrapper's go.mod too.
 build_source_main() {
   local name=$1 && shift
   local src="$here/$name/main.go" sum key="" dep
@@ -318,6 +351,7 @@ build_source_main() {
     echo "require ("
     for dep in "$@"; do echo "  $dep"; done
     echo ")"
+    [ -z "${SOURCE_MAIN_REPLACES:-}" ] || printf '\n%s\n' "$SOURCE_MAIN_REPLACES"
   } >"$work/go.mod"
   cp "$src" "$work/main.go"
   (cd "$work" && go mod tidy >/dev/null)
@@ -346,6 +380,71 @@ build_cert_manager() {
   mkdir -p "$out.tmp"
   cp "$dir"/deploy/crds/*.yaml "$out.tmp/"
   rm -rf "$out" && mv "$out.tmp" "$out"
+}
+
+# Argo CD's application-controller and repo-server, and its health assessment (argocd/main.go, which says why it is
+# our own main), in one binary. Argo CD needs a newer Go than this machine's: the Go module proxy serves the toolchain
+# ARGOCD_GOTOOLCHAIN names, and the go command fetches it (once; it is cached with the modules). The wrapper repeats
+# Argo CD's replace directives; its gitops-engine, a submodule replaced by path there, comes at the same tag. Its
+# CRDs (Application, AppProject) and the repo-server's helper scripts come from the same module, into
+# <cache>/argocd-files-<version>.
+build_argocd() {
+  (
+    export GOTOOLCHAIN=$ARGOCD_GOTOOLCHAIN
+    local gomod
+    gomod=$(GOFLAGS= go mod download -json "github.com/argoproj/argo-cd/v3@$ARGOCD_VERSION" |
+      sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",$/\1/p')
+    [ -n "$gomod" ] || { echo "go mod download gave no go.mod for argo-cd $ARGOCD_VERSION" >&2; exit 1; }
+    SOURCE_MAIN_REPLACES=$(replaces_of "$gomod" "$ARGOCD_VERSION") \
+      build_source_main argocd "github.com/argoproj/argo-cd/v3 $ARGOCD_VERSION"
+    # From the same module: its Application and AppProject CRDs, and the scripts its image puts on the repo-server's
+    # PATH (the repo-server runs git-verify-wrapper.sh for every revision it reads).
+    local out="$cache/argocd-files-$ARGOCD_VERSION" dir
+    [ -f "$out/git-verify-wrapper.sh" ] && exit 0
+    dir=$(GOFLAGS= go mod download -json "github.com/argoproj/argo-cd/v3@$ARGOCD_VERSION" |
+      sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+    mkdir -p "$out.tmp"
+    cp "$dir/manifests/crds/application-crd.yaml" "$dir/manifests/crds/appproject-crd.yaml" "$out.tmp/"
+    cp "$dir/hack/git-verify-wrapper.sh" "$dir/hack/gpg-wrapper.sh" "$out.tmp/"
+    chmod 0755 "$out.tmp"/*.sh
+    rm -rf "$out" && mv "$out.tmp" "$out"
+  )
+}
+
+# A Flux controller ($1: source-controller or kustomize-controller) at version $2: its own main, from a wrapper module
+# that requires it and its api submodule at the same tag (its go.mod replaces that submodule by path) and repeats its
+# other replaces, into <cache>/$1-$2; its CRDs (config/crd/bases) go into <cache>/$1-crds-$2.
+build_flux_controller() {
+  local name=$1 ver=$2 out="$cache/$1-$2" crds="$cache/$1-crds-$2" mod="github.com/fluxcd/$1" dir gomod
+  [ -x "$out/$name" ] && [ -d "$crds" ] && return 0
+  log "building Flux's $name $ver"
+  local work="$cache/src/$name-$ver"
+  mkdir -p "$work"
+  gomod=$(cd "$work" && GOFLAGS= go mod download -json "$mod@$ver" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",$/\1/p')
+  [ -n "$gomod" ] || { echo "go mod download gave no go.mod for $mod $ver" >&2; exit 1; }
+  {
+    go_mod_head "etcdgitops.local/$name"
+    echo
+    echo "require ("
+    echo "  $mod $ver"
+    echo "  $mod/api $ver"
+    echo ")"
+    echo
+    replaces_of "$gomod" "$ver"
+  } >"$work/go.mod"
+  printf '//go:build tools\n\npackage build\n\nimport _ "%s"\n' "$mod" >"$work/tools.go"
+  # -e: the tests of its packages import test servers the proxy refuses; nothing built imports them.
+  (cd "$work" && go mod tidy -e >/dev/null 2>&1 || true)
+  mkdir -p "$out.tmp" "$crds.tmp"
+  (cd "$work" && go build -tags tools -trimpath -ldflags "-s -w" -o "$out.tmp/$name" "$mod")
+  dir=$(GOFLAGS= go mod download -json "$mod@$ver" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+  cp "$dir"/config/crd/bases/*.yaml "$crds.tmp/"
+  rm -rf "$out" "$crds" && mv "$out.tmp" "$out" && mv "$crds.tmp" "$crds"
+}
+
+build_flux() {
+  build_flux_controller source-controller "$FLUX_SOURCE_CONTROLLER_VERSION"
+  build_flux_controller kustomize-controller "$FLUX_KUSTOMIZE_CONTROLLER_VERSION"
 }
 
 case "${1:-all}" in
@@ -379,12 +478,18 @@ case "${1:-all}" in
     fetch_prometheus_operator_crds
     build_health_check
     build_cert_manager
+    gitops_packages
+    build_flux
+    build_argocd
     ;;
   prometheus) build_prometheus ;;
   kube-state-metrics) build_kube_state_metrics ;;
   registry) build_registry && apt_install skopeo ;;
   health-check) build_health_check ;;
   cert-manager) build_cert_manager ;;
+  argocd) build_argocd ;;
+  flux) build_flux ;;
+  gitops-packages) gitops_packages ;;
   prometheus-operator-crds) fetch_prometheus_operator_crds ;;
-  *) echo "usage: $0 [all|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|coredns|kube-router|prometheus|kube-state-metrics|registry|prometheus-operator-crds|node-packages|lua|health-check|cert-manager]" >&2; exit 2 ;;
+  *) echo "usage: $0 [all|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|coredns|kube-router|prometheus|kube-state-metrics|registry|prometheus-operator-crds|node-packages|lua|health-check|cert-manager|argocd|flux|gitops-packages]" >&2; exit 2 ;;
 esac

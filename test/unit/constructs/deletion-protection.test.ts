@@ -57,13 +57,10 @@ describe('deletion protection', () => {
     assert.equal(namespace.metadata.labels['pod-security.kubernetes.io/enforce'], 'restricted');
   });
 
-  it('GIVEN createNamespace and deletionProtection: false THEN the Namespace is not protected either', () => {
-    const namespace = only(
-      clusterObjects({ createNamespace: true, deletionProtection: false }),
-      'Namespace',
-      'db',
-    );
-    assert.equal(protectedFromDeletion(namespace), false);
+  it('GIVEN createNamespace and deletionProtection: false THEN the EtcdCluster is not protected but the Namespace, which holds the member volumes, still is', () => {
+    const objects = clusterObjects({ createNamespace: true, deletionProtection: false });
+    assert.ok(protectedFromDeletion(only(objects, 'Namespace', 'db')));
+    assert.equal(protectedFromDeletion(only(objects, 'EtcdCluster', 'main')), false);
   });
 
   it('GIVEN dist/ THEN every CRD, EtcdCluster and Namespace of the example is protected, and the operator is not', () => {
