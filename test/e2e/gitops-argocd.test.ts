@@ -11,8 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { CreateBucketCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import type { EtcdCluster } from '../../controller/etcdcluster/api.js';
+import { CoreV1Api } from '@kubernetes/client-node';
 import type { EtcdRestore } from '../../controller/etcdrestore/api.js';
 import { buildApp } from '../../src/app.js';
 import { readManifests } from '../env/dist-manifests.js';
@@ -29,7 +28,7 @@ import { type GitRepository, startGitServer } from '../env/gitops/git-server.js'
 import { nodeNetwork } from '../env/nodes/layout.js';
 import { waitFor } from '../env/wait.js';
 import { minioClient } from '../integration/helpers/backup-cli.js';
-import { backupNow } from '../integration/helpers/restore-kube.js';
+import { backupNow, restoreObjects } from '../integration/helpers/restore-kube.js';
 
 const manifests = readManifests();
 const example = manifests.find((m) => m.kind === 'EtcdCluster');
@@ -69,16 +68,9 @@ describe('Argo CD (real application-controller and repo-server) syncs dist/ from
   let app: string;
   let exampleText: string;
 
-  const custom = () => env.kubeConfig.makeApiClient(CustomObjectsApi);
   const core = () => env.kubeConfig.makeApiClient(CoreV1Api);
-  const readCluster = async () =>
-    (await custom().getNamespacedCustomObject({
-      group: 'etcd.gitops.dev',
-      version: 'v1alpha1',
-      namespace,
-      plural: 'etcdclusters',
-      name,
-    })) as EtcdCluster & { metadata: { creationTimestamp?: string; uid?: string } };
+  const objects = () => restoreObjects(env, namespace);
+  const readCluster = () => objects().readCluster(name);
   const clusterExists = async () =>
     (await env.kubectl(['get', 'etcdcluster', name, '-n', namespace], { allowFailure: true })).code === 0;
   const pvcNames = async () =>
@@ -101,31 +93,18 @@ describe('Argo CD (real application-controller and repo-server) syncs dist/ from
     assert.ok(first, 'a running member Pod');
     return first;
   };
-  const members = async () => {
-    const out = await env.kubectl([
-      'exec',
-      '-n',
-      namespace,
-      await aMember(),
-      '--',
-      'etcdctl',
-      'member',
-      'list',
-      '--write-out=json',
-    ]);
-    return (JSON.parse(out.stdout) as { members: { ID: number | string; name: string }[] }).members
+  /** `etcdctl <args>` in a running member, at its default endpoint; its stdout. */
+  const etcdctl = async (...args: string[]) =>
+    (await env.kubectl(['exec', '-n', namespace, await aMember(), '--', 'etcdctl', ...args])).stdout;
+  const members = async () =>
+    (
+      JSON.parse(await etcdctl('member', 'list', '--write-out=json')) as {
+        members: { ID: number | string; name: string }[];
+      }
+    ).members
       .map((m) => `${m.name}=${BigInt(m.ID).toString(16)}`)
       .sort();
-  };
-  const readyAt = (size: number, timeoutMs = 240_000) =>
-    waitFor(
-      async () => {
-        const status = (await readCluster()).status;
-        const ready = status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
-        return ready && status?.readyMembers === size && status?.replicas === size && status;
-      },
-      { what: `${name} Ready at ${size}`, timeoutMs, intervalMs: 1_000, abortIf: argoExited },
-    );
+  const readyAt = (size: number) => objects().readyAt(name, size, argoExited);
   const argoExited = () =>
     argo.processes.map((p) => (p.exitStatus() ? `${p.name} ${p.exitStatus()}` : '')).find(Boolean);
 
@@ -347,8 +326,7 @@ describe('Argo CD (real application-controller and repo-server) syncs dist/ from
         .join(''),
     });
     const member = await aMember();
-    const put = (key: string) =>
-      env.kubectl(['exec', '-n', namespace, member, '--', 'etcdctl', 'put', key, 'v']);
+    const put = (key: string) => etcdctl('put', key, 'v');
     for (let i = 0; i < 5; i++) await put(`before/${i}`);
     await backupNow(env, namespace, `${name}-backup`, 'backup-1');
     const listed = await minioClient(minio).send(new ListObjectsV2Command({ Bucket: 'etcd-backups' }));
@@ -385,29 +363,12 @@ describe('Argo CD (real application-controller and repo-server) syncs dist/ from
     const { app: synced } = await commitAndSync('restore example from backup-1', {
       [RESTORE_FILE]: `${JSON.stringify(restore, null, 2)}\n`,
     });
-    const restored = (await custom().getNamespacedCustomObject({
-      group: 'etcd.gitops.dev',
-      version: 'v1alpha1',
-      namespace,
-      plural: 'etcdrestores',
-      name: 'restore-1',
-    })) as EtcdRestore;
+    const restored = await objects().readRestore('restore-1');
     assert.equal(restored.status?.phase, 'Completed', JSON.stringify(restored.status));
     assert.equal(synced.status?.health?.status, 'Healthy');
     await readyAt(3);
-    const keys = await env.kubectl([
-      'exec',
-      '-n',
-      namespace,
-      await aMember(),
-      '--',
-      'etcdctl',
-      'get',
-      '--prefix',
-      '--keys-only',
-      '',
-    ]);
-    const restoredKeys = keys.stdout.split('\n').filter(Boolean).sort();
+    const keys = await etcdctl('get', '--prefix', '--keys-only', '');
+    const restoredKeys = keys.split('\n').filter(Boolean).sort();
     assert.deepEqual(
       restoredKeys,
       [0, 1, 2, 3, 4].map((i) => `before/${i}`),

@@ -2,12 +2,12 @@
 // of test/env/bin-build/health-check (built by `npm run binaries`), and the expressions users copy from
 // docs/gitops/flux.yaml.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Yaml } from 'cdk8s';
 import { healthCheckBinary, repoRoot } from '../env/binaries.js';
+import { throughJsonLines } from './json-lines.js';
 
 /** One Kustomization `spec.healthCheckExprs` entry (Flux RFC 0009). */
 export interface HealthCheckExprs {
@@ -58,19 +58,7 @@ export function computeHealth(objects: readonly unknown[], exprs?: HealthCheckEx
       writeFileSync(file, JSON.stringify(exprs));
       args.push(`--exprs=${file}`);
     }
-    const run = spawnSync(healthCheckBinary(), args, {
-      input: `${objects.map((obj) => JSON.stringify(obj)).join('\n')}\n`,
-      encoding: 'utf8',
-      maxBuffer: 256 * 1024 * 1024,
-    });
-    assert.ifError(run.error);
-    assert.equal(run.status, 0, `health-check failed: ${run.stderr}`);
-    const results = run.stdout
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as ToolHealth);
-    assert.equal(results.length, objects.length, 'one result per object');
-    return results;
+    return throughJsonLines<ToolHealth>(healthCheckBinary(), args, objects);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
