@@ -185,6 +185,8 @@ describe('Argo CD (real application-controller and repo-server) syncs dist/ from
     const synced = await argo.synced(app, head, { timeoutMs: 420_000 });
     const seconds = (Date.now() - started) / 1000;
     t.diagnostic(`first sync: Synced and Healthy ${seconds.toFixed(1)} s after the Application was created`);
+    // Synced by Argo CD's automated sync, no one asking again.
+    assert.equal(synced.status?.operationState?.operation?.initiatedBy?.automated, true);
     // Every object of dist/ is managed and Synced, nothing else.
     const managed = (synced.status?.resources ?? []).map((r) => `${r.kind}/${r.name}`).sort();
     assert.deepEqual(managed, manifests.map((m) => `${m.kind}/${m.name}`).sort());
@@ -379,19 +381,23 @@ describe('Argo CD (real application-controller and repo-server) syncs dist/ from
 
   test('WHEN kubectl scales the cluster behind Git THEN Argo CD puts Git’s size back and the cluster converges to it with no member lost', async () => {
     const before = await members();
+    const scaledAt = Date.now();
     await env.kubectl(['scale', 'etcdcluster', name, '-n', namespace, '--replicas=5']);
+    assert.equal((await readCluster()).spec.size, 5, 'kubectl scale wrote spec.size');
     await waitFor(async () => (await readCluster()).spec.size === 3, {
       what: 'Argo CD to revert spec.size to 3',
       timeoutMs: 60_000,
       intervalMs: 500,
       abortIf: argoExited,
     });
+    // Reverted by an automated sync Argo CD started after the scale (self-heal), not by anything else.
+    const operation = (await argo.application(app)).status?.operationState;
+    assert.equal(operation?.operation?.initiatedBy?.automated, true, JSON.stringify(operation));
+    assert.ok(
+      Date.parse(operation?.startedAt ?? '') >= Math.floor(scaledAt / 1000) * 1000,
+      operation?.startedAt,
+    );
     await readyAt(3);
-    await waitFor(async () => (await readCluster()).status?.replicas === 3 && true, {
-      what: 'the cluster back at 3 members',
-      timeoutMs: 120_000,
-      intervalMs: 1_000,
-    });
     assert.deepEqual(await members(), before, 'the same three members, with the same IDs');
     await noDrift();
   });

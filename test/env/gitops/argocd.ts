@@ -53,6 +53,7 @@ export interface Application {
     readonly resources?: ManagedResource[];
     readonly conditions?: { type: string; message?: string }[];
     readonly operationState?: {
+      operation?: { initiatedBy?: { automated?: boolean; username?: string } };
       phase?: string;
       message?: string;
       startedAt?: string;
