@@ -49,6 +49,18 @@ const clusterWaitMs = 300_000;
 /** Whether the operator Deployment became available. */
 async function waitForOperator(env: Environment): Promise<boolean> {
   console.log(`\nWaiting up to ${operatorWaitSeconds} s for the operator Deployment to become available...`);
+  // Synced from Git, the Deployment appears a little later (after the CRDs' wave): wait for it to exist first.
+  const deadline = Date.now() + operatorWaitSeconds * 1000;
+  while (
+    !interrupted &&
+    Date.now() < deadline &&
+    (
+      await env.kubectl(['get', 'deployment/etcd-gitops-controller', '-n', 'etcd-gitops-system'], {
+        allowFailure: true,
+      })
+    ).code !== 0
+  )
+    await sleep(1000);
   const rollout = await env.kubectl(
     [
       'rollout',
@@ -83,18 +95,26 @@ async function waitForCluster(env: Environment, cluster: Manifest, stop: () => b
   const deadline = Date.now() + clusterWaitMs;
   let last = '';
   while (Date.now() < deadline && !interrupted && !stop()) {
-    const object = (await api.getNamespacedCustomObject({
-      group: group ?? '',
-      version: version ?? '',
-      namespace: cluster.namespace ?? 'default',
-      plural: 'etcdclusters',
-      name: cluster.name,
-    })) as { status?: ClusterStatus };
-    const status = object.status;
+    // Synced from Git, the EtcdCluster (and its CRD) may not be applied yet: 404 until it is.
+    const object = (await api
+      .getNamespacedCustomObject({
+        group: group ?? '',
+        version: version ?? '',
+        namespace: cluster.namespace ?? 'default',
+        plural: 'etcdclusters',
+        name: cluster.name,
+      })
+      .catch((error: { code?: number }) => {
+        if (error.code === 404) return undefined;
+        throw error;
+      })) as { status?: ClusterStatus } | undefined;
+    const status = object?.status;
     const ready = status?.conditions?.find((c) => c.type === 'Ready');
-    const line = status
-      ? `phase=${status.phase ?? '-'} members=${status.replicas ?? 0} ready=${status.readyMembers ?? 0} [${memberList(status)}] Ready=${ready?.status ?? '-'} ${ready?.reason ?? ''} ${ready?.message ?? ''}`.trimEnd()
-      : 'no status yet (no controller has reported on this cluster)';
+    const line = !object
+      ? 'not applied yet'
+      : status
+        ? `phase=${status.phase ?? '-'} members=${status.replicas ?? 0} ready=${status.readyMembers ?? 0} [${memberList(status)}] Ready=${ready?.status ?? '-'} ${ready?.reason ?? ''} ${ready?.message ?? ''}`.trimEnd()
+        : 'no status yet (no controller has reported on this cluster)';
     if (line !== last) console.log(`  ${new Date().toISOString().slice(11, 19)} ${cluster.name}: ${line}`);
     last = line;
     if (ready?.status === 'True') return;

@@ -110,6 +110,9 @@ export async function startGitServer(env: Environment, dir: string): Promise<Git
       await git(dir, ['init', '--quiet', '--bare', `--initial-branch=${GIT_BRANCH}`, bare]);
       await git(dir, ['clone', '--quiet', bare, workTree]);
       await git(workTree, ['checkout', '--quiet', '-B', GIT_BRANCH]);
+      // So that a person committing in the work tree (`npm run demo -- --gitops=…`) needs no identity of their own.
+      await git(workTree, ['config', 'user.name', 'etcd-gitops demo']);
+      await git(workTree, ['config', 'user.email', 'demo@etcd-gitops.invalid']);
       if (files) {
         for (const [path, content] of Object.entries(files)) {
           await mkdir(dirname(join(workTree, path)), { recursive: true });
