@@ -13,6 +13,7 @@ import { etcdVersions } from '../env/binaries.js';
 import { type Environment, outsideClusterCidr, startEnvironment } from '../env/environment.js';
 import { waitFor } from '../env/wait.js';
 import { createBucket, minioClient } from '../integration/helpers/backup-cli.js';
+import { createS3Secret } from '../integration/helpers/restore-kube.js';
 import { keys, metadataOf } from '../integration/helpers/s3-objects.js';
 import { driveReconciler, type ReconcileDriver } from './reconcile-driver.js';
 
@@ -60,16 +61,7 @@ describe('backup CronJob on the local Kubernetes', () => {
       '--timeout=60s',
     ]);
     await env.createNamespace(ns, restrictedNamespaceLabels());
-    await env.kubectl([
-      'create',
-      'secret',
-      'generic',
-      's3',
-      '-n',
-      ns,
-      `--from-literal=AWS_ACCESS_KEY_ID=${minio.accessKey}`,
-      `--from-literal=AWS_SECRET_ACCESS_KEY=${minio.secretKey}`,
-    ]);
+    await createS3Secret(env, ns, 's3', minio);
 
     // The user's cdk8s app: a size-1 cluster, a backup every minute, and a broken schedule (suspended).
     const app = new App();

@@ -28,7 +28,7 @@ import { type GitRepository, startGitServer } from '../env/gitops/git-server.js'
 import { nodeNetwork } from '../env/nodes/layout.js';
 import { waitFor } from '../env/wait.js';
 import { minioClient } from '../integration/helpers/backup-cli.js';
-import { backupNow, restoreObjects } from '../integration/helpers/restore-kube.js';
+import { backupNow, createS3Secret, restoreObjects } from '../integration/helpers/restore-kube.js';
 
 const manifests = readManifests();
 const example = manifests.find((m) => m.kind === 'EtcdCluster');
@@ -298,16 +298,7 @@ describe('Argo CD (real application-controller and repo-server) syncs dist/ from
     // address the example names (http://minio.etcd-example.svc:9000): a Service without selector in front of MinIO.
     const minio = env.minio!;
     await minioClient(minio).send(new CreateBucketCommand({ Bucket: 'etcd-backups' }));
-    await env.kubectl([
-      'create',
-      'secret',
-      'generic',
-      'example-backup-s3',
-      '-n',
-      namespace,
-      `--from-literal=AWS_ACCESS_KEY_ID=${minio.accessKey}`,
-      `--from-literal=AWS_SECRET_ACCESS_KEY=${minio.secretKey}`,
-    ]);
+    await createS3Secret(env, namespace, 'example-backup-s3', minio);
     const minioPort = Number(new URL(minio.podEndpoint).port);
     await env.kubectl(['apply', '-f', '-'], {
       input: [

@@ -38,9 +38,6 @@ export interface FluxObject {
     readonly observedGeneration?: number;
     readonly conditions?: Condition[];
     readonly lastAppliedRevision?: string;
-    readonly lastAttemptedRevision?: string;
-    readonly artifact?: { revision?: string };
-    readonly inventory?: { entries?: { id: string; v: string }[] };
   };
 }
 

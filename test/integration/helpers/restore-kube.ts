@@ -230,6 +230,25 @@ function clusterChart(options: ClusterAppOptions): { app: App; chart: Chart } {
   return { app, chart };
 }
 
+/** The Secret our backup and restore Jobs read S3 credentials from (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY): MinIO's. */
+export async function createS3Secret(
+  env: Environment,
+  namespace: string,
+  name: string,
+  minio: Pick<Minio, 'accessKey' | 'secretKey'>,
+): Promise<void> {
+  await env.kubectl([
+    'create',
+    'secret',
+    'generic',
+    name,
+    '-n',
+    namespace,
+    `--from-literal=AWS_ACCESS_KEY_ID=${minio.accessKey}`,
+    `--from-literal=AWS_SECRET_ACCESS_KEY=${minio.secretKey}`,
+  ]);
+}
+
 /** `kubectl create job --from=cronjob/<cronJob> <job>` and waits for it to complete; throws with the Pod log when
  *  it fails. Returns the Pod log. */
 export async function backupNow(
@@ -307,16 +326,7 @@ export async function startRestoreTestbed(name: string, ns: string): Promise<Res
       await env.kubectl(['wait', '--for=condition=Established', `crd/${crd.metadata.name}`, '--timeout=60s']);
     }
     await env.createNamespace(ns, restrictedNamespaceLabels());
-    await env.kubectl([
-      'create',
-      'secret',
-      'generic',
-      's3',
-      '-n',
-      ns,
-      `--from-literal=AWS_ACCESS_KEY_ID=${minio.accessKey}`,
-      `--from-literal=AWS_SECRET_ACCESS_KEY=${minio.secretKey}`,
-    ]);
+    await createS3Secret(env, ns, 's3', minio);
     const started = env;
     const applyCluster = async (options: TestbedClusterOptions) => {
       const input = clusterApp({ ...options, namespace: ns, bucket, minio, credentialsSecretName: 's3' });
