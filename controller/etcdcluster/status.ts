@@ -3,7 +3,7 @@
 // (status-progress.ts), the faults (status-faults.ts), the roll (status-roll.ts) and the conditions
 // (status-conditions.ts).
 import { clientURL, memberSelectorString, peerURL, schemes } from '../../constructs/conventions/index.js';
-import { type ConditionInput, withTransitions } from '../status/conditions.js';
+import { type ConditionInput, kubeTime, withTransitions } from '../status/conditions.js';
 import type { AbandonedData } from './abandoned.js';
 import type { EtcdCluster, EtcdClusterStatus, MemberStatus } from './api.js';
 import type { EtcdObservation } from './observe-etcd.js';
@@ -88,7 +88,7 @@ export function buildStatus(
       next,
       previous.conditions ?? [],
       cluster.metadata.generation ?? 0,
-      now.toISOString(),
+      kubeTime(now),
     ),
     members,
     replicas: observation ? observation.view.members.length : (previous.replicas ?? 0),

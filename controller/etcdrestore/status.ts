@@ -2,7 +2,7 @@
 // the verified key and revision, timestamps. `undefined` when nothing changes (Done).
 
 import { RESTORE_REASONS } from '../restore/facts.js';
-import { type ConditionInput, withTransitions } from '../status/conditions.js';
+import { type ConditionInput, kubeTime, withTransitions } from '../status/conditions.js';
 import type { EtcdRestore, EtcdRestoreStatus } from './api.js';
 import { describeSource } from './plan.js';
 import type { RestoreAction, RestorePhase } from './types.js';
@@ -127,7 +127,7 @@ export function buildRestoreStatus(
   const current = (previous.phase ?? 'Pending') as RestorePhase;
   const summary = summarize(current, action, outcome);
   if (!summary) return undefined;
-  const at = now.toISOString();
+  const at = kubeTime(now);
   const status: EtcdRestoreStatus = {
     observedGeneration: restore.metadata.generation ?? 0,
     phase: summary.phase,

@@ -5,6 +5,15 @@ import type { Condition } from '../../constructs/imports/etcd.gitops.dev.js';
 export type ConditionInput = Pick<Condition, 'type' | 'status' | 'reason' | 'message'>;
 
 /**
+ * A status timestamp as Kubernetes writes one (metav1.Time: RFC 3339, whole seconds, UTC). Every other writer of
+ * conditions (kube-controller-manager, Flux, Argo CD) truncates to the second, so a status compared with theirs must
+ * too: a time kept to the millisecond reads later than theirs within the same second.
+ */
+export function kubeTime(date: Date): string {
+  return `${date.toISOString().slice(0, 19)}Z`;
+}
+
+/**
  * Stamps `observedGeneration` on every condition and keeps the `lastTransitionTime` of a condition whose
  * status did not change (so kstatus and `kubectl wait` see transitions, not every rewrite).
  */

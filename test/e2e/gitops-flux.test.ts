@@ -127,11 +127,13 @@ describe('Flux (real source-controller and kustomize-controller) syncs dist/ fro
     const kustomizationReadyAt = Date.parse(ready(kustomization)?.lastTransitionTime ?? '');
     const configMap = await myAppApplied();
     const appliedAt = Date.parse(configMap?.metadata?.creationTimestamp?.toString() ?? '');
+    const times = `EtcdCluster Ready ${new Date(clusterReadyAt).toISOString()}, etcd-gitops Ready ${new Date(kustomizationReadyAt).toISOString()}, my-app applied ${new Date(appliedAt).toISOString()}`;
     t.diagnostic(
-      `EtcdCluster Ready ${new Date(clusterReadyAt).toISOString()}, etcd-gitops Ready ${new Date(kustomizationReadyAt).toISOString()}, my-app applied ${new Date(appliedAt).toISOString()} (${((kustomizationReadyAt - start) / 1000).toFixed(0)} s after the Kustomizations were created)`,
+      `${times} (${((kustomizationReadyAt - start) / 1000).toFixed(0)} s after the Kustomizations were created)`,
     );
-    assert.ok(kustomizationReadyAt >= clusterReadyAt, 'etcd-gitops Ready before the EtcdCluster');
-    assert.ok(appliedAt >= kustomizationReadyAt, 'my-app applied before etcd-gitops was Ready');
+    // All three are whole-second times (metav1.Time; ours too, controller/status/conditions.ts kubeTime).
+    assert.ok(kustomizationReadyAt >= clusterReadyAt, `etcd-gitops Ready before the EtcdCluster: ${times}`);
+    assert.ok(appliedAt >= kustomizationReadyAt, `my-app applied before etcd-gitops was Ready: ${times}`);
     // Sampled once a second: never a Ready Kustomization over a cluster that is not, never my-app applied before.
     assert.deepEqual(
       samples.filter((s) => s.kustomizationReady && !s.clusterReady),

@@ -148,6 +148,16 @@ describe('buildStatus', () => {
     assert.equal(condition(status, 'Degraded')?.status, 'False');
   });
 
+  it('GIVEN a time within a second THEN lastTransitionTime is that whole second, as metav1.Time writes it (truncated, never rounded up)', () => {
+    const status = buildStatus(
+      cluster(),
+      { kind: 'Steady' },
+      observation([true, true, true]),
+      new Date(1999),
+    );
+    assert.equal(condition(status, 'Ready')?.lastTransitionTime, '1970-01-01T00:00:01Z');
+  });
+
   it('GIVEN an unchanged condition THEN its lastTransitionTime is kept; a changed one gets the new time', () => {
     const first = buildStatus(cluster(), { kind: 'Steady' }, observation([true, true, true]), new Date(1000));
     const second = buildStatus(
@@ -156,8 +166,8 @@ describe('buildStatus', () => {
       observation([true, true, true]),
       new Date(2000),
     );
-    assert.equal(condition(second, 'Available')?.lastTransitionTime, new Date(1000).toISOString());
-    assert.equal(condition(second, 'Progressing')?.lastTransitionTime, new Date(2000).toISOString());
+    assert.equal(condition(second, 'Available')?.lastTransitionTime, '1970-01-01T00:00:01Z');
+    assert.equal(condition(second, 'Progressing')?.lastTransitionTime, '1970-01-01T00:00:02Z');
     assert.equal(condition(second, 'Progressing')?.reason, 'AddingMember');
   });
 
