@@ -26,6 +26,12 @@ const done = (reason: string, message: string, change?: string): Outcome => ({
   ...(change ? { change } : {}),
 });
 
+/** A membership change etcd accepted: the next step runs at once (nothing in Kubernetes changed to wake it). */
+const changed = (reason: string, message: string, change: string): Outcome => ({
+  ...done(reason, message, change),
+  requeueAfterMs: REQUEUE.now,
+});
+
 function endpoint(context: ExecuteContext): Endpoint {
   const found = context.etcd?.healthyEndpoints[0];
   if (!found) throw new Error('no healthy etcd member to send a membership change to');
@@ -77,7 +83,7 @@ async function etcdChange(action: Action, context: ExecuteContext): Promise<Outc
         endpoint(context),
         peerURL(name, namespace, action.member, schemes(context.cluster.spec.tls).peer),
       );
-      return done(
+      return changed(
         CLUSTER_REASONS.memberAdded,
         `added learner ${action.member} (${result.outcome})`,
         'add-learner',
@@ -87,14 +93,18 @@ async function etcdChange(action: Action, context: ExecuteContext): Promise<Outc
       const result = await promoteMember(endpoint(context), action.id);
       if (result === 'not-ready')
         return { requeueAfterMs: REQUEUE.soon, notYet: 'learner not caught up yet' };
-      return done(CLUSTER_REASONS.memberPromoted, `promoted learner ${action.member} (${result})`, 'promote');
+      return changed(
+        CLUSTER_REASONS.memberPromoted,
+        `promoted learner ${action.member} (${result})`,
+        'promote',
+      );
     }
     case 'MoveLeader': {
       const leader = context.etcd?.leaderEndpoint;
       if (!leader) throw new Error('the leader does not answer: cannot move leadership');
       await moveLeader(leader, action.toId);
       const why = action.purpose === 'roll' ? ', so the leader is rolled last' : '';
-      return done(
+      return changed(
         CLUSTER_REASONS.leaderMoved,
         `moved leadership from ${action.fromId} to ${action.toMember}${why}`,
         'move-leader',
@@ -111,7 +121,7 @@ async function etcdChange(action: Action, context: ExecuteContext): Promise<Outc
         undo: 'remove',
       }[action.reason];
       const detail = action.detail ? `: ${action.detail}` : '';
-      return done(
+      return changed(
         CLUSTER_REASONS.memberRemoved,
         `removed member ${action.member} (${action.reason}${detail}, ${result})`,
         change,

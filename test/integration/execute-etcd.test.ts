@@ -1,0 +1,77 @@
+// The membership executor's etcd half against a real etcd 3.6 seed: what it asks the queue for after each answer.
+// A change etcd accepted runs the next step at once (no Kubernetes event will wake the controller for it: the
+// bootstrap timeline on the real nodes lost a second after every AddLearner to the old `soon` requeue); a change
+// etcd refuses for now comes back `soon`, with the reason.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import pino from 'pino';
+import type { EtcdCluster } from '../../controller/etcdcluster/api.js';
+import { execute } from '../../controller/etcdcluster/execute.js';
+import type { ExecuteContext } from '../../controller/etcdcluster/execute-context.js';
+import { observeEtcd } from '../../controller/etcdcluster/observe-etcd.js';
+import { REQUEUE } from '../../controller/etcdcluster/plan.js';
+import { CLUSTER_REASONS } from '../../controller/etcdcluster/reasons.js';
+import { createTestCluster, type TestCluster } from './helpers/membership-etcd.js';
+
+const cluster: EtcdCluster = {
+  apiVersion: 'etcd.gitops.dev/v1alpha1',
+  kind: 'EtcdCluster',
+  metadata: { name: 'main', namespace: 'ns', uid: 'u-1' },
+  spec: { size: 3, version: '3.6.16' },
+};
+
+describe('the membership executor against a real etcd 3.6 seed', () => {
+  let etcd: TestCluster;
+  const performed: string[] = [];
+
+  const context = async (): Promise<ExecuteContext> => {
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromOptions({
+      clusters: [{ name: 'none', server: 'https://127.0.0.1:1' }],
+      users: [{ name: 'none' }],
+      contexts: [{ name: 'none', cluster: 'none', user: 'none' }],
+      currentContext: 'none',
+    });
+    const endpoints = [...etcd.members.values()]
+      .filter((member) => member.process)
+      .map((member) => ({ member: member.name, clientURL: member.clientURL }));
+    return {
+      cluster,
+      kubeConfig,
+      core: kubeConfig.makeApiClient(CoreV1Api),
+      etcd: await observeEtcd(endpoints, (url) => etcd.memberOf(url)),
+      log: pino({ level: 'silent' }),
+      crash: { after: (kind) => performed.push(kind) },
+      image: 'unused',
+    };
+  };
+
+  before(async () => {
+    etcd = await createTestCluster('3.6');
+    await etcd.reserve('main-0');
+    etcd.start('main-0', 'new', ['main-0'], 'execute-test');
+    await etcd.waitForLeader(['main-0']);
+  });
+  after(async () => {
+    await etcd?.stop();
+  });
+
+  test('WHEN etcd accepts AddLearner THEN the next step is asked for at once, with the MemberAdded Event', async () => {
+    const outcome = await execute({ kind: 'AddLearner', member: 'main-1' }, await context());
+    assert.equal(outcome.requeueAfterMs, REQUEUE.now);
+    assert.equal(outcome.event?.reason, CLUSTER_REASONS.memberAdded);
+    assert.equal(outcome.notYet, undefined);
+    assert.deepEqual(performed, ['AddLearner']);
+  });
+
+  test('WHEN etcd refuses to promote a learner that has not started THEN it is retried soon, with the reason, and nothing counts as performed', async () => {
+    const ctx = await context();
+    const learner = ctx.etcd?.view.members.find((member) => member.learner);
+    assert.ok(learner, JSON.stringify(ctx.etcd?.view.members));
+    const outcome = await execute({ kind: 'PromoteLearner', member: 'main-1', id: learner.id }, ctx);
+    assert.equal(outcome.requeueAfterMs, REQUEUE.soon);
+    assert.equal(outcome.notYet, 'learner not caught up yet');
+    assert.deepEqual(performed, ['AddLearner']);
+  });
+});
