@@ -22,6 +22,8 @@ const NOT_OURS: Readonly<Record<string, string>> = {
   SetVersion: 'etcd server internals',
   ClusterVersionSet: 'etcd server internals',
   '--next-cluster-version-compatible': 'an etcd flag we do not set',
+  '--max-learners': 'an etcd flag we do not set (bootstrap.md)',
+  HealthInterval: 'etcd server internals (bootstrap.md)',
   '--enable-v2': 'an etcd flag we do not set',
   '--help': "etcd's (tls.md quotes its text)",
   GetClientCertificate: 'Go crypto/tls (tls.md)',
