@@ -8,7 +8,7 @@ import { patchLock } from './lock.js';
 import { describeSource, RESTORE_REQUEUE } from './plan.js';
 import type { RestoreOutcome } from './status.js';
 import type { RestoreAction } from './types.js';
-import { type S3Credentials, verifyBackup } from './verify.js';
+import type { S3Credentials } from './verify.js';
 
 export interface RestoreExecuteContext {
   readonly kubeConfig: KubeConfig;
@@ -33,6 +33,9 @@ async function verify(context: RestoreExecuteContext): Promise<RestoreOutcome> {
   const { cluster } = target(context);
   const backup = context.restore.spec.backup;
   if (!backup) throw new Error('Verify planned for a restore without spec.backup');
+  // Loaded on first use: the AWS SDK is about 20 MiB of the controller's resident memory, and only a restore from a
+  // backup needs it (most controllers never run one).
+  const { verifyBackup } = await import('./verify.js');
   const result = await verifyBackup(backup, await context.credentials(), cluster.spec.version, context.log);
   if (result.ok) {
     const message = `verified s3://${backup.bucket}/${result.key} (revision ${result.revision}, etcd ${result.etcdVersion})`;
