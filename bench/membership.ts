@@ -1,8 +1,10 @@
 // Membership speed on the local Kubernetes, beside the floor measured in the same run: the same etcd build
 // started and joined by hand with etcdctl (`member add --learner`, start, `member promote`), no Kubernetes.
 // Cases: apply a size-3 and a size-5 cluster → Ready; per-member scale-up (3 → 5, halved); replace a dead member
-// (its Pod and PVC deleted → a new member, Ready); controller RSS. Medians over 3 runs; a table on stdout, JSON
-// in bench/results/membership.json. `npm run bench membership`.
+// (its Pod and PVC deleted → a new member, Ready); controller RSS. The two creation rows are also measured on the
+// same nodes against two Kubernetes baselines (membership-pods.ts): the same member Pods joined by a script as fast
+// as etcd allows (the fair floor on Kubernetes), and a static-bootstrap StatefulSet (the peer method). Medians over
+// 3 runs (ours with min and max; every sample in the JSON); a table on stdout, JSON in bench/results/membership.json. `npm run bench membership`.
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -23,6 +25,7 @@ import {
   createClusterHandle,
   prepareNamespace,
 } from '../test/integration/helpers/membership-kube.js';
+import { podsByHand, staticStatefulSet } from './membership-pods.js';
 import { median, timed } from './stats.js';
 
 const results = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bench', 'results');
@@ -34,6 +37,27 @@ const execFileAsync = promisify(execFile);
 type Case = 'size 3 → Ready' | 'size 5 → Ready' | 'one member added' | 'dead member replaced';
 const CASES: Case[] = ['size 3 → Ready', 'size 5 → Ready', 'one member added', 'dead member replaced'];
 type Sample = Record<Case, number>;
+/** The creation rows on Kubernetes without the controller. */
+type Creation = 'size 3 → Ready' | 'size 5 → Ready';
+const CREATIONS: Creation[] = ['size 3 → Ready', 'size 5 → Ready'];
+type KubeSample = Record<Creation, number>;
+
+/** One run of both Kubernetes baselines for sizes 3 and 5. */
+async function kubeBaselines(
+  env: Environment,
+  index: number,
+): Promise<{ pods: KubeSample; peer: KubeSample }> {
+  const pods = {} as KubeSample;
+  const peer = {} as KubeSample;
+  for (const [name, size] of [
+    ['size 3 → Ready', 3],
+    ['size 5 → Ready', 5],
+  ] as const) {
+    pods[name] = await podsByHand(env, ns, `hand${size}-${index}`, size, version);
+    peer[name] = await staticStatefulSet(env, ns, `sts${size}-${index}`, size, version);
+  }
+  return { pods, peer };
+}
 
 // ---- the floor: etcdctl by hand -------------------------------------------------------------------------------
 
@@ -172,6 +196,8 @@ export async function run(): Promise<void> {
   const ours: Sample[] = [];
   const floor: Sample[] = [];
   const rss: number[] = [];
+  const podFloor: KubeSample[] = [];
+  const peer: KubeSample[] = [];
   try {
     await prepareNamespace(env, ns);
     const controller = await controllers.start();
@@ -179,24 +205,52 @@ export async function run(): Promise<void> {
       ours.push(await ourRun(env, index));
       rss.push(await controllerRss(controllers, controller));
       floor.push(await floorRun());
+      const baselines = await kubeBaselines(env, index);
+      podFloor.push(baselines.pods);
+      peer.push(baselines.peer);
     }
   } finally {
     await controllers.stop();
     await env.stop();
   }
+  const spread = (values: number[]) => ({ minMs: Math.min(...values), maxMs: Math.max(...values) });
   const rows = CASES.map((name) => {
     const oursMs = median(ours.map((sample) => sample[name]));
     const floorMs = median(floor.map((sample) => sample[name]));
-    return { case: name, runs: RUNS, oursMs, floorMs, ratio: oursMs / floorMs };
+    const creation = (CREATIONS as string[]).includes(name) ? (name as Creation) : undefined;
+    const kube = creation
+      ? {
+          podFloorMs: median(podFloor.map((sample) => sample[creation])),
+          peerMs: median(peer.map((sample) => sample[creation])),
+        }
+      : {};
+    return {
+      case: name,
+      runs: RUNS,
+      oursMs,
+      ours: spread(ours.map((sample) => sample[name])),
+      floorMs,
+      ratio: oursMs / floorMs,
+      ...kube,
+      ...(kube.podFloorMs ? { ratioToPodFloor: oursMs / kube.podFloorMs } : {}),
+    };
   });
   const rssMiB = median(rss);
   console.log(
     `\nmembership (median of ${RUNS} runs, etcd ${version}; floor: the same etcd joined by hand with etcdctl)`,
   );
-  console.log('case                   runs    ours s   floor s  ratio');
+  console.log(
+    '  pod floor: the same member Pods joined by a script; StatefulSet: static bootstrap, all Pods at once',
+  );
+  console.log(
+    'case                   runs    ours s (min-max)   floor s  ratio  pod floor s  ratio  StatefulSet s',
+  );
+  const seconds = (ms: number | undefined, width: number) =>
+    (ms === undefined ? '-' : (ms / 1000).toFixed(1)).padStart(width);
   for (const r of rows) {
+    const range = `(${(r.ours.minMs / 1000).toFixed(1)}-${(r.ours.maxMs / 1000).toFixed(1)})`;
     console.log(
-      `${r.case.padEnd(22)} ${String(r.runs).padStart(4)} ${(r.oursMs / 1000).toFixed(1).padStart(9)} ${(r.floorMs / 1000).toFixed(1).padStart(9)} ${r.ratio.toFixed(2).padStart(6)}`,
+      `${r.case.padEnd(22)} ${String(r.runs).padStart(4)} ${seconds(r.oursMs, 9)} ${range.padEnd(11)} ${seconds(r.floorMs, 9)} ${r.ratio.toFixed(2).padStart(6)} ${seconds(r.podFloorMs, 12)} ${(r.ratioToPodFloor?.toFixed(2) ?? '-').padStart(6)} ${seconds(r.peerMs, 14)}`,
     );
   }
   console.log(`controller RSS after each run (median): ${rssMiB.toFixed(0)} MiB`);
@@ -204,7 +258,7 @@ export async function run(): Promise<void> {
   const file = join(results, 'membership.json');
   writeFileSync(
     file,
-    `${JSON.stringify({ bench: 'membership', node: process.version, etcd: version, date: new Date().toISOString(), rows, controllerRssMiB: rssMiB, samples: { ours, floor, rssMiB: rss } }, null, 2)}\n`,
+    `${JSON.stringify({ bench: 'membership', node: process.version, etcd: version, date: new Date().toISOString(), rows, controllerRssMiB: rssMiB, samples: { ours, floor, podFloor, peer, rssMiB: rss } }, null, 2)}\n`,
   );
   console.log(`wrote ${file}`);
 }
