@@ -25,11 +25,11 @@ import { checkSpec } from './spec-checks.js';
 import { checkTls } from './tls-checks.js';
 import type { Action, EtcdMemberView, EtcdView, PlanInput, PodView, RemoveReason } from './types.js';
 
-/** Requeue delays of the waits, in milliseconds. */
 /**
- * Requeue delays. `now` follows a membership change etcd accepted: no Kubernetes event will wake the controller for
- * the next step (a Pod or PVC write does), and the member list read next is the leader's, which already holds the
- * change. `soon` is for a step in flight that has nothing to watch (etcd refused for now, a learner catching up).
+ * Requeue delays, in milliseconds. `now` follows a membership change etcd accepted: no Kubernetes event will wake
+ * the controller for the next step (a Pod or PVC write does), and the member list read next is the leader's, which
+ * already holds the change. `soon` is for a step in flight that has nothing to watch (etcd refused for now, a
+ * learner catching up).
  */
 export const REQUEUE = { now: 0, soon: 1_000, starting: 2_000, quorum: 5_000, steady: 30_000 } as const;
 
