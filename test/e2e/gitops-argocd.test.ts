@@ -141,8 +141,8 @@ describe('Argo CD (real application-controller and repo-server) syncs dist/ from
     }
   };
 
-  /** Samples the Application's sync and health once a second until `done()` holds; returns the samples. */
-  /** `done` is given the very Application read just sampled, so the last sample is the state that ended it. */
+  /** Samples the Application's sync and health once a second until `done()` holds; returns the samples. `done` is
+   *  given the very Application read just sampled, so the last sample is the state that ended it. */
   const sampleUntil = async (
     done: (a: Application) => Promise<boolean>,
     timeoutMs = 300_000,

@@ -31,6 +31,7 @@ import { startKubeStateMetrics } from '../env/prometheus/kube-state-metrics.js';
 import { type Alert, type Prometheus, startPrometheus } from '../env/prometheus/prometheus.js';
 import { waitFor } from '../env/wait.js';
 import { createBucket, minioClient } from '../integration/helpers/backup-cli.js';
+import { createS3Secret } from '../integration/helpers/restore-kube.js';
 
 const ns = 'prom-e2e';
 const monitoring = 'monitoring';
@@ -404,16 +405,7 @@ describe('Prometheus scrapes and alerts', () => {
 
     // The missing Secret created: the waiting Job's Pod starts, the backup succeeds.
     const minio = env.minio as Minio;
-    await env.kubectl([
-      'create',
-      'secret',
-      'generic',
-      BACKUP_CREDENTIALS,
-      '-n',
-      ns,
-      `--from-literal=AWS_ACCESS_KEY_ID=${minio.accessKey}`,
-      `--from-literal=AWS_SECRET_ACCESS_KEY=${minio.secretKey}`,
-    ]);
+    await createS3Secret(env, ns, BACKUP_CREDENTIALS, minio);
     const succeeded = await waitFor(
       async () => {
         const series = await prometheus.query(
