@@ -5,8 +5,11 @@ import { API_GROUP } from './api.js';
 export const ANNOTATION_INITIAL_CLUSTER = `${API_GROUP}/initial-cluster`;
 /** Member Pod: `new` (seed) or `existing`. */
 export const ANNOTATION_INITIAL_CLUSTER_STATE = `${API_GROUP}/initial-cluster-state`;
-/** Seed Pod and seed PVC: `<cluster>-<first 8 of uid>-<6 hex>`. */
+/** Seed Pods and seed PVCs: `<cluster>-<first 8 of uid>-<6 hex>`. */
 export const ANNOTATION_CLUSTER_TOKEN = `${API_GROUP}/cluster-token`;
+/** Seed PVCs of a static bootstrap: the names of every initial member, comma-separated in index order, all started
+ *  `new` with one token (docs/design/bootstrap.md). Absent on a lone seed's PVC. */
+export const ANNOTATION_INITIAL_MEMBERS = `${API_GROUP}/initial-members`;
 /** Member Pod and PVC: the uid of the EtcdCluster incarnation that made it. */
 export const ANNOTATION_CLUSTER_UID = `${API_GROUP}/cluster-uid`;
 /** Member Pod: the etcd version of its image. */

@@ -1,11 +1,11 @@
 // The decisions of `etcd-gitops defrag`, pure (docs/design/compaction-quota-defrag.md, "The defrag job"):
 // which members to defragment and in what order, and which alarms to disarm afterwards.
-import { quorumOf } from '../etcdcluster/plan-facts.js';
+import { hasServed, quorumOf } from '../etcdcluster/plan-facts.js';
 
 export interface PlanMember {
   /** 64-bit decimal string, as etcd3 returns it. */
   readonly id: string;
-  /** Empty until the member started once. */
+  /** Empty until a learner added by `member add` started once. */
   readonly name: string;
   readonly clientURLs: readonly string[];
   readonly isLearner: boolean;
@@ -52,7 +52,7 @@ function skipReason(member: PlanMember, status: MemberStatus | undefined): strin
   // etcd serves learners Status and serializable reads only; a learner costs no quorum and is not in the
   // alarm rule either. Its backend is defragmented once it is a voter.
   if (member.isLearner) return 'a learner (etcd refuses Defragment on learners)';
-  if (member.clientURLs.length === 0) return 'not started (no client URL)';
+  if (!hasServed(member)) return 'not started (no client URL)';
   if (!status) return 'no status';
   if (!status.ok) return `did not answer Status: ${status.error}`;
   return undefined;

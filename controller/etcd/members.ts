@@ -4,7 +4,8 @@ import { type Endpoint, withClient } from './client.js';
 
 export interface EtcdMember {
   readonly id: string;
-  /** Empty until the member started once. */
+  /** Empty until a learner added by `member add` started once; a static member of `--initial-cluster` is named
+   *  before it ever ran. Whether a member ever served: `hasServed` (plan-facts.ts). */
   readonly name: string;
   readonly peerURLs: readonly string[];
   readonly clientURLs: readonly string[];

@@ -40,10 +40,10 @@ function endpoint(context: ExecuteContext): Endpoint {
 
 async function createPvc(
   context: ExecuteContext,
-  member: string,
-  token: string | undefined,
+  action: Extract<Action, { kind: 'CreatePVC' }>,
 ): Promise<Outcome> {
-  const pvc = buildMemberPvc(context.cluster, member, token);
+  const { member } = action;
+  const pvc = buildMemberPvc(context.cluster, member, action.token, action.initialCluster);
   try {
     await context.core.createNamespacedPersistentVolumeClaim({
       namespace: pvc.metadata?.namespace as string,
@@ -52,7 +52,12 @@ async function createPvc(
   } catch (error) {
     if (!isAlreadyExists(error)) throw error;
   }
-  return done(CLUSTER_REASONS.memberPVCCreated, `created PVC ${pvc.metadata?.name} for member ${member}`);
+  const initial = action.initialCluster ?? [];
+  const of = initial.length > 1 ? ` (initial member of ${initial.join(', ')})` : '';
+  return done(
+    CLUSTER_REASONS.memberPVCCreated,
+    `created PVC ${pvc.metadata?.name} for member ${member}${of}`,
+  );
 }
 
 async function createPod(
@@ -169,7 +174,7 @@ async function kubeChange(action: Action, context: ExecuteContext): Promise<Outc
   const namespace = context.cluster.metadata.namespace as string;
   switch (action.kind) {
     case 'CreatePVC':
-      return createPvc(context, action.member, action.token);
+      return createPvc(context, action);
     case 'CreatePod':
       return createPod(context, action);
     case 'RollMember':

@@ -15,6 +15,7 @@ import {
   ANNOTATION_CLUSTER_UID,
   ANNOTATION_INITIAL_CLUSTER,
   ANNOTATION_INITIAL_CLUSTER_STATE,
+  ANNOTATION_INITIAL_MEMBERS,
   ANNOTATION_VERSION,
   CLIENT_PORT,
   CLIENT_PORT_NAME,
@@ -266,15 +267,19 @@ export function buildMemberPod(cluster: EtcdCluster, moment: MemberMoment): V1Po
 }
 
 /** The member PVC `<member>-data`. Owned by the cluster only with `whenDeleted: Delete`, so that by default
- *  garbage collection keeps the data when the cluster object is deleted. */
+ *  garbage collection keeps the data when the cluster object is deleted. A seed's PVC records the cluster token and,
+ *  for a static bootstrap, the whole initial membership (docs/design/bootstrap.md). */
 export function buildMemberPvc(
   cluster: EtcdCluster,
   member: string,
   token?: string,
+  initialMembers?: readonly string[],
 ): V1PersistentVolumeClaim {
   const storage = cluster.spec.storage ?? {};
   const annotations: Record<string, string> = { [ANNOTATION_CLUSTER_UID]: cluster.metadata.uid as string };
   if (token !== undefined) annotations[ANNOTATION_CLUSTER_TOKEN] = token;
+  if (initialMembers !== undefined && initialMembers.length > 1)
+    annotations[ANNOTATION_INITIAL_MEMBERS] = initialMembers.join(',');
   const owned = cluster.spec.persistentVolumeClaimRetentionPolicy?.whenDeleted === 'Delete';
   return {
     apiVersion: 'v1',

@@ -11,7 +11,7 @@ import {
   listMembers,
   memberStatus,
 } from '../etcd/members.js';
-import { quorumOf } from './plan-facts.js';
+import { hasServed, quorumOf } from './plan-facts.js';
 import type { EtcdMemberView, EtcdView } from './types.js';
 
 /** A member Pod's client URL, and the client certificate its `https` needs. */
@@ -160,7 +160,7 @@ function memberView(
   return {
     id: member.id,
     member: name,
-    started: member.name !== '',
+    started: hasServed(member),
     learner: member.isLearner,
     healthy,
     wrongIdentity: impostor,

@@ -3,6 +3,15 @@
 import { memberIndex, memberName } from '../../constructs/conventions/index.js';
 import type { EtcdMemberView, EtcdView, PlanInput, PodView, PvcView } from './types.js';
 
+/**
+ * A member has served at least once: it published its client URLs, which every member does when it first runs. Its
+ * name is no such sign: a learner added by `member add` is nameless until it runs, but a static member of
+ * `--initial-cluster` is named before it ever ran (docs/design/bootstrap.md).
+ */
+export function hasServed(member: { readonly clientURLs: readonly string[] }): boolean {
+  return member.clientURLs.length > 0;
+}
+
 /** Votes needed for a decision among `voters` voting members. */
 export function quorumOf(voters: number): number {
   return Math.floor(voters / 2) + 1;

@@ -23,7 +23,7 @@ import { planRestoreLock } from './plan-restore.js';
 import { CLUSTER_REASONS } from './reasons.js';
 import { checkSpec } from './spec-checks.js';
 import { checkTls } from './tls-checks.js';
-import type { Action, EtcdMemberView, EtcdView, PlanInput, PodView, RemoveReason } from './types.js';
+import type { Action, EtcdMemberView, EtcdView, PlanInput, PodView, PvcView, RemoveReason } from './types.js';
 
 /**
  * Requeue delays, in milliseconds. `now` follows a membership change etcd accepted: no Kubernetes event will wake
@@ -51,8 +51,9 @@ const wait = (
  *     the peer or client Service missing 30 s after the cluster's creation → Wait ServiceMissing (Degraded);
  *  4. a member Pod terminating, not lost (docs/design/membership.md, "Lost members") → Wait, or ReportQuorumLost
  *     (and nothing else) when quorum is lost as in 7;
- *  5. no member answers → seed (CreatePVC, then CreatePod `new`), recreate a known member's Pod, wait for the
- *     seed (Degraded `BootstrapRestoreFailed` while its `restore fetch` fails), Degraded `MembersUnreachable` when
+ *  5. no member answers → seed a new cluster (docs/design/bootstrap.md: its whole initial membership, or a lone
+ *     seed when ephemeral or restoring spec.bootstrap.backup; each CreatePVC, then each CreatePod `new`), recreate a
+ *     known member's Pod, wait for the seed members (Degraded `BootstrapRestoreFailed` while its `restore fetch` fails), Degraded `MembersUnreachable` when
  *     every member Pod has long been Ready (the kubelets reach etcd, the controller does not: a NetworkPolicy or
  *     firewall between them), or ReportQuorumLost;
  *  6. a member in etcd without Pod: PVC → CreatePod; never started → CreatePVC (resume of an add);
@@ -137,12 +138,7 @@ function planWithoutEtcd(input: PlanInput): Action {
   if (known.length === 0) {
     const failed = input.pods.find((pod) => pod.restoreFailure);
     if (failed) return bootstrapRestoreFailed(failed);
-    if (input.pods.length > 0)
-      return (
-        unreachable(input.pods) ??
-        wait(CLUSTER_REASONS.seedStarting, 'waiting for the seed member to answer', REQUEUE.starting)
-      );
-    return seed(input);
+    return seed(input) ?? unreachable(input.pods) ?? seedStarting(input);
   }
   const recoverable = known.find((member) => !podOf(input, member) && pvcOf(input, member));
   if (recoverable) {
@@ -198,24 +194,66 @@ function bootstrapRestoreFailed(pod: PodView): Action {
   };
 }
 
-/** Step 5.1/5.2: a new seed PVC with a fresh token, or the seed Pod from the token on its PVC. */
-function seed(input: PlanInput): Action {
-  const seedPvc = ourPvcs(input).find((pvc) => pvc.token !== undefined);
-  if (seedPvc) {
-    const member = seedPvc.member;
-    return {
-      kind: 'CreatePod',
-      member,
-      reason: 'seed',
-      state: 'new',
-      initialCluster: [member],
-      token: seedPvc.token,
-    };
+/**
+ * Steps 5.1-5.3 (docs/design/bootstrap.md): a new cluster's initial membership is chosen once, with a fresh token,
+ * and recorded on its seed PVCs, created first, one per pass; then each initial member gets its Pod with `new`, one
+ * per pass, without waiting for the others. Once recorded, the membership and token are read from the PVCs, never
+ * chosen again. `undefined` once every initial member has its Pod.
+ */
+function seed(input: PlanInput): Action | undefined {
+  const recorded = seedPvcs(input)[0];
+  if (!recorded?.token) {
+    if (input.pods.length > 0) return undefined; // an ephemeral seed: its record is its Pod
+    const members = initialMembership(input);
+    const member = members[0] as string;
+    const token = newClusterToken(input);
+    if (input.cluster.storage.ephemeral) return seedPod(member, members, token);
+    return { kind: 'CreatePVC', member, token, ...(members.length > 1 ? { initialCluster: members } : {}) };
   }
-  const member = nextMemberName(input);
-  const token = newClusterToken(input);
-  if (!input.cluster.storage.ephemeral) return { kind: 'CreatePVC', member, token };
-  return { kind: 'CreatePod', member, reason: 'seed', state: 'new', initialCluster: [member], token };
+  const { token } = recorded;
+  const members = recorded.initialCluster ?? [recorded.member];
+  const withoutPvc = members.find((member) => !ourPvcs(input).some((pvc) => pvc.member === member));
+  if (withoutPvc) return { kind: 'CreatePVC', member: withoutPvc, token, initialCluster: members };
+  const withoutPod = members.find((member) => !podOf(input, member));
+  return withoutPod ? seedPod(withoutPod, members, token) : undefined;
+}
+
+/**
+ * The members a new cluster starts with: all `size` of them at once (a static bootstrap), or a lone seed when its
+ * data is ephemeral (the record would live on Pods only) or it restores `spec.bootstrap.backup` (only one member can
+ * carry restored data); the others then join as learners.
+ */
+function initialMembership(input: PlanInput): string[] {
+  const { cluster } = input;
+  const count = cluster.storage.ephemeral || cluster.bootstrapsFromBackup ? 1 : cluster.size;
+  const members: string[] = [];
+  while (members.length < count) members.push(nextMemberName(input, members));
+  return members;
+}
+
+/** This incarnation's PVCs that record a seed (a cluster token), lowest index first. */
+function seedPvcs(input: PlanInput): PvcView[] {
+  return ourPvcs(input)
+    .filter((pvc) => pvc.token !== undefined)
+    .sort((a, b) => indexOf(input.cluster.name, a.member) - indexOf(input.cluster.name, b.member));
+}
+
+function seedPod(member: string, initialCluster: readonly string[], token: string): Action {
+  return { kind: 'CreatePod', member, reason: 'seed', state: 'new', initialCluster, token };
+}
+
+/** Step 5.3: every initial member has its Pod; none answers yet. */
+function seedStarting(input: PlanInput): Action {
+  const members = seedPvcs(input)[0]?.initialCluster;
+  if (!members)
+    return wait(CLUSTER_REASONS.seedStarting, 'waiting for the seed member to answer', REQUEUE.starting);
+  const notRunning = members.filter((member) => !podOf(input, member)?.running);
+  return wait(
+    CLUSTER_REASONS.membersStarting,
+    `waiting for a majority of the ${members.length} initial members to start and elect a leader` +
+      (notRunning.length > 0 ? `; not running yet: ${notRunning.join(', ')}` : ''),
+    REQUEUE.starting,
+  );
 }
 
 function memberNames(input: PlanInput, etcd: EtcdView): string[] {

@@ -28,6 +28,9 @@ export interface ClusterView {
   readonly runningVersion?: string;
   /** The pod revision of the spec (`podRevision`, docs/design/rolling-update.md): Pods at another are rolled. */
   readonly revision: string;
+  /** The first seed restores `spec.bootstrap.backup` (`bootstrapBackup`: set, and the cluster never formed), so a new
+   *  cluster starts from one seed rather than from its whole initial membership (docs/design/bootstrap.md). */
+  readonly bootstrapsFromBackup?: true;
   /** Member names in `status.members`: the membership last seen, used when no member answers. */
   readonly knownMembers: readonly string[];
   /** The schemes `spec.tls` asks for (docs/design/tls.md). */
@@ -96,8 +99,11 @@ export interface PvcView {
   readonly terminating: boolean;
   /** Annotation `etcd.gitops.dev/cluster-uid`: the incarnation of the cluster that made it. */
   readonly clusterUid?: string;
-  /** Annotation `etcd.gitops.dev/cluster-token`: set on a seed PVC only. */
+  /** Annotation `etcd.gitops.dev/cluster-token`: set on seed PVCs only. */
   readonly token?: string;
+  /** Annotation `etcd.gitops.dev/initial-members`: a static bootstrap's whole initial membership, on each of its
+   *  seed PVCs (docs/design/bootstrap.md). */
+  readonly initialCluster?: readonly string[];
   readonly storageClassName?: string;
   readonly size?: string | number;
   /** Labelled `etcd.gitops.dev/retained-by-restore`: old data kept by a restore, nobody's member any more. */
@@ -114,7 +120,7 @@ export interface EtcdMemberView {
   readonly id: string;
   /** The member name derived from its peer URL; `undefined` for a peer URL that is not ours. */
   readonly member: string | undefined;
-  /** It has run at least once (non-empty name in the member list), so it has data. */
+  /** It has served at least once (published its client URLs: `hasServed`), so it has data. */
   readonly started: boolean;
   readonly learner: boolean;
   /** Answered Status with its own id, the cluster id and a leader. */
@@ -161,7 +167,14 @@ export type Action =
     } & StallFlag)
   | { readonly kind: 'Paused' }
   | { readonly kind: 'Refuse'; readonly field: string; readonly value: string; readonly allowed: string }
-  | { readonly kind: 'CreatePVC'; readonly member: string; readonly token?: string }
+  | {
+      readonly kind: 'CreatePVC';
+      readonly member: string;
+      /** A seed's PVC: the cluster token, and the initial membership when it is one of several (a static
+       *  bootstrap, docs/design/bootstrap.md). */
+      readonly token?: string;
+      readonly initialCluster?: readonly string[];
+    }
   | {
       readonly kind: 'CreatePod';
       readonly member: string;

@@ -12,6 +12,7 @@ import {
   ANNOTATION_CLUSTER_UID,
   ANNOTATION_EVICT,
   ANNOTATION_INITIAL_CLUSTER_STATE,
+  ANNOTATION_INITIAL_MEMBERS,
   ANNOTATION_POD_REVISION,
   ANNOTATION_VERSION,
   DEFAULT_SIZE,
@@ -27,6 +28,7 @@ import {
   schemes,
 } from '../../constructs/conventions/index.js';
 import { seedRestoreFailure } from '../restore/init-failure.js';
+import { bootstrapBackup } from '../restore/seed-init-container.js';
 import type { EtcdCluster } from './api.js';
 import { podRevision } from './revision.js';
 import type { ClusterView, PodView, PvcView } from './types.js';
@@ -60,6 +62,7 @@ export function toClusterView(cluster: EtcdCluster): ClusterView {
     },
     ...(status?.currentVersion ? { runningVersion: status.currentVersion } : {}),
     revision: podRevision(cluster),
+    ...(bootstrapBackup(cluster) ? { bootstrapsFromBackup: true as const } : {}),
     knownMembers: (status?.members ?? []).map((member) => member.name),
     schemes: schemes(spec.tls),
   };
@@ -247,6 +250,7 @@ export function toPvcView(pvc: V1PersistentVolumeClaim): PvcView | undefined {
   const annotations = pvc.metadata?.annotations ?? {};
   const clusterUid = annotations[ANNOTATION_CLUSTER_UID];
   const token = annotations[ANNOTATION_CLUSTER_TOKEN];
+  const initialCluster = annotations[ANNOTATION_INITIAL_MEMBERS]?.split(',').filter((name) => name !== '');
   const size = pvc.spec?.resources?.requests?.storage;
   const retainedBy = pvc.metadata?.labels?.[RETAINED_BY_RESTORE_LABEL];
   const abandonedBy = annotations[ANNOTATION_ABANDONED_BY_RESTORE];
@@ -256,6 +260,7 @@ export function toPvcView(pvc: V1PersistentVolumeClaim): PvcView | undefined {
     terminating: Boolean(pvc.metadata?.deletionTimestamp),
     ...(clusterUid ? { clusterUid } : {}),
     ...(token ? { token } : {}),
+    ...(initialCluster?.length ? { initialCluster } : {}),
     ...(pvc.spec?.storageClassName ? { storageClassName: pvc.spec.storageClassName } : {}),
     ...(size !== undefined ? { size: String(size) } : {}),
     retained: retainedBy !== undefined,

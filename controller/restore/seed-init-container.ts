@@ -93,6 +93,8 @@ export interface SeedMoment {
   readonly member: string;
   readonly reason: string;
   readonly token?: string;
+  /** Member names of `--initial-cluster`: more than one for the members of a static bootstrap. */
+  readonly initialCluster?: readonly string[];
 }
 
 /** A surviving member a seed copies (`restore from-member`, docs/design/restore.md). */
@@ -125,7 +127,9 @@ export interface SeedCluster {
  * What a seed Pod restores before etcd starts, or `undefined` for a plain member Pod (restore.md). Only a seed
  * (`reason: 'seed'`): the seed of an in-place restore (its token is the lock's `status.restore.token`) restores the
  * lock's source (a backup, or a surviving member); otherwise the seed of a cluster with `spec.bootstrap.backup`
- * that never had an id (`status.clusterID`) restores that. A recreated seed whose data dir exists is safe either
+ * that never had an id (`status.clusterID`) restores that ({@link bootstrapBackup}). The members of a static
+ * bootstrap (more than one in `--initial-cluster`) restore nothing: that path starts empty clusters only, and a
+ * `spec.bootstrap.backup` written after it began is not applied (docs/design/bootstrap.md). A recreated seed whose data dir exists is safe either
  * way: both commands skip a data dir that holds `member/`. Throws for a restore's seed whose lock names no source.
  */
 export function seedSource(cluster: SeedCluster, moment: SeedMoment): SeedSource | undefined {
@@ -137,9 +141,14 @@ export function seedSource(cluster: SeedCluster, moment: SeedMoment): SeedSource
     if (lock.source?.member) return { member: lock.source.member };
     throw new Error(`restore seed ${moment.member}: status.restore has no source`);
   }
-  if (cluster.status?.clusterID) return undefined;
-  const backup = cluster.spec.bootstrap?.backup;
+  if ((moment.initialCluster?.length ?? 1) > 1) return undefined;
+  const backup = bootstrapBackup(cluster);
   return backup ? { backup } : undefined;
+}
+
+/** The backup a new cluster's first seed restores: `spec.bootstrap.backup` of a cluster that never had an id. */
+export function bootstrapBackup(cluster: SeedCluster): S3Location | undefined {
+  return cluster.status?.clusterID ? undefined : cluster.spec.bootstrap?.backup;
 }
 
 /** The source in words for Events: `s3://bucket/key` or `member main-2`. */

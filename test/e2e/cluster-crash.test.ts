@@ -1,8 +1,9 @@
 // The controller killed (SIGKILL, by the test-only crash switch ETCD_GITOPS_TEST_CRASH_AFTER) right after each step
-// of an add and of a remove, as its own process on the local Kubernetes; each kill leaves exactly the state of that
-// step, and a controller started again without the switch converges: the right member count, and etcd's member
-// list, the member Pods and the PVCs name the same members (no orphan member). From the moment the seed serves, a
-// writer records every acknowledged write; none may be lost through the kills, the growth and the shrink.
+// of a new cluster's static bootstrap (docs/design/bootstrap.md), of a remove and of a learner add, as its own
+// process on the local Kubernetes; each kill leaves exactly the state of that step, and a controller started again
+// without the switch converges: the right member count, and etcd's member list, the member Pods and the PVCs name
+// the same members (no orphan member). From the moment the cluster serves, a writer records every acknowledged
+// write; none may be lost through the kills, the shrink and the growth.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CoreV1Api } from '@kubernetes/client-node';
@@ -36,16 +37,22 @@ describe('EtcdCluster membership with the controller killed at every step', () =
   const core = () => env.kubeConfig.makeApiClient(CoreV1Api);
 
   const crashAfter = (step: string) => controllers.crashAfter(step);
-  async function converge(size: number): Promise<Membership> {
+  /** Runs a controller without the switch until the cluster is Ready at `size` with as many Pods and PVCs, and
+   *  `settled` (what else must be done) holds. */
+  async function converge(
+    size: number,
+    settled: { what: string; holds: () => Promise<boolean> } = { what: '', holds: async () => true },
+  ): Promise<Membership> {
     const run = await controllers.start();
     try {
       await cluster.readyAt(size);
       return await waitFor(
         async () => {
           const membership = await cluster.membership();
-          return membership.pods.length === size && membership.pvcs.length === size && membership;
+          const counted = membership.pods.length === size && membership.pvcs.length === size;
+          return counted && (await settled.holds()) && membership;
         },
-        { what: `${size} Pods and PVCs`, timeoutMs: 60_000, intervalMs: 500 },
+        { what: `${size} Pods and PVCs${settled.what}`, timeoutMs: 60_000, intervalMs: 500 },
       );
     } finally {
       await run.process.stop();
@@ -77,76 +84,90 @@ describe('EtcdCluster membership with the controller killed at every step', () =
     await env?.stop();
   });
 
-  test('GIVEN a size-3 cluster WHEN killed after the seed CreatePVC THEN the seed PVC carries the token and no Pod exists', async () => {
+  const annotation = (object: { metadata?: { annotations?: Record<string, string> } }, key: string) =>
+    object.metadata?.annotations?.[`etcd.gitops.dev/${key}`];
+  const readPvc = (member: string) =>
+    core().readNamespacedPersistentVolumeClaim({ namespace: ns, name: `${member}-data` });
+  const readPod = (member: string) => core().readNamespacedPod({ namespace: ns, name: member });
+  const initial = [member(0), member(1), member(2)];
+  let token = '';
+
+  // A new cluster: its whole initial membership, recorded on the seed PVCs first (docs/design/bootstrap.md).
+  test('GIVEN a new size-3 cluster WHEN killed after the first CreatePVC THEN crash-0’s PVC records the token and all three initial members, and no Pod exists', async () => {
     await crashAfter('CreatePVC');
-    const pvc = await core().readNamespacedPersistentVolumeClaim({
-      namespace: ns,
-      name: `${member(0)}-data`,
-    });
-    assert.match(pvc.metadata?.annotations?.['etcd.gitops.dev/cluster-token'] ?? '', /^crash-/);
+    const pvc = await readPvc(member(0));
+    token = annotation(pvc, 'cluster-token') ?? '';
+    assert.match(token, /^crash-/);
+    assert.equal(annotation(pvc, 'initial-members'), initial.join(','));
+    assert.deepEqual(await pvcs(), [`${member(0)}-data`]);
     assert.deepEqual(await pods(), []);
   });
 
-  test('WHEN killed after the seed CreatePod THEN the seed Pod exists with that token', async () => {
-    await crashAfter('CreatePod');
-    const pod = await core().readNamespacedPod({ namespace: ns, name: member(0) });
-    const pvc = await core().readNamespacedPersistentVolumeClaim({
-      namespace: ns,
-      name: `${member(0)}-data`,
-    });
-    assert.equal(
-      pod.metadata?.annotations?.['etcd.gitops.dev/cluster-token'],
-      pvc.metadata?.annotations?.['etcd.gitops.dev/cluster-token'],
-    );
-  });
-
-  test('WHEN killed after MarkExisting THEN the seed Pod says existing and etcd has only the seed', async () => {
-    await crashAfter('MarkExisting');
-    writer = startWriter(cluster.clientURL, 'crash/'); // the seed served: MarkExisting needs a healthy seed
-    const pod = await core().readNamespacedPod({ namespace: ns, name: member(0) });
-    assert.equal(pod.metadata?.annotations?.['etcd.gitops.dev/initial-cluster-state'], 'existing');
-    assert.deepEqual((await cluster.membership()).etcd, [member(0)]);
-  });
-
-  test('WHEN killed after AddLearner THEN etcd has an unstarted learner crash-1 and it has no PVC or Pod', async () => {
-    await crashAfter('AddLearner');
-    const membership = await cluster.membership();
-    assert.deepEqual(membership.etcd, [member(0), member(1)]);
-    assert.deepEqual(await pods(), [member(0)]);
-    assert.deepEqual(await pvcs(), [`${member(0)}-data`]);
-  });
-
-  test('WHEN killed after the joiner’s CreatePVC THEN crash-1 has a PVC and no Pod', async () => {
+  test('WHEN killed after the second and third CreatePVC THEN crash-1 and crash-2 have PVCs with the same token and membership, and no Pod exists', async () => {
     await crashAfter('CreatePVC');
-    assert.deepEqual((await pvcs()).sort(), [`${member(0)}-data`, `${member(1)}-data`]);
+    await crashAfter('CreatePVC');
+    for (const name of initial.slice(1)) {
+      const pvc = await readPvc(name);
+      assert.equal(annotation(pvc, 'cluster-token'), token, `${name}'s token`);
+      assert.equal(annotation(pvc, 'initial-members'), initial.join(','), `${name}'s membership`);
+    }
+    assert.deepEqual(
+      (await pvcs()).sort(),
+      initial.map((name) => `${name}-data`),
+    );
+    assert.deepEqual(await pods(), []);
+  });
+
+  test('WHEN killed after the first CreatePod THEN crash-0’s Pod starts new with that token and all three in its initial cluster, and the others have no Pod yet', async () => {
+    await crashAfter('CreatePod');
+    const pod = await readPod(member(0));
+    assert.equal(annotation(pod, 'cluster-token'), token);
+    assert.equal(annotation(pod, 'initial-cluster-state'), 'new');
+    assert.deepEqual(
+      annotation(pod, 'initial-cluster')
+        ?.split(',')
+        .map((entry) => entry.split('=')[0]),
+      initial,
+    );
     assert.deepEqual(await pods(), [member(0)]);
   });
 
-  test('WHEN killed after the joiner’s CreatePod THEN crash-1 has a Pod with state existing', async () => {
+  test('WHEN killed after the next two CreatePod THEN every initial member has a Pod that starts new with the same token', async () => {
     await crashAfter('CreatePod');
-    const pod = await core().readNamespacedPod({ namespace: ns, name: member(1) });
-    assert.equal(pod.metadata?.annotations?.['etcd.gitops.dev/initial-cluster-state'], 'existing');
+    await crashAfter('CreatePod');
+    for (const name of initial) {
+      const pod = await readPod(name);
+      assert.equal(annotation(pod, 'cluster-token'), token, `${name}'s token`);
+      assert.equal(annotation(pod, 'initial-cluster-state'), 'new', `${name}'s state`);
+    }
   });
 
-  test('WHEN killed after PromoteLearner THEN crash-1 is a voter', async () => {
-    await crashAfter('PromoteLearner');
-    // The member just promoted may take a moment to answer on a loaded machine: retry the read, not the claim.
-    const status = await waitFor(() => memberStatus(clientURL(name, ns, member(1), 'http')), {
-      what: `${member(1)} to answer its status`,
-      timeoutMs: 30_000,
-      intervalMs: 500,
+  test('WHEN killed after MarkExisting THEN one member says existing, the others still new, and etcd has the three initial members', async () => {
+    await crashAfter('MarkExisting');
+    writer = startWriter(cluster.clientURL, 'crash/'); // the cluster formed: MarkExisting needs a healthy member
+    const states = await Promise.all(
+      initial.map(async (name) => annotation(await readPod(name), 'initial-cluster-state')),
+    );
+    assert.deepEqual(
+      [...states].sort(),
+      ['existing', 'new', 'new'],
+      `initial-cluster-state of ${initial.join(', ')}: ${states.join(', ')}`,
+    );
+    assert.deepEqual((await cluster.membership()).etcd, initial);
+  });
+
+  test('WHEN a controller runs without the switch THEN three voters, Ready, every member marked existing, etcd members == Pods == PVCs', async () => {
+    const states = async () =>
+      Promise.all(initial.map(async (name) => annotation(await readPod(name), 'initial-cluster-state')));
+    const membership = await converge(3, {
+      what: ', every member marked existing',
+      holds: async () => (await states()).every((state) => state === 'existing'),
     });
-    assert.equal(status.isLearner, false);
-  });
-
-  test('WHEN a controller runs without the switch THEN three voters, Ready, etcd members == Pods == PVCs', async () => {
-    const membership = await converge(3);
-    const names = [member(0), member(1), member(2)];
-    assert.deepEqual(membership.etcd, names);
-    assert.deepEqual(podNames(membership), names);
+    assert.deepEqual(membership.etcd, initial);
+    assert.deepEqual(podNames(membership), initial);
     assert.deepEqual(
       membership.pvcs,
-      names.map((n) => `${n}-data`),
+      initial.map((n) => `${n}-data`),
     );
   });
 
@@ -194,11 +215,54 @@ describe('EtcdCluster membership with the controller killed at every step', () =
     });
   });
 
-  test('WHEN a controller runs without the switch THEN one member, Ready, etcd members == Pods == PVCs, and no acknowledged write is lost', async () => {
+  test('WHEN a controller runs without the switch THEN one member, Ready, etcd members == Pods == PVCs', async () => {
     const membership = await converge(1);
     assert.deepEqual(membership.etcd, [member(0)]);
     assert.deepEqual(podNames(membership), [member(0)]);
     assert.deepEqual(membership.pvcs, [`${member(0)}-data`]);
+  });
+
+  // Growth of a cluster that holds data: one learner at a time.
+  test('GIVEN size 3 asked of the one member WHEN killed after AddLearner THEN etcd has an unstarted learner crash-1 and it has no PVC or Pod', async () => {
+    await cluster.scale(3);
+    await crashAfter('AddLearner');
+    const membership = await cluster.membership();
+    assert.deepEqual(membership.etcd, [member(0), member(1)]);
+    assert.deepEqual(await pods(), [member(0)]);
+    assert.deepEqual(await pvcs(), [`${member(0)}-data`]);
+  });
+
+  test('WHEN killed after the joiner’s CreatePVC THEN crash-1 has a PVC without a token, and no Pod', async () => {
+    await crashAfter('CreatePVC');
+    assert.deepEqual((await pvcs()).sort(), [`${member(0)}-data`, `${member(1)}-data`]);
+    assert.equal(annotation(await readPvc(member(1)), 'cluster-token'), undefined);
+    assert.deepEqual(await pods(), [member(0)]);
+  });
+
+  test('WHEN killed after the joiner’s CreatePod THEN crash-1 has a Pod with state existing', async () => {
+    await crashAfter('CreatePod');
+    assert.equal(annotation(await readPod(member(1)), 'initial-cluster-state'), 'existing');
+  });
+
+  test('WHEN killed after PromoteLearner THEN crash-1 is a voter', async () => {
+    await crashAfter('PromoteLearner');
+    // The member just promoted may take a moment to answer on a loaded machine: retry the read, not the claim.
+    const status = await waitFor(() => memberStatus(clientURL(name, ns, member(1), 'http')), {
+      what: `${member(1)} to answer its status`,
+      timeoutMs: 30_000,
+      intervalMs: 500,
+    });
+    assert.equal(status.isLearner, false);
+  });
+
+  test('WHEN a controller runs without the switch THEN three voters, Ready, etcd members == Pods == PVCs, and no acknowledged write is lost', async () => {
+    const membership = await converge(3);
+    assert.deepEqual(membership.etcd, initial);
+    assert.deepEqual(podNames(membership), initial);
+    assert.deepEqual(
+      membership.pvcs,
+      initial.map((n) => `${n}-data`),
+    );
     await writer?.stop();
     assert.ok((writer?.acknowledged() ?? 0) > 0, 'the writer got writes acknowledged');
     assert.deepEqual(await writer?.lost(), [], 'no acknowledged write lost');

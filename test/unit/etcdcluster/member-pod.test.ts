@@ -5,6 +5,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import type { EtcdCluster } from '../../../controller/etcdcluster/api.js';
 import { buildMemberPod, buildMemberPvc } from '../../../controller/etcdcluster/member-pod.js';
 import { podRevision } from '../../../controller/etcdcluster/revision.js';
+import { toPvcView } from '../../../controller/etcdcluster/views.js';
 
 function etcdCluster(spec: Partial<EtcdCluster['spec']> = {}): EtcdCluster {
   return {
@@ -334,6 +335,18 @@ describe('buildMemberPvc', () => {
     assert.equal(pvc.metadata?.annotations?.['etcd.gitops.dev/cluster-uid'], 'uid-1');
     assert.deepEqual(pvc.spec?.resources?.requests, { storage: '1Gi' });
     assert.equal(pvc.spec?.storageClassName, undefined);
+  });
+
+  it('GIVEN a static bootstrap THEN each seed PVC records the whole initial membership, which its view reads back', () => {
+    const members = ['demo-0', 'demo-1', 'demo-2'];
+    const pvc = buildMemberPvc(etcdCluster(), 'demo-1', 't-1', members);
+    assert.equal(pvc.metadata?.annotations?.['etcd.gitops.dev/initial-members'], 'demo-0,demo-1,demo-2');
+    assert.deepEqual(toPvcView(pvc)?.initialCluster, members);
+    assert.equal(toPvcView(pvc)?.token, 't-1');
+    // AND a lone seed's PVC records no membership
+    const lone = buildMemberPvc(etcdCluster(), 'demo-0', 't-1', ['demo-0']);
+    assert.equal(lone.metadata?.annotations?.['etcd.gitops.dev/initial-members'], undefined);
+    assert.equal(toPvcView(lone)?.initialCluster, undefined);
   });
 
   it('GIVEN whenDeleted Delete and a storage class THEN the PVC is owned by the cluster and uses the class', () => {

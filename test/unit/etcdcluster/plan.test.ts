@@ -26,6 +26,20 @@ function withCluster(input: PlanInput, overrides: Partial<PlanInput['cluster']>)
 
 const s3 = steady(3);
 
+/** The initial membership of a static bootstrap of size 3 (docs/design/bootstrap.md). */
+const INITIAL = ['demo-0', 'demo-1', 'demo-2'];
+const staticPvc = (index: number) => pvc(index, { token: 'demo-a1b2c3d4-fedcba', initialCluster: INITIAL });
+const starting = { running: false, ready: false, initialState: 'new' } as const;
+
+/** demo-0 and demo-1 formed the cluster and were marked existing; demo-2 is in etcd, named, and never ran. */
+const staticFormed = (): PlanInput => ({
+  cluster: cluster({ knownMembers: INITIAL }),
+  pods: [pod(0), pod(1), pod(2, starting)],
+  pvcs: [staticPvc(0), staticPvc(1), staticPvc(2)],
+  etcd: etcd([member(0), member(1), member(2, { started: false, healthy: false })]),
+  nonce: 'abc123',
+});
+
 const cases: Case[] = [
   // 1-4: deletion, pause, refusals, terminating Pods
   {
@@ -215,11 +229,108 @@ const cases: Case[] = [
     },
     expect: { kind: 'AddLearner', member: 'demo-2' },
   },
-  // 5: no member answers
+  // 5: no member answers. A new cluster starts from its whole initial membership (docs/design/bootstrap.md).
   {
-    given: 'a new cluster',
+    given: 'a new cluster of 3',
     input: empty(),
-    expect: { kind: 'CreatePVC', member: 'demo-0', token: 'demo-a1b2c3d4-abc123' },
+    expect: {
+      kind: 'CreatePVC',
+      member: 'demo-0',
+      token: 'demo-a1b2c3d4-abc123',
+      initialCluster: INITIAL,
+    },
+  },
+  {
+    given: 'a new cluster of 1: a lone seed',
+    input: empty({ cluster: cluster({ size: 1 }) }),
+    expect: { kind: 'CreatePVC', member: 'demo-0', token: 'demo-a1b2c3d4-abc123', initialCluster: undefined },
+  },
+  {
+    given: 'a new cluster of 3 that restores spec.bootstrap.backup: a lone seed',
+    input: empty({ cluster: cluster({ bootstrapsFromBackup: true }) }),
+    expect: { kind: 'CreatePVC', member: 'demo-0', token: 'demo-a1b2c3d4-abc123', initialCluster: undefined },
+  },
+  {
+    given: 'a crash after the first static seed PVC',
+    input: empty({ pvcs: [staticPvc(0)] }),
+    expect: { kind: 'CreatePVC', member: 'demo-1', token: 'demo-a1b2c3d4-fedcba', initialCluster: INITIAL },
+  },
+  {
+    given:
+      'a crash after the second static seed PVC, the size changed to 5 meanwhile: the recorded membership wins',
+    input: empty({ cluster: cluster({ size: 5 }), pvcs: [staticPvc(1), staticPvc(0)] }),
+    expect: { kind: 'CreatePVC', member: 'demo-2', token: 'demo-a1b2c3d4-fedcba', initialCluster: INITIAL },
+  },
+  {
+    given: 'every static seed PVC made',
+    input: empty({ pvcs: [staticPvc(0), staticPvc(1), staticPvc(2)] }),
+    expect: {
+      kind: 'CreatePod',
+      member: 'demo-0',
+      reason: 'seed',
+      state: 'new',
+      initialCluster: INITIAL,
+      token: 'demo-a1b2c3d4-fedcba',
+    },
+  },
+  {
+    given: 'the first static seed Pod just created, not running: the next is made without waiting',
+    input: empty({
+      pods: [pod(0, { running: false, ready: false, initialState: 'new' })],
+      pvcs: [staticPvc(0), staticPvc(1), staticPvc(2)],
+    }),
+    expect: { kind: 'CreatePod', member: 'demo-1', reason: 'seed', state: 'new', initialCluster: INITIAL },
+  },
+  {
+    given: 'every static seed Pod made, one running, no quorum yet',
+    input: empty({
+      pods: [
+        pod(0, { ready: false, initialState: 'new' }),
+        pod(1, { running: false, ready: false, initialState: 'new' }),
+        pod(2, { running: false, ready: false, initialState: 'new' }),
+      ],
+      pvcs: [staticPvc(0), staticPvc(1), staticPvc(2)],
+    }),
+    expect: {
+      kind: 'Wait',
+      reason: 'MembersStarting',
+      message:
+        'waiting for a majority of the 3 initial members to start and elect a leader; not running yet: demo-1, demo-2',
+    },
+  },
+  {
+    given: 'a static seed PVC deleted by hand before its Pod was made: it is made again with the same record',
+    input: empty({ pods: [pod(0, { initialState: 'new' })], pvcs: [staticPvc(0), staticPvc(2)] }),
+    expect: { kind: 'CreatePVC', member: 'demo-1', token: 'demo-a1b2c3d4-fedcba', initialCluster: INITIAL },
+  },
+  {
+    given: 'two static members formed the cluster: the first that served is marked existing',
+    input: {
+      ...staticFormed(),
+      pods: [pod(0, { initialState: 'new' }), pod(1, { initialState: 'new' }), pod(2, starting)],
+    },
+    expect: { kind: 'MarkExisting', member: 'demo-0' },
+  },
+  {
+    given: 'two static members formed and marked, the third named in etcd but never ran, its Pod starting',
+    input: staticFormed(),
+    expect: { kind: 'Wait', reason: 'MembersNotReady', message: 'waiting for member demo-2 to be healthy' },
+  },
+  {
+    given: 'two static members formed, the third never ran and its Pod was never made: it joins as existing',
+    input: { ...staticFormed(), pods: [pod(0), pod(1)] },
+    expect: {
+      kind: 'CreatePod',
+      member: 'demo-2',
+      reason: 'join',
+      state: 'existing',
+      initialCluster: INITIAL,
+    },
+  },
+  {
+    given: 'two static members formed, the third never ran and its Pod is lost: it is removed (no data)',
+    input: { ...staticFormed(), pods: [pod(0), pod(1), pod(2, { ...starting, lost: 'its node is gone' })] },
+    expect: { kind: 'RemoveMember', member: 'demo-2', reason: 'lost' },
   },
   {
     given: 'a new ephemeral cluster',
@@ -275,9 +386,17 @@ const cases: Case[] = [
   {
     given: 'a new cluster whose name has retained PVCs of an earlier incarnation',
     input: empty({
-      pvcs: [pvc(0, { clusterUid: 'old' }), pvc(1, { clusterUid: 'old', token: 'old-token' })],
+      pvcs: [
+        pvc(0, { clusterUid: 'old' }),
+        pvc(1, { clusterUid: 'old', token: 'old-token', initialCluster: ['demo-0', 'demo-1', 'demo-9'] }),
+      ],
     }),
-    expect: { kind: 'CreatePVC', member: 'demo-2' },
+    expect: {
+      kind: 'CreatePVC',
+      member: 'demo-2',
+      token: 'demo-a1b2c3d4-abc123',
+      initialCluster: ['demo-2', 'demo-3', 'demo-4'],
+    },
   },
   {
     given: 'a crash after the seed Pod was created',

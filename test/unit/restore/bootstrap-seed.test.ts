@@ -68,6 +68,10 @@ describe('withSeedRestore: spec.bootstrap.backup', () => {
       false,
     );
   });
+  it('GIVEN spec.bootstrap.backup written after a static bootstrap began THEN its seed Pods restore nothing (the path starts empty clusters only)', () => {
+    const member = { ...seed, initialCluster: ['main-0', 'main-1', 'main-2'] };
+    assert.deepEqual(podOf(cluster(), member), buildMemberPod(cluster(), member));
+  });
   it('GIVEN no spec.bootstrap THEN the seed Pod is unchanged', () => {
     const c = cluster({ spec: { size: 3, version: '3.6.16' } });
     assert.deepEqual(podOf(c), buildMemberPod(c, seed));
