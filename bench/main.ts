@@ -1,7 +1,9 @@
 // `npm run bench`: runs every benchmark module in this list, one after the other.
-// Each module exports `run(): Promise<void>` that prints a table and writes bench/results/<name>.json.
+// Each module exports `run(): Promise<void>` that prints a table and writes bench/results/<name>.json; then the
+// README's performance table is rendered again from bench/results (readme-table.ts).
 import * as backup from './backup.js';
 import * as membership from './membership.js';
+import { writeReadmeTable } from './readme-table.js';
 import * as restore from './restore.js';
 import * as rolling from './rolling.js';
 import * as synth from './synth.js';
@@ -24,3 +26,4 @@ for (const [name, bench] of benches) {
   console.log(`== bench ${name}`);
   await bench.run();
 }
+writeReadmeTable();

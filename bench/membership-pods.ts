@@ -1,8 +1,9 @@
 // The two Kubernetes baselines of `npm run bench membership`, on the same nodes as ours:
 // - the fair floor: the same member Pods and PVCs as ours (the controller's own builders, without an owner), created
-//   and joined by a script that does what a person with kubectl and etcdctl would, as fast as etcd allows
-//   (`member add --learner`, create the Pod, `member promote` when caught up, polling every 100 ms): what ours costs
-//   beyond Kubernetes' and etcd's own time is the controller's;
+//   by a script that does each of ours' steps as a person with kubectl and etcdctl would, as fast as etcd allows: a
+//   new cluster started static (every member at once, `new`), a member added as a learner (`member add --learner`,
+//   create the Pod, `member promote` when caught up, polling every 100 ms): what ours costs beyond Kubernetes' and
+//   etcd's own time is the controller's;
 // - the peer method: a StatefulSet that starts every member at once with a static `--initial-cluster`, as the
 //   Bitnami chart and etcd-druid bootstrap a cluster (podManagementPolicy Parallel, written as a person would).
 // Both end when etcd itself answers with every member a started voter (ours ends at the EtcdCluster's Ready, which
@@ -22,16 +23,20 @@ import {
 import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from '../constructs/security.js';
 import {
   addLearner,
+  type EtcdMember,
   isEtcdBusy,
   listMembers,
   memberStatus,
   promoteMember,
+  removeMember,
 } from '../controller/etcd/members.js';
 import type { EtcdCluster } from '../controller/etcdcluster/api.js';
 import { buildMemberPod, buildMemberPvc } from '../controller/etcdcluster/member-pod.js';
+import { hasServed } from '../controller/etcdcluster/plan-facts.js';
 import type { Environment } from '../test/env/environment.js';
 import { waitFor } from '../test/env/wait.js';
 import { createClusterHandle } from '../test/integration/helpers/membership-kube.js';
+import { timed } from './stats.js';
 
 const POLL_MS = 100;
 const TIMEOUT_MS = 180_000;
@@ -52,7 +57,8 @@ async function whileBusy<T>(what: string, call: () => Promise<T>): Promise<T> {
   ).then((answer) => answer.value);
 }
 
-/** Waits until the member at `url` sees `size` started voters (names set, no learner) and a leader. */
+/** Waits until the member at `url` sees `size` voters that have all served (published client URLs: a static
+ *  member is named before it ever ran, so its name is no sign) and a leader. */
 async function allVoters(url: string, size: number): Promise<void> {
   await waitFor(
     async () => {
@@ -61,7 +67,7 @@ async function allVoters(url: string, size: number): Promise<void> {
         return (
           status.leaderId !== '0' &&
           members.length === size &&
-          members.every((member) => member.name !== '' && !member.isLearner)
+          members.every((member) => hasServed(member) && !member.isLearner)
         );
       } catch {
         return false;
@@ -95,71 +101,124 @@ async function removeAll(env: Environment, namespace: string, name: string): Pro
   ]);
 }
 
-/** The fair floor: milliseconds from the seed's PVC to `size` started voters, joined one learner at a time. */
-export async function podsByHand(
-  env: Environment,
-  namespace: string,
-  name: string,
-  size: number,
-  version: string,
-  onStep: (step: string, atMs: number) => void = () => undefined,
-): Promise<number> {
-  await createClusterHandle(env, namespace, name);
+/** Our member Pods and PVCs for one cluster, made by a script (no owner, no controller). */
+function byHand(env: Environment, namespace: string, name: string, version: string) {
   const core = env.kubeConfig.makeApiClient(CoreV1Api);
   const cluster: EtcdCluster = {
     apiVersion: 'etcd.gitops.dev/v1alpha1',
     kind: 'EtcdCluster',
     metadata: { name, namespace, uid: 'by-hand' },
-    spec: { size, version },
+    spec: { size: 1, version },
   };
-  const members = Array.from({ length: size }, (_, index) => `${name}-${index}`);
-  const url = (member: string) => clientURL(name, namespace, member, 'http');
-  const create = async (
-    member: string,
-    state: 'new' | 'existing',
-    initialCluster: string[],
-    token?: string,
-  ) => {
-    const pvc = buildMemberPvc(cluster, member, token);
-    const pod = buildMemberPod(cluster, { member, state, initialCluster, ...(token ? { token } : {}) });
+  const member = (index: number) => `${name}-${index}`;
+  const url = (index: number) => clientURL(name, namespace, member(index), 'http');
+  const token = `${name}-by-hand`;
+  const pvcOf = (index: number, initialCluster?: string[]) => {
+    const pvc = buildMemberPvc(cluster, member(index), initialCluster && token, initialCluster);
     delete pvc.metadata?.ownerReferences;
-    delete pod.metadata?.ownerReferences;
-    await core.createNamespacedPersistentVolumeClaim({ namespace, body: pvc });
-    await core.createNamespacedPod({ namespace, body: pod });
+    return core.createNamespacedPersistentVolumeClaim({ namespace, body: pvc });
   };
-  try {
-    const start = performance.now();
-    const step = (what: string) => onStep(what, performance.now() - start);
-    const [seed] = members as [string];
-    await create(seed, 'new', [seed], `${name}-by-hand`);
-    step(`${seed} PVC and Pod created`);
-    await whileBusy(`${seed} answers`, () => memberStatus(url(seed)));
-    step(`${seed} answers`);
-    for (let index = 1; index < size; index += 1) {
-      const member = members[index] as string;
-      const added = await whileBusy(`member add ${member}`, () =>
-        addLearner(url(seed), peerURL(name, namespace, member, 'http')),
+  const podOf = (index: number, state: 'new' | 'existing', initialCluster: string[]) => {
+    const pod = buildMemberPod(cluster, {
+      member: member(index),
+      state,
+      initialCluster,
+      ...(state === 'new' ? { token } : {}),
+    });
+    delete pod.metadata?.ownerReferences;
+    return core.createNamespacedPod({ namespace, body: pod });
+  };
+  return {
+    core,
+    member,
+    url,
+    /** Members 0..size-1 at once, `new`, one token, the whole initial cluster (how ours starts a new cluster). */
+    async startStatic(size: number): Promise<void> {
+      const initial = Array.from({ length: size }, (_, index) => member(index));
+      await Promise.all(initial.map((_, index) => pvcOf(index, initial)));
+      await Promise.all(initial.map((_, index) => podOf(index, 'new', initial)));
+      await allVoters(url(0), size);
+    },
+    /** `member add --learner`, the PVC and Pod with `existing`, `member promote` once caught up (polling). */
+    async join(index: number, members: string[]): Promise<void> {
+      const added = await whileBusy(`member add ${member(index)}`, () =>
+        addLearner(url(0), peerURL(name, namespace, member(index), 'http')),
       );
-      if (added.outcome !== 'added') throw new Error(`${member} was already a member`);
-      step(`${member} added as a learner`);
-      await create(member, 'existing', members.slice(0, index + 1));
-      step(`${member} PVC and Pod created`);
+      if (added.outcome !== 'added') throw new Error(`${member(index)} was already a member`);
+      await pvcOf(index);
+      await podOf(index, 'existing', [...members, member(index)]);
       await waitFor(
         async () => {
-          const promoted = await promoteMember(url(seed), added.member.id).catch((error: unknown) => {
+          const promoted = await promoteMember(url(0), added.member.id).catch((error: unknown) => {
             if (isEtcdBusy(error)) return 'not-ready' as const;
             throw error;
           });
           return promoted === 'promoted';
         },
-        { what: `member promote ${member}`, timeoutMs: TIMEOUT_MS, intervalMs: POLL_MS },
+        { what: `member promote ${member(index)}`, timeoutMs: TIMEOUT_MS, intervalMs: POLL_MS },
       );
-      step(`${member} promoted`);
-    }
-    await allVoters(url(seed), size);
-    return performance.now() - start;
+    },
+  };
+}
+
+/** The fair floor of each row, on the same nodes: ours' steps done by a script as fast as etcd allows. */
+export interface PodFloor {
+  readonly 'size 3 → Ready': number;
+  readonly 'size 5 → Ready': number;
+  readonly 'one member added': number;
+  readonly 'dead member replaced': number;
+}
+
+/**
+ * The fair floor, as ours is measured: a static start of 3 members; 3 → 5 by two learners (halved); the highest
+ * member's Pod and PVC deleted, then `member remove` and a new learner (the script knows at once what the
+ * controller must detect); a separate static start of 5.
+ */
+export async function podsByHand(
+  env: Environment,
+  namespace: string,
+  name: string,
+  version: string,
+): Promise<PodFloor> {
+  await createClusterHandle(env, namespace, name);
+  const hand = byHand(env, namespace, name, version);
+  const members = (count: number, from = 0) =>
+    Array.from({ length: count }, (_, index) => hand.member(from + index));
+  let size3: number;
+  let twoMore: number;
+  let replaced: number;
+  try {
+    size3 = await timed(() => hand.startStatic(3));
+    twoMore = await timed(async () => {
+      await hand.join(3, members(3));
+      await hand.join(4, members(4));
+      await allVoters(hand.url(0), 5);
+    });
+    replaced = await timed(async () => {
+      const victim = hand.member(4);
+      await hand.core.deleteNamespacedPersistentVolumeClaim({ namespace, name: `${victim}-data` });
+      await hand.core.deleteNamespacedPod({ namespace, name: victim });
+      const { members: listed } = await listMembers(hand.url(0));
+      const dead = listed.find((member) => member.name === victim) as EtcdMember;
+      await whileBusy(`member remove ${victim}`, () => removeMember(hand.url(0), dead.id));
+      await hand.join(5, members(4));
+      await allVoters(hand.url(0), 5);
+    });
   } finally {
     await removeAll(env, namespace, name);
+  }
+  const five = `${name}-five`;
+  await createClusterHandle(env, namespace, five);
+  try {
+    const size5 = await timed(() => byHand(env, namespace, five, version).startStatic(5));
+    return {
+      'size 3 → Ready': size3,
+      'size 5 → Ready': size5,
+      'one member added': twoMore / 2,
+      'dead member replaced': replaced,
+    };
+  } finally {
+    await removeAll(env, namespace, five);
   }
 }
 

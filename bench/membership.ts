@@ -1,10 +1,11 @@
-// Membership speed on the local Kubernetes, beside the floor measured in the same run: the same etcd build
-// started and joined by hand with etcdctl (`member add --learner`, start, `member promote`), no Kubernetes.
-// Cases: apply a size-3 and a size-5 cluster → Ready; per-member scale-up (3 → 5, halved); replace a dead member
-// (its Pod and PVC deleted → a new member, Ready); controller RSS. The two creation rows are also measured on the
-// same nodes against two Kubernetes baselines (membership-pods.ts): the same member Pods joined by a script as fast
-// as etcd allows (the fair floor on Kubernetes), and a static-bootstrap StatefulSet (the peer method). Medians over
-// 3 runs (ours with min and max; every sample in the JSON); a table on stdout, JSON in bench/results/membership.json. `npm run bench membership`.
+// Membership speed on the local Kubernetes, beside the floors measured in the same run. The loopback floor: the same
+// etcd build on loopback, no Kubernetes (a new cluster started static, members joined with etcdctl `member add
+// --learner`, start, `member promote`). Cases: apply a size-3 and a size-5 cluster → Ready; per-member scale-up
+// (3 → 5, halved); replace a dead member (its Pod and PVC deleted → a new member, Ready); controller RSS. Every row
+// is also measured on the same nodes against the fair floor (membership-pods.ts: our member Pods, each step by a
+// script as fast as etcd allows), and the creation rows against a static-bootstrap StatefulSet (the peer method).
+// Medians over 3 runs (ours with min and max; every sample in the JSON); a table on stdout, JSON in
+// bench/results/membership.json. `npm run bench membership`.
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -42,18 +43,14 @@ type Creation = 'size 3 → Ready' | 'size 5 → Ready';
 const CREATIONS: Creation[] = ['size 3 → Ready', 'size 5 → Ready'];
 type KubeSample = Record<Creation, number>;
 
-/** One run of both Kubernetes baselines for sizes 3 and 5. */
-async function kubeBaselines(
-  env: Environment,
-  index: number,
-): Promise<{ pods: KubeSample; peer: KubeSample }> {
-  const pods = {} as KubeSample;
+/** One run of both Kubernetes baselines: the fair floor of every row, the peer method of the creation rows. */
+async function kubeBaselines(env: Environment, index: number): Promise<{ pods: Sample; peer: KubeSample }> {
+  const pods = await podsByHand(env, ns, `hand-${index}`, version);
   const peer = {} as KubeSample;
   for (const [name, size] of [
     ['size 3 → Ready', 3],
     ['size 5 → Ready', 5],
   ] as const) {
-    pods[name] = await podsByHand(env, ns, `hand${size}-${index}`, size, version);
     peer[name] = await staticStatefulSet(env, ns, `sts${size}-${index}`, size, version);
   }
   return { pods, peer };
@@ -95,15 +92,18 @@ async function joinByHand(cluster: TestCluster, seed: string, name: string): Pro
   await healthy(cluster, name);
 }
 
+/** `names` started at once, `new`, one token, each the whole initial cluster (a static bootstrap, as ours). */
+async function startStatic(cluster: TestCluster, names: string[]): Promise<void> {
+  for (const name of names) await cluster.reserve(name);
+  for (const name of names) cluster.start(name, 'new', names, 'floor');
+  await Promise.all(names.map((name) => healthy(cluster, name)));
+}
+
 async function floorRun(): Promise<Sample> {
+  const size5 = await staticCluster(['m0', 'm1', 'm2', 'm3', 'm4']);
   const cluster = await createTestCluster('3.6');
   try {
-    const seedStart = performance.now();
-    await cluster.reserve('m0');
-    cluster.start('m0', 'new', ['m0'], 'floor');
-    await healthy(cluster, 'm0');
-    for (const name of ['m1', 'm2']) await joinByHand(cluster, 'm0', name);
-    const size3 = performance.now() - seedStart;
+    const size3 = await timed(() => startStatic(cluster, ['m0', 'm1', 'm2']));
     const twoMore = await timed(async () => {
       for (const name of ['m3', 'm4']) await joinByHand(cluster, 'm0', name);
     });
@@ -121,11 +121,20 @@ async function floorRun(): Promise<Sample> {
     });
     return {
       'size 3 → Ready': size3,
-      // A size-5 cluster by hand: seed plus four joins, as the controller does it.
-      'size 5 → Ready': size3 + twoMore,
+      'size 5 → Ready': size5,
       'one member added': twoMore / 2,
       'dead member replaced': replace,
     };
+  } finally {
+    await cluster.stop();
+  }
+}
+
+/** Milliseconds for a static start of `names` on loopback, on a cluster of its own. */
+async function staticCluster(names: string[]): Promise<number> {
+  const cluster = await createTestCluster('3.6');
+  try {
+    return await timed(() => startStatic(cluster, names));
   } finally {
     await cluster.stop();
   }
@@ -196,7 +205,7 @@ export async function run(): Promise<void> {
   const ours: Sample[] = [];
   const floor: Sample[] = [];
   const rss: number[] = [];
-  const podFloor: KubeSample[] = [];
+  const podFloor: Sample[] = [];
   const peer: KubeSample[] = [];
   try {
     await prepareNamespace(env, ns);
@@ -218,12 +227,11 @@ export async function run(): Promise<void> {
     const oursMs = median(ours.map((sample) => sample[name]));
     const floorMs = median(floor.map((sample) => sample[name]));
     const creation = (CREATIONS as string[]).includes(name) ? (name as Creation) : undefined;
-    const kube = creation
-      ? {
-          podFloorMs: median(podFloor.map((sample) => sample[creation])),
-          peerMs: median(peer.map((sample) => sample[creation])),
-        }
-      : {};
+    const podFloorMs = median(podFloor.map((sample) => sample[name]));
+    const kube = {
+      podFloorMs,
+      ...(creation ? { peerMs: median(peer.map((sample) => sample[creation])) } : {}),
+    };
     return {
       case: name,
       runs: RUNS,
@@ -232,7 +240,7 @@ export async function run(): Promise<void> {
       floorMs,
       ratio: oursMs / floorMs,
       ...kube,
-      ...(kube.podFloorMs ? { ratioToPodFloor: oursMs / kube.podFloorMs } : {}),
+      ratioToPodFloor: oursMs / podFloorMs,
     };
   });
   const rssMiB = median(rss);
@@ -240,7 +248,7 @@ export async function run(): Promise<void> {
     `\nmembership (median of ${RUNS} runs, etcd ${version}; floor: the same etcd joined by hand with etcdctl)`,
   );
   console.log(
-    '  pod floor: the same member Pods joined by a script; StatefulSet: static bootstrap, all Pods at once',
+    '  pod floor: our member Pods, each step by a script (static start, learner joins); StatefulSet: static, Parallel',
   );
   console.log(
     'case                   runs    ours s (min-max)   floor s  ratio  pod floor s  ratio  StatefulSet s',
@@ -250,7 +258,7 @@ export async function run(): Promise<void> {
   for (const r of rows) {
     const range = `(${(r.ours.minMs / 1000).toFixed(1)}-${(r.ours.maxMs / 1000).toFixed(1)})`;
     console.log(
-      `${r.case.padEnd(22)} ${String(r.runs).padStart(4)} ${seconds(r.oursMs, 9)} ${range.padEnd(11)} ${seconds(r.floorMs, 9)} ${r.ratio.toFixed(2).padStart(6)} ${seconds(r.podFloorMs, 12)} ${(r.ratioToPodFloor?.toFixed(2) ?? '-').padStart(6)} ${seconds(r.peerMs, 14)}`,
+      `${r.case.padEnd(22)} ${String(r.runs).padStart(4)} ${seconds(r.oursMs, 9)} ${range.padEnd(11)} ${seconds(r.floorMs, 9)} ${r.ratio.toFixed(2).padStart(6)} ${seconds(r.podFloorMs, 12)} ${r.ratioToPodFloor.toFixed(2).padStart(6)} ${seconds(r.peerMs, 14)}`,
     );
   }
   console.log(`controller RSS after each run (median): ${rssMiB.toFixed(0)} MiB`);

@@ -11,18 +11,23 @@ import { describeAction, progressReason } from './status-progress.js';
 import { isRollStep, type RollView, rollMessage, updatedMembers } from './status-roll.js';
 import type { Action } from './types.js';
 
+/** `size` healthy voters with quorum. */
+function isAllReady(size: number, observation: EtcdObservation | undefined): boolean {
+  const members = observation?.view.members ?? [];
+  return (
+    members.length === size &&
+    members.every((member) => member.healthy && !member.learner) &&
+    observation?.view.quorum === true
+  );
+}
+
 /** `Ready`: `size` healthy voters with quorum, else the step in progress or the fault. */
 function readyCondition(
+  allReady: boolean,
   size: number,
-  observation: EtcdObservation | undefined,
   action: Action,
   notReadyReason: string,
 ): ConditionInput {
-  const members = observation?.view.members ?? [];
-  const allReady =
-    members.length === size &&
-    members.every((member) => member.healthy && !member.learner) &&
-    observation?.view.quorum;
   return allReady
     ? {
         type: 'Ready',
@@ -65,7 +70,14 @@ export function conditionsFor(
   const pausedLoss = pausedQuorumLoss(cluster, action, observation, roll.pods);
   const degraded = degradedCondition(cluster, action, observation, abandoned, pausedLoss, roll.pods);
   const stalled = isStalled(action, pausedLoss);
-  const progress = stalled ? undefined : rolling ? CLUSTER_REASONS.rollingUpdate : progressReason(action);
+  const size = cluster.spec.size ?? DEFAULT_SIZE;
+  const allReady = isAllReady(size, observation);
+  // Marking members that served `existing` once every member is ready (the static bootstrap's last passes,
+  // docs/design/bootstrap.md) patches an annotation read at their next start: housekeeping, not progress a GitOps
+  // tool should wait for (a Healthy cluster read Progressing for one pass, then Healthy again).
+  const housekeeping = action.kind === 'MarkExisting' && allReady;
+  const progress =
+    stalled || housekeeping ? undefined : rolling ? CLUSTER_REASONS.rollingUpdate : progressReason(action);
   const message = rolling ? rollMessage(cluster, action, observation, roll) : describeAction(action);
   const idle =
     action.kind === 'Paused' ? CLUSTER_REASONS.paused : stalled ? degraded.reason : CLUSTER_REASONS.idle;
@@ -73,12 +85,7 @@ export function conditionsFor(
     ? { type: 'Progressing', status: 'True', reason: progress, message }
     : { type: 'Progressing', status: 'False', reason: idle, message };
   return [
-    readyCondition(
-      cluster.spec.size ?? DEFAULT_SIZE,
-      observation,
-      action,
-      progress ?? (degraded.status === 'True' ? degraded.reason : idle),
-    ),
+    readyCondition(allReady, size, action, progress ?? (degraded.status === 'True' ? degraded.reason : idle)),
     availableCondition(observation),
     progressing,
     degraded,

@@ -442,8 +442,24 @@ describe('GitOps: dist/ applied as Argo CD would, on a cluster that runs Pods', 
     // only on its 30 s refresh, and a budget that failed before that is synced again on the next member
     // Pod change (until then it fails safe: no disruption allowed). A member restart is such a change.
     const policy = env.kubeConfig.makeApiClient(PolicyV1Api);
+    const etcdContainer = async () => {
+      const { stdout } = await env.kubectl(['get', 'pod', '-n', namespace, `${name}-0`, '-o', 'json']);
+      const pod = JSON.parse(stdout) as {
+        status?: { containerStatuses?: { name: string; restartCount: number; ready: boolean }[] };
+      };
+      return pod.status?.containerStatuses?.find((container) => container.name === 'etcd');
+    };
+    const restarts = (await etcdContainer())?.restartCount ?? 0;
     await new Promise((resolve) => setTimeout(resolve, 31_000));
     await env.faults.killContainer(namespace, `${name}-0`, 'etcd', 'SIGKILL');
+    // The kubelet notices the kill within its relist period: until then the budget still reads three healthy Pods.
+    await waitFor(
+      async () => {
+        const container = await etcdContainer();
+        return container !== undefined && container.restartCount > restarts && container.ready;
+      },
+      { what: `${name}-0's etcd container restarted and Ready again`, timeoutMs: 120_000, intervalMs: 1_000 },
+    );
     const status = await waitFor(
       async () => {
         const s = (await policy.readNamespacedPodDisruptionBudget({ namespace, name })).status;

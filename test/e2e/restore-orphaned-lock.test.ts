@@ -1,6 +1,6 @@
 // An EtcdRestore deleted while it holds its cluster (docs/design/restore.md, "Failure after the point of no
 // return"), on a real API server with the controller as a process: the restore took the lock, retained the old
-// member PVC, stopped the old Pod and created its seed; it is deleted while no controller runs; the next controller
+// member PVCs, stopped the old Pods and created its seed; it is deleted while no controller runs; the next controller
 // releases the lock, marks the retained PVC abandoned, reports the cluster Degraded naming that PVC and records a
 // Warning Event, and deletes nothing. No nodes: Pods stay Pending, which is all this needs. First, in a namespace of
 // its own, a restore of a cluster applied without the Role its construct makes: the controller's 403 on the
@@ -118,14 +118,16 @@ describe('an EtcdRestore deleted while it holds the cluster (real API server, co
     }
   });
 
-  test('GIVEN a restore that stopped the old member and seeded WHEN it is deleted while no controller runs THEN the next controller releases the lock, reports the retained PVC and deletes nothing', async () => {
+  test('GIVEN a restore that stopped the old members and seeded WHEN it is deleted while no controller runs THEN the next controller releases the lock, reports the retained PVCs and deletes nothing', async () => {
     // The S3 Secret is readable by the controller through the Role the EtcdCluster construct makes.
     await applyClusterControllerRbac(env, ns, name);
-    // GIVEN a cluster the controller seeded (its Pod stays Pending: no node)
+    // GIVEN a cluster the controller seeded: its three initial members (a static bootstrap), whose Pods stay
+    // Pending (no node)
+    const old = ['demo-0', 'demo-1', 'demo-2'];
     await applyCluster(ns, 3);
     const first = startController();
-    await waitFor(async () => (await core().readNamespacedPod({ namespace: ns, name: 'demo-0' })).metadata, {
-      what: 'the seed Pod demo-0',
+    await waitFor(async () => (await core().readNamespacedPod({ namespace: ns, name: 'demo-2' })).metadata, {
+      what: 'the seed Pods demo-0..2',
       abortIf: whileRunning(first),
     });
     await first.stop(5_000);
@@ -153,14 +155,15 @@ describe('an EtcdRestore deleted while it holds the cluster (real API server, co
     const second = startController();
     const seed = await waitFor(
       async () => {
+        const token = (await objects().readCluster(name)).status?.restore?.token;
         const pods = await core().listNamespacedPod({ namespace: ns });
-        return pods.items.find(
-          (pod) =>
-            pod.metadata?.annotations?.['etcd.gitops.dev/cluster-token'] && pod.metadata.name !== 'demo-0',
+        return (
+          token !== undefined &&
+          pods.items.find((pod) => pod.metadata?.annotations?.['etcd.gitops.dev/cluster-token'] === token)
         );
       },
       {
-        what: 'the restore to stop demo-0 and create its seed Pod',
+        what: 'the restore to stop demo-0..2 and create its seed Pod',
         timeoutMs: 60_000,
         abortIf: whileRunning(second),
       },
@@ -180,12 +183,14 @@ describe('an EtcdRestore deleted while it holds the cluster (real API server, co
       timeoutMs: 60_000,
       abortIf: whileRunning(third),
     });
-    // AND the old member's PVC is marked abandoned by r1, and nothing was deleted
-    const old = await core().readNamespacedPersistentVolumeClaim({ namespace: ns, name: 'demo-0-data' });
-    assert.equal(old.metadata?.labels?.['etcd.gitops.dev/retained-by-restore'], 'r1');
-    assert.equal(old.metadata?.annotations?.['etcd.gitops.dev/abandoned-by-restore'], 'r1');
+    // AND the old members' PVCs are marked abandoned by r1, and nothing was deleted
+    for (const member of old) {
+      const pvc = await core().readNamespacedPersistentVolumeClaim({ namespace: ns, name: `${member}-data` });
+      assert.equal(pvc.metadata?.labels?.['etcd.gitops.dev/retained-by-restore'], 'r1', member);
+      assert.equal(pvc.metadata?.annotations?.['etcd.gitops.dev/abandoned-by-restore'], 'r1', member);
+    }
     assert.deepEqual(await names(core().listNamespacedPersistentVolumeClaim({ namespace: ns })), [
-      'demo-0-data',
+      ...old.map((member) => `${member}-data`),
       `${seed.metadata?.name}-data`,
     ]);
     assert.deepEqual(await names(core().listNamespacedPod({ namespace: ns })), [seed.metadata?.name]);
@@ -198,13 +203,14 @@ describe('an EtcdRestore deleted while it holds the cluster (real API server, co
       { what: 'Degraded RestoreAbandoned on the cluster', timeoutMs: 60_000, abortIf: whileRunning(third) },
     );
     assert.equal(degraded.status, 'True');
-    assert.match(degraded.message ?? '', /EtcdRestore r1 was deleted before it completed.*demo-0-data/);
+    assert.match(degraded.message ?? '', /EtcdRestore r1 was deleted before it completed/);
+    for (const member of old) assert.ok(degraded.message?.includes(`${member}-data`), degraded.message);
     // AND a Warning Event on the cluster says the same
     const event = await waitFor(
       async () => (await objects().events(name)).find((e) => e.reason === 'RestoreAbandoned'),
       { what: 'the RestoreAbandoned Event', timeoutMs: 30_000 },
     );
     assert.equal(event.type, 'Warning');
-    assert.match(event.message ?? '', /demo-0-data/);
+    for (const member of old) assert.ok(event.message?.includes(`${member}-data`), event.message);
   });
 });

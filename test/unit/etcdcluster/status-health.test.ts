@@ -87,6 +87,30 @@ const cases: Case[] = [
     },
   },
   {
+    given: 'every member of a static bootstrap ready, one still to be marked existing (housekeeping)',
+    action: { kind: 'MarkExisting', member: 'demo-2', pod: 'demo-2' },
+    observation: observed(healthy3()),
+    pods: podsOf(current(0), current(1), current(2, { initialState: 'new' })),
+    expect: {
+      Ready: ['True', 'AllMembersReady'],
+      Progressing: ['False', 'Idle'],
+      Degraded: ok,
+      Stalled: notStalled,
+    },
+  },
+  {
+    given: 'a lone seed of size 3 that served, marked existing before the others join',
+    action: { kind: 'MarkExisting', member: 'demo-0', pod: 'demo-0' },
+    observation: observed([member(0)]),
+    pods: podsOf(current(0, { initialState: 'new' })),
+    expect: {
+      Ready: ['False', 'Seeding'],
+      Progressing: ['True', 'Seeding'],
+      Degraded: ok,
+      Stalled: notStalled,
+    },
+  },
+  {
     given: 'a learner just added, its Pod not made yet (scale-up)',
     action: { kind: 'CreatePVC', member: 'demo-3' },
     observation: observed([...healthy3(), member(3, { learner: true, healthy: false, started: false })]),
