@@ -33,6 +33,14 @@ import type { Action, EtcdMemberView, EtcdView, PlanInput, PodView, PvcView, Rem
  */
 export const REQUEUE = { now: 0, soon: 1_000, starting: 2_000, quorum: 5_000, steady: 30_000 } as const;
 
+/**
+ * The requeue of a wait on etcd itself once the member's process runs (an election, a member catching up): no
+ * Kubernetes event follows it, so the next look comes `soon`. Before the process runs (or while its node is not
+ * Ready), the Pod's own status changes wake the controller and `starting` is only the fallback.
+ */
+const untilEtcd = (pod: PodView | undefined): number =>
+  pod?.running && !pod.nodeNotReady ? REQUEUE.soon : REQUEUE.starting;
+
 const wait = (
   reason: string,
   message: string,
@@ -244,15 +252,18 @@ function seedPod(member: string, initialCluster: readonly string[], token: strin
 
 /** Step 5.3: every initial member has its Pod; none answers yet. */
 function seedStarting(input: PlanInput): Action {
-  const members = seedPvcs(input)[0]?.initialCluster;
-  if (!members)
-    return wait(CLUSTER_REASONS.seedStarting, 'waiting for the seed member to answer', REQUEUE.starting);
+  const recorded = seedPvcs(input)[0];
+  const members = recorded?.initialCluster;
+  if (!members) {
+    const seedPod = recorded ? podOf(input, recorded.member) : input.pods[0];
+    return wait(CLUSTER_REASONS.seedStarting, 'waiting for the seed member to answer', untilEtcd(seedPod));
+  }
   const notRunning = members.filter((member) => !podOf(input, member)?.running);
   return wait(
     CLUSTER_REASONS.membersStarting,
     `waiting for a majority of the ${members.length} initial members to start and elect a leader` +
       (notRunning.length > 0 ? `; not running yet: ${notRunning.join(', ')}` : ''),
-    REQUEUE.starting,
+    notRunning.length === 0 ? REQUEUE.soon : REQUEUE.starting,
   );
 }
 
@@ -431,20 +442,21 @@ function handleLearner(input: PlanInput, etcd: EtcdView): Action | undefined {
   if (etcd.members.length > targetSize(input, etcd)) {
     return { kind: 'RemoveMember', member: name, id: learner.id, reason: 'undo' };
   }
-  if (podOf(input, name)?.running && learner.healthy)
-    return { kind: 'PromoteLearner', member: name, id: learner.id };
-  return wait(CLUSTER_REASONS.learnerStarting, `waiting for learner ${name} to start`, REQUEUE.starting);
+  const pod = podOf(input, name);
+  if (pod?.running && learner.healthy) return { kind: 'PromoteLearner', member: name, id: learner.id };
+  return wait(CLUSTER_REASONS.learnerStarting, `waiting for learner ${name} to start`, untilEtcd(pod));
 }
 
 /** Step 12. */
 function waitForHealth(input: PlanInput, etcd: EtcdView): Action | undefined {
   const unhealthy = ourMembers(input, etcd).find((member) => !member.healthy);
   if (!unhealthy) return undefined;
-  const node = podOf(input, unhealthy.member as string)?.nodeNotReady;
+  const pod = podOf(input, unhealthy.member as string);
+  const node = pod?.nodeNotReady;
   return wait(
     CLUSTER_REASONS.membersNotReady,
     `waiting for member ${unhealthy.member} to be healthy${node ? `: ${node}` : ''}`,
-    REQUEUE.starting,
+    untilEtcd(pod),
   );
 }
 

@@ -90,6 +90,11 @@ describe('EtcdCluster membership with the controller killed at every step', () =
     core().readNamespacedPersistentVolumeClaim({ namespace: ns, name: `${member}-data` });
   const readPod = (member: string) => core().readNamespacedPod({ namespace: ns, name: member });
   const initial = [member(0), member(1), member(2)];
+  /** The member names of a Pod's `--initial-cluster` (its annotation: `name=peerURL,...`). */
+  const initialClusterOf = (pod: { metadata?: { annotations?: Record<string, string> } }) =>
+    annotation(pod, 'initial-cluster')
+      ?.split(',')
+      .map((entry) => entry.split('=')[0]);
   let token = '';
 
   // A new cluster: its whole initial membership, recorded on the seed PVCs first (docs/design/bootstrap.md).
@@ -123,12 +128,7 @@ describe('EtcdCluster membership with the controller killed at every step', () =
     const pod = await readPod(member(0));
     assert.equal(annotation(pod, 'cluster-token'), token);
     assert.equal(annotation(pod, 'initial-cluster-state'), 'new');
-    assert.deepEqual(
-      annotation(pod, 'initial-cluster')
-        ?.split(',')
-        .map((entry) => entry.split('=')[0]),
-      initial,
-    );
+    assert.deepEqual(initialClusterOf(pod), initial);
     assert.deepEqual(await pods(), [member(0)]);
   });
 
@@ -155,12 +155,7 @@ describe('EtcdCluster membership with the controller killed at every step', () =
     await crashAfter('CreatePod');
     const pod = await readPod(member(2));
     assert.equal(annotation(pod, 'initial-cluster-state'), 'existing');
-    assert.deepEqual(
-      annotation(pod, 'initial-cluster')
-        ?.split(',')
-        .map((entry) => entry.split('=')[0]),
-      initial,
-    );
+    assert.deepEqual(initialClusterOf(pod), initial);
   });
 
   test('WHEN killed after MarkExisting THEN crash-0, the first that served, says existing, crash-1 still new, and etcd has the three initial members', async () => {

@@ -296,6 +296,21 @@ const cases: Case[] = [
       reason: 'MembersStarting',
       message:
         'waiting for a majority of the 3 initial members to start and elect a leader; not running yet: demo-1, demo-2',
+      requeueAfterMs: 2_000,
+    },
+  },
+  {
+    given:
+      'every static seed Pod running, no leader yet: etcd elects, no Pod event follows, so the next look is soon',
+    input: empty({
+      pods: [0, 1, 2].map((i) => pod(i, { ready: false, initialState: 'new' })),
+      pvcs: [staticPvc(0), staticPvc(1), staticPvc(2)],
+    }),
+    expect: {
+      kind: 'Wait',
+      reason: 'MembersStarting',
+      message: 'waiting for a majority of the 3 initial members to start and elect a leader',
+      requeueAfterMs: 1_000,
     },
   },
   {
@@ -314,7 +329,25 @@ const cases: Case[] = [
   {
     given: 'two static members formed and marked, the third named in etcd but never ran, its Pod starting',
     input: staticFormed(),
-    expect: { kind: 'Wait', reason: 'MembersNotReady', message: 'waiting for member demo-2 to be healthy' },
+    expect: {
+      kind: 'Wait',
+      reason: 'MembersNotReady',
+      message: 'waiting for member demo-2 to be healthy',
+      requeueAfterMs: 2_000,
+    },
+  },
+  {
+    given: 'the third static member running but not healthy yet: polled soon',
+    input: { ...staticFormed(), pods: [pod(0), pod(1), pod(2, { ready: false })] },
+    expect: { kind: 'Wait', reason: 'MembersNotReady', requeueAfterMs: 1_000 },
+  },
+  {
+    given: 'a member running whose node is not Ready: not polled faster (the node, not etcd, is awaited)',
+    input: {
+      ...staticFormed(),
+      pods: [pod(0), pod(1), pod(2, { ready: false, nodeNotReady: 'node node-3 not Ready for 5s' })],
+    },
+    expect: { kind: 'Wait', reason: 'MembersNotReady', requeueAfterMs: 2_000 },
   },
   {
     given: 'two static members formed, the third never ran and its Pod was never made: it joins as existing',
