@@ -38,7 +38,8 @@ import { waitFor } from '../test/env/wait.js';
 import { createClusterHandle } from '../test/integration/helpers/membership-kube.js';
 import { timed } from './stats.js';
 
-const POLL_MS = 100;
+/** How often the floors (and the bench's reads of ours) look: 100 ms. */
+export const POLL_MS = 100;
 const TIMEOUT_MS = 180_000;
 
 /** Retries `call` every 100 ms while etcd refuses it for now (strict reconfiguration, no leader yet). */

@@ -26,7 +26,7 @@ import {
   createClusterHandle,
   prepareNamespace,
 } from '../test/integration/helpers/membership-kube.js';
-import { podsByHand, staticStatefulSet } from './membership-pods.js';
+import { POLL_MS, podsByHand, staticStatefulSet } from './membership-pods.js';
 import { median, timed } from './stats.js';
 
 const results = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bench', 'results');
@@ -34,6 +34,7 @@ const RUNS = 3;
 const ns = 'bench-membership';
 const version = etcdVersions['3.6'];
 const execFileAsync = promisify(execFile);
+const READY_TIMEOUT_MS = 240_000;
 
 type Case = 'size 3 → Ready' | 'size 5 → Ready' | 'one member added' | 'dead member replaced';
 const CASES: Case[] = ['size 3 → Ready', 'size 5 → Ready', 'one member added', 'dead member replaced'];
@@ -150,18 +151,18 @@ async function ourRun(env: Environment, index: number): Promise<Sample> {
   const three = await createClusterHandle(env, ns, `three-${index}`);
   const size3 = await timed(async () => {
     await three.apply({ ...spec, size: 3 });
-    await three.readyAt(3);
+    await three.readyAt(3, READY_TIMEOUT_MS, POLL_MS);
   });
   const twoMore = await timed(async () => {
     await three.scale(5);
-    await three.readyAt(5);
+    await three.readyAt(5, READY_TIMEOUT_MS, POLL_MS);
   });
   const replace = await timed(() => replaceDeadMember(env, three));
   await env.kubectl(['delete', 'etcdcluster', three.name, '-n', ns, '--wait=true', '--timeout=120s']);
   const five = await createClusterHandle(env, ns, `five-${index}`);
   const size5 = await timed(async () => {
     await five.apply({ ...spec, size: 5 });
-    await five.readyAt(5);
+    await five.readyAt(5, READY_TIMEOUT_MS, POLL_MS);
   });
   await env.kubectl(['delete', 'etcdcluster', five.name, '-n', ns, '--wait=true', '--timeout=120s']);
   return {

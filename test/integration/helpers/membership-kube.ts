@@ -88,8 +88,9 @@ export interface ClusterHandle {
   /** `kubectl scale etcdcluster --replicas=n` (the scale subresource). */
   scale(replicas: number): Promise<void>;
   read(): Promise<EtcdCluster>;
-  /** Waits until status says Ready with `size` voting members, all ready; returns that status. */
-  readyAt(size: number, timeoutMs?: number): Promise<NonNullable<EtcdCluster['status']>>;
+  /** Waits until status says Ready with `size` voting members, all ready; returns that status. Reads every
+   *  `intervalMs` (500 ms; the bench reads as often as its floors poll). */
+  readyAt(size: number, timeoutMs?: number, intervalMs?: number): Promise<NonNullable<EtcdCluster['status']>>;
   /** The etcd member list (asked of the first member Pod that answers), the Pods and the PVCs. */
   membership(): Promise<Membership>;
   /** The client Service URL, for writers. */
@@ -149,7 +150,7 @@ export async function createClusterHandle(
       await env.kubectl(['scale', 'etcdcluster', name, '-n', namespace, `--replicas=${replicas}`]);
     },
     read,
-    readyAt: (size, timeoutMs = 240_000) =>
+    readyAt: (size, timeoutMs = 240_000, intervalMs = 500) =>
       waitFor(
         async () => {
           const status = (await read()).status;
@@ -158,7 +159,7 @@ export async function createClusterHandle(
           const voters = status?.members?.filter((member) => !member.learner && member.ready).length;
           return ready && status?.replicas === size && voters === size && status;
         },
-        { what: `${name} Ready with ${size} members`, timeoutMs, intervalMs: 500 },
+        { what: `${name} Ready with ${size} members`, timeoutMs, intervalMs },
       ),
     async membership() {
       const [pods, pvcs] = await Promise.all([
