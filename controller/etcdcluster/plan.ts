@@ -60,8 +60,9 @@ const wait = (
  *  4. a member Pod terminating, not lost (docs/design/membership.md, "Lost members") → Wait, or ReportQuorumLost
  *     (and nothing else) when quorum is lost as in 7;
  *  5. no member answers → seed a new cluster (docs/design/bootstrap.md: its whole initial membership, or a lone
- *     seed when ephemeral or restoring spec.bootstrap.backup; each CreatePVC, then each CreatePod `new`), recreate a
- *     known member's Pod, wait for the seed members (Degraded `BootstrapRestoreFailed` while its `restore fetch` fails), Degraded `MembersUnreachable` when
+ *     seed when ephemeral or restoring spec.bootstrap.backup; each CreatePVC, then each CreatePod `new`), recreate
+ *     a known member's Pod, wait for the seed members (Degraded `BootstrapRestoreFailed` while a seed's `restore
+ *     fetch` fails), Degraded `MembersUnreachable` when
  *     every member Pod has long been Ready (the kubelets reach etcd, the controller does not: a NetworkPolicy or
  *     firewall between them), or ReportQuorumLost;
  *  6. a member in etcd without Pod: PVC → CreatePod; never started → CreatePVC (resume of an add);
@@ -221,6 +222,9 @@ function seed(input: PlanInput): Action | undefined {
   const { token } = recorded;
   const members = recorded.initialCluster ?? [recorded.member];
   const withoutPvc = members.find((member) => !ourPvcs(input).some((pvc) => pvc.member === member));
+  const terminating = withoutPvc ? pvcOf(input, withoutPvc) : undefined;
+  if (terminating?.terminating)
+    return wait(CLUSTER_REASONS.pvcTerminating, `PVC ${terminating.name} is terminating`, REQUEUE.soon);
   if (withoutPvc) return { kind: 'CreatePVC', member: withoutPvc, token, initialCluster: members };
   const withoutPod = members.find((member) => !podOf(input, member));
   return withoutPod ? seedPod(withoutPod, members, token) : undefined;

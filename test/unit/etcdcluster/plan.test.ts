@@ -319,6 +319,14 @@ const cases: Case[] = [
     expect: { kind: 'CreatePVC', member: 'demo-1', token: 'demo-a1b2c3d4-fedcba', initialCluster: INITIAL },
   },
   {
+    given: 'a static seed PVC deleted by hand while its Pod still holds it: waited for, not created over it',
+    input: empty({
+      pods: [pod(0, { initialState: 'new' }), pod(1, { initialState: 'new' })],
+      pvcs: [staticPvc(0), { ...staticPvc(1), terminating: true }, staticPvc(2)],
+    }),
+    expect: { kind: 'Wait', reason: 'PVCTerminating', message: 'PVC demo-1-data is terminating' },
+  },
+  {
     given: 'two static members formed the cluster: the first that served is marked existing',
     input: {
       ...staticFormed(),
