@@ -162,13 +162,11 @@ function byHand(env: Environment, namespace: string, name: string, version: stri
   };
 }
 
-/** The fair floor of each row, on the same nodes: ours' steps done by a script as fast as etcd allows. */
-export interface PodFloor {
-  readonly 'size 3 → Ready': number;
-  readonly 'size 5 → Ready': number;
-  readonly 'one member added': number;
-  readonly 'dead member replaced': number;
-}
+/** One run's figure of each row of the membership bench, in milliseconds (ours, or a floor's). */
+export type MembershipSample = Record<
+  'size 3 → Ready' | 'size 5 → Ready' | 'one member added' | 'dead member replaced',
+  number
+>;
 
 /**
  * The fair floor, as ours is measured: a static start of 3 members; 3 → 5 by two learners (halved); the highest
@@ -180,7 +178,7 @@ export async function podsByHand(
   namespace: string,
   name: string,
   version: string,
-): Promise<PodFloor> {
+): Promise<MembershipSample> {
   await createClusterHandle(env, namespace, name);
   const hand = byHand(env, namespace, name, version);
   const members = (count: number, from = 0) =>

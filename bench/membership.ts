@@ -26,7 +26,7 @@ import {
   createClusterHandle,
   prepareNamespace,
 } from '../test/integration/helpers/membership-kube.js';
-import { POLL_MS, podsByHand, staticStatefulSet } from './membership-pods.js';
+import { type MembershipSample, POLL_MS, podsByHand, staticStatefulSet } from './membership-pods.js';
 import { median, timed } from './stats.js';
 
 const results = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bench', 'results');
@@ -36,9 +36,9 @@ const version = etcdVersions['3.6'];
 const execFileAsync = promisify(execFile);
 const READY_TIMEOUT_MS = 240_000;
 
-type Case = 'size 3 → Ready' | 'size 5 → Ready' | 'one member added' | 'dead member replaced';
+type Sample = MembershipSample;
+type Case = keyof Sample;
 const CASES: Case[] = ['size 3 → Ready', 'size 5 → Ready', 'one member added', 'dead member replaced'];
-type Sample = Record<Case, number>;
 /** The creation rows on Kubernetes without the controller. */
 type Creation = 'size 3 → Ready' | 'size 5 → Ready';
 const CREATIONS: Creation[] = ['size 3 → Ready', 'size 5 → Ready'];

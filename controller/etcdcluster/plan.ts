@@ -221,7 +221,8 @@ function seed(input: PlanInput): Action | undefined {
   }
   const { token } = recorded;
   const members = recorded.initialCluster ?? [recorded.member];
-  const withoutPvc = members.find((member) => !ourPvcs(input).some((pvc) => pvc.member === member));
+  const made = new Set(ourPvcs(input).map((pvc) => pvc.member));
+  const withoutPvc = members.find((member) => !made.has(member));
   const terminating = withoutPvc ? pvcOf(input, withoutPvc) : undefined;
   if (terminating?.terminating)
     return wait(CLUSTER_REASONS.pvcTerminating, `PVC ${terminating.name} is terminating`, REQUEUE.soon);
