@@ -1,13 +1,16 @@
 // `backup save` (etcd snapshot streamed into an S3 multipart upload) beside the two-step baseline
 // `etcdctl snapshot save` to disk + upload of that file with the same SDK, for 64 and 256 MiB databases, in
-// the same run against the same etcd 3.6 and MinIO. Throughput and peak RSS (VmHWM of each child process,
-// polled from /proc), medians over several runs; a table on stdout, JSON in bench/results/backup.json.
+// the same run against the same etcd 3.6 and MinIO, for databases of 64 MiB to 2 GiB (how the cost grows). Throughput,
+// peak RSS (VmHWM of each child process, polled from /proc) and the share of the server-side copy that turns the
+// verified `.part` into the backup (docs/design/backup.md, step 6), medians over several runs; a table on stdout,
+// JSON in bench/results/backup.json. Each run's objects are deleted after it, so 2 GiB rows fit the disk.
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DeleteObjectsCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { etcdBinary } from '../test/env/binaries.js';
 import { startMinio } from '../test/env/minio.js';
 import { childEnv } from '../test/env/process-group.js';
@@ -26,10 +29,13 @@ const here = dirname(fileURLToPath(import.meta.url));
 const results = join(here, '..', '..', 'bench', 'results');
 const mib = 1024 * 1024;
 const runs = Number(process.env.BENCH_RUNS ?? 3);
+/** Database sizes, smallest first (each row adds to the last one's data). */
+const SIZES_MIB = [64, 256, 1024, 2048];
 
 interface Measured {
   seconds: number;
   peakRssMiB: number;
+  stderr: string;
 }
 
 /** Runs a command, polling its VmHWM (peak resident set) until it exits; rejects on a non-zero exit. */
@@ -55,9 +61,34 @@ function measure(command: string, args: string[], env: Record<string, string>): 
       clearInterval(poll);
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
       if (code !== 0) reject(new Error(`${command} exited ${code}: ${stderr.slice(-2000)}`));
-      else resolve({ seconds, peakRssMiB: peakKiB / 1024 });
+      else resolve({ seconds, peakRssMiB: peakKiB / 1024, stderr });
     });
   });
+}
+
+/**
+ * Seconds from `Uploaded and verified snapshot` to `Stored backup` in a save's JSON log (pino's `time`, ms): the
+ * copy of the verified `.part` to its key and the `.part`'s deletion.
+ */
+function copySeconds(stderr: string): number {
+  const times = new Map<string, number>();
+  for (const line of stderr.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    const entry = JSON.parse(line) as { msg?: string; time?: number };
+    if (entry.msg && entry.time !== undefined) times.set(entry.msg, entry.time);
+  }
+  const uploaded = times.get('Uploaded and verified snapshot');
+  const stored = times.get('Stored backup');
+  if (uploaded === undefined || stored === undefined)
+    throw new Error(`backup save did not log both steps; its stderr ends: ${stderr.slice(-1000)}`);
+  return (stored - uploaded) / 1000;
+}
+
+/** Deletes every object under `prefix`, so the next run and the next size have the disk to themselves. */
+async function emptyPrefix(s3: S3Client, bucket: string, prefix: string): Promise<void> {
+  const listed = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }));
+  const keys = (listed.Contents ?? []).flatMap((object) => (object.Key ? [{ Key: object.Key }] : []));
+  if (keys.length > 0) await s3.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys } }));
 }
 
 interface Row {
@@ -65,30 +96,42 @@ interface Row {
   snapshotMiB: number;
   runs: number;
   oursSeconds: number;
+  oursMinSeconds: number;
+  oursMaxSeconds: number;
+  /** Median seconds of the `.part` → key copy inside `oursSeconds`. */
+  oursCopySeconds: number;
   oursMiBps: number;
   oursPeakRssMiB: number;
   baselineSeconds: number;
   baselineMiBps: number;
+  /** The two halves of the baseline, apart. */
+  etcdctlSeconds: number;
+  uploadSeconds: number;
   etcdctlPeakRssMiB: number;
   uploadPeakRssMiB: number;
+  /** Only the etcd side of a save (receive-snapshot.ts): Node's gRPC stream and the verifier, nothing uploaded. */
+  receiveSeconds: number;
+  receivePeakRssMiB: number;
 }
 
 export async function run(): Promise<void> {
   const [minio, etcd] = await Promise.all([startMinio(), startEtcd({ version: '3.6' })]);
+  const etcdVersion = etcd.version;
   const work = await mkdtemp(join(tmpdir(), 'etcd-gitops-bench-backup-'));
   const s3 = minioClient(minio);
   const rows: Row[] = [];
   try {
     const bucket = await createBucket(s3, 'bench');
-    const env = { ...awsEnv(minio), S3_ENDPOINT: minio.endpoint, LOG_LEVEL: 'warn' };
+    const env = { ...awsEnv(minio), S3_ENDPOINT: minio.endpoint, LOG_LEVEL: 'info' };
     const client = etcd.client();
     let filled = 0;
-    for (const databaseMiB of [64, 256]) {
+    for (const databaseMiB of SIZES_MIB) {
       await fillEtcd(client, (databaseMiB - filled) * mib, { prefix: `fill-${databaseMiB}/` });
       filled = databaseMiB;
       const ours: Measured[] = [];
       const snap: Measured[] = [];
       const upload: Measured[] = [];
+      const receive: Measured[] = [];
       let snapshotBytes = 0;
       for (let i = 0; i < runs; i++) {
         ours.push(
@@ -106,6 +149,7 @@ export async function run(): Promise<void> {
             env,
           ),
         );
+        await emptyPrefix(s3, bucket, `bench/db${databaseMiB}/`);
         const file = join(work, 'snapshot.db');
         snap.push(
           await measure(
@@ -123,6 +167,10 @@ export async function run(): Promise<void> {
           ),
         );
         await rm(file);
+        await emptyPrefix(s3, bucket, 'baseline/');
+        receive.push(
+          await measure(process.execPath, [join(here, 'receive-snapshot.js'), etcd.clientURL], env),
+        );
       }
       const snapshotMiB = snapshotBytes / mib;
       const baseline = snap.map((s, i) => s.seconds + upload[i]!.seconds);
@@ -131,12 +179,19 @@ export async function run(): Promise<void> {
         snapshotMiB: Math.round(snapshotMiB),
         runs,
         oursSeconds: median(ours.map((m) => m.seconds)),
+        oursMinSeconds: Math.min(...ours.map((m) => m.seconds)),
+        oursMaxSeconds: Math.max(...ours.map((m) => m.seconds)),
+        oursCopySeconds: median(ours.map((m) => copySeconds(m.stderr))),
         oursMiBps: snapshotMiB / median(ours.map((m) => m.seconds)),
         oursPeakRssMiB: median(ours.map((m) => m.peakRssMiB)),
         baselineSeconds: median(baseline),
         baselineMiBps: snapshotMiB / median(baseline),
+        etcdctlSeconds: median(snap.map((m) => m.seconds)),
+        uploadSeconds: median(upload.map((m) => m.seconds)),
         etcdctlPeakRssMiB: median(snap.map((m) => m.peakRssMiB)),
         uploadPeakRssMiB: median(upload.map((m) => m.peakRssMiB)),
+        receiveSeconds: median(receive.map((m) => m.seconds)),
+        receivePeakRssMiB: median(receive.map((m) => m.peakRssMiB)),
       });
     }
     client.close();
@@ -146,7 +201,7 @@ export async function run(): Promise<void> {
   }
   const fixed = (n: number) => n.toFixed(1);
   console.log(
-    'db MiB | snapshot MiB | backup save s | MiB/s | peak RSS MiB || etcdctl+upload s | MiB/s | etcdctl RSS | upload RSS',
+    'db MiB | snapshot MiB | backup save s | of it copy s | MiB/s | peak RSS MiB || etcdctl s + upload s | MiB/s | etcdctl RSS | upload RSS || receive only s | RSS',
   );
   for (const r of rows) {
     console.log(
@@ -154,21 +209,27 @@ export async function run(): Promise<void> {
         r.databaseMiB,
         r.snapshotMiB,
         fixed(r.oursSeconds),
+        fixed(r.oursCopySeconds),
         fixed(r.oursMiBps),
         fixed(r.oursPeakRssMiB),
-        fixed(r.baselineSeconds),
+        `${fixed(r.etcdctlSeconds)} + ${fixed(r.uploadSeconds)}`,
         fixed(r.baselineMiBps),
         fixed(r.etcdctlPeakRssMiB),
         fixed(r.uploadPeakRssMiB),
+        fixed(r.receiveSeconds),
+        fixed(r.receivePeakRssMiB),
       ].join(' | '),
     );
   }
-  const [small, large] = rows;
+  const small = rows[0];
+  const large = rows.at(-1);
   const growth = small && large ? large.oursPeakRssMiB / small.oursPeakRssMiB : Number.NaN;
-  console.log(`backup save peak RSS, 256 MiB vs 64 MiB database: x${growth.toFixed(2)} (flat is ~x1)`);
+  console.log(
+    `backup save peak RSS, ${large?.databaseMiB} MiB vs ${small?.databaseMiB} MiB database: x${growth.toFixed(2)} (flat is ~x1)`,
+  );
   mkdirSync(results, { recursive: true });
   writeFileSync(
     join(results, 'backup.json'),
-    `${JSON.stringify({ runs, rows, peakRssGrowth: growth }, null, 2)}\n`,
+    `${JSON.stringify({ bench: 'backup', node: process.version, etcd: etcdVersion, date: new Date().toISOString(), runs, rows, peakRssGrowth: growth }, null, 2)}\n`,
   );
 }

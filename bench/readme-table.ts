@@ -32,10 +32,18 @@ interface BackupRow {
   readonly databaseMiB: number;
   readonly runs: number;
   readonly oursSeconds: number;
+  readonly oursMinSeconds: number;
+  readonly oursMaxSeconds: number;
+  readonly oursCopySeconds: number;
   readonly oursMiBps: number;
   readonly oursPeakRssMiB: number;
   readonly baselineSeconds: number;
   readonly baselineMiBps: number;
+  readonly etcdctlSeconds: number;
+  readonly uploadSeconds: number;
+  readonly uploadPeakRssMiB: number;
+  readonly receiveSeconds: number;
+  readonly receivePeakRssMiB: number;
 }
 interface RestoreRow {
   readonly databaseMiB: number;
@@ -64,7 +72,7 @@ export interface BenchResults {
     readonly controllerRssMiB: number;
   };
   readonly rolling: { readonly date: string; readonly rows: RollingRow[] };
-  readonly backup: { readonly rows: BackupRow[] };
+  readonly backup: { readonly date: string; readonly rows: BackupRow[] };
   readonly restore: {
     readonly when: string;
     readonly rows: RestoreRow[];
@@ -84,6 +92,7 @@ export function readResults(dir: string): BenchResults {
 const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const ratio = (ours: number, floor: number) => `${(ours / floor).toFixed(2)}×`;
 const day = (iso: string | undefined) => iso?.slice(0, 10) ?? 'undated';
+const size = (mib: number) => (mib >= 1024 && mib % 1024 === 0 ? `${mib / 1024} GiB` : `${mib} MiB`);
 
 type Row = readonly [
   figure: string,
@@ -135,12 +144,12 @@ function rollingRows(results: BenchResults['rolling']): Row[] {
 
 function backupRows(results: BenchResults['backup']): Row[] {
   return results.rows.map((row) => [
-    `backup of a ${row.databaseMiB} MiB database`,
-    `${row.oursSeconds.toFixed(1)} s (${row.oursMiBps.toFixed(0)} MiB/s, peak RSS ${row.oursPeakRssMiB.toFixed(0)} MiB), ${row.runs} runs`,
-    `${row.baselineSeconds.toFixed(1)} s (${row.baselineMiBps.toFixed(0)} MiB/s) etcdctl snapshot save + upload`,
+    `backup of a ${size(row.databaseMiB)} database`,
+    `${row.oursSeconds.toFixed(1)} s (${row.oursMinSeconds.toFixed(1)}–${row.oursMaxSeconds.toFixed(1)}; of it ${row.oursCopySeconds.toFixed(1)} s the \`.part\` copy; ${row.oursMiBps.toFixed(0)} MiB/s, peak RSS ${row.oursPeakRssMiB.toFixed(0)} MiB), ${row.runs} runs`,
+    `${row.baselineSeconds.toFixed(1)} s (${row.baselineMiBps.toFixed(0)} MiB/s): etcdctl snapshot save ${row.etcdctlSeconds.toFixed(1)} s + upload ${row.uploadSeconds.toFixed(1)} s (peak RSS ${row.uploadPeakRssMiB.toFixed(0)} MiB); our etcd side alone ${row.receiveSeconds.toFixed(1)} s (peak RSS ${row.receivePeakRssMiB.toFixed(0)} MiB)`,
     ratio(row.oursSeconds, row.baselineSeconds),
     '–',
-    'backup, undated',
+    `backup, ${day(results.date)}`,
   ]);
 }
 

@@ -31,18 +31,32 @@ export class SnapshotVerifier extends Transform {
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    const data = this.held.length > 0 ? Buffer.concat([this.held, chunk]) : chunk;
-    if (data.length <= trailerBytes) {
-      this.held = data;
+    if (this.held.length + chunk.length <= trailerBytes) {
+      this.held = Buffer.concat([this.held, chunk]);
       callback();
       return;
     }
-    const release = data.subarray(0, data.length - trailerBytes);
+    if (chunk.length < trailerBytes) {
+      // A short chunk: the few held bytes it pushes out are released, the rest is held (≤ 64 bytes copied).
+      const data = Buffer.concat([this.held, chunk]);
+      this.held = data.subarray(data.length - trailerBytes);
+      this.release(data.subarray(0, data.length - trailerBytes));
+      callback();
+      return;
+    }
+    // Every held byte is released and the chunk's last 32 are held: no copy of the chunk itself (a copy of each
+    // 32 KiB message cost a full extra pass over the snapshot, and the garbage to go with it).
+    if (this.held.length > 0) this.release(this.held);
     // Copy the tail so the (large) chunk it came from is not kept alive.
-    this.held = Buffer.from(data.subarray(data.length - trailerBytes));
-    this.content.update(release);
-    this.bytes += release.length;
-    callback(null, release);
+    this.held = Buffer.from(chunk.subarray(chunk.length - trailerBytes));
+    this.release(chunk.subarray(0, chunk.length - trailerBytes));
+    callback();
+  }
+
+  private release(bytes: Buffer): void {
+    this.content.update(bytes);
+    this.bytes += bytes.length;
+    this.push(bytes);
   }
 
   override _flush(callback: TransformCallback): void {

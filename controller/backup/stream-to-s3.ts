@@ -59,9 +59,11 @@ export async function streamSnapshotToS3(
     etcdError ??= error;
   });
   const verifier = new SnapshotVerifier();
+  const gzipped = request.compression === 'gzip';
   // A part's worth of buffer lets etcd keep streaming while every uploader is busy (bounded: one more part).
-  const counter = new ByteCounter({ highWaterMark: request.partSizeBytes });
-  const gzip = request.compression === 'gzip' ? [createGzip({ level: zlib.Z_BEST_SPEED })] : [];
+  // Uncompressed, the object is the snapshot byte for byte: its sha256 is the verifier's, not hashed again.
+  const counter = new ByteCounter({ highWaterMark: request.partSizeBytes, sha256: gzipped });
+  const gzip = gzipped ? [createGzip({ level: zlib.Z_BEST_SPEED })] : [];
   const upload = new Upload({
     client: s3,
     partSize: request.partSizeBytes,
@@ -87,11 +89,12 @@ export async function streamSnapshotToS3(
   });
   const [piped, uploaded] = await Promise.allSettled([piping, uploading]);
   if (piped.status === 'fulfilled' && uploaded.status === 'fulfilled') {
+    const snapshotSha256 = verifier.sha256 ?? '';
     return {
       snapshotSize: verifier.size,
-      snapshotSha256: verifier.sha256 ?? '',
+      snapshotSha256,
       objectSize: counter.bytes,
-      objectSha256: counter.sha256 ?? '',
+      objectSha256: gzipped ? (counter.sha256 ?? '') : snapshotSha256,
     };
   }
   cancelling = true;

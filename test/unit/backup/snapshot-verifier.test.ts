@@ -40,6 +40,20 @@ describe('SnapshotVerifier', () => {
     });
   }
 
+  it('passes a good snapshot through unchanged in chunks of mixed sizes, short ones after long ones', async () => {
+    const data = snapshotLike(randomBytes(70_000));
+    const sizes = [40_000, 3, 31, 1, 29_000, 33, 5];
+    const chunks: Buffer[] = [];
+    for (let at = 0, i = 0; at < data.length; at += sizes[i % sizes.length]!, i++)
+      chunks.push(data.subarray(at, at + sizes[i % sizes.length]!));
+    const out: Buffer[] = [];
+    const verifier = new SnapshotVerifier();
+    verifier.on('data', (chunk: Buffer) => out.push(chunk));
+    await pipeline(Readable.from(chunks), verifier);
+    assert.ok(Buffer.concat(out).equals(data));
+    assert.equal(verifier.sha256, createHash('sha256').update(data).digest('hex'));
+  });
+
   it('fails when one content byte is flipped, before releasing the trailer', async () => {
     const data = snapshotLike(randomBytes(50_000));
     data[25_000]! ^= 1;

@@ -1,0 +1,23 @@
+// Where a save's time goes, part one for bench/backup.ts: only the etcd side of `backup save`, the same client,
+// gRPC stream and verifier with nothing uploaded (the bytes are dropped). Beside `etcdctl snapshot save` it is
+// Node's gRPC receive rate; beside the save it is the share the upload does not explain.
+// Usage: node build/bench/receive-snapshot.js <endpoint>
+import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createEtcdClient } from '../controller/backup/etcd-client.js';
+import { openSnapshot, SnapshotBlobs } from '../controller/backup/snapshot-source.js';
+import { SnapshotVerifier } from '../controller/backup/snapshot-verifier.js';
+
+const [endpoint] = process.argv.slice(2);
+if (!endpoint) throw new Error('usage: receive-snapshot.js <endpoint>');
+const client = await createEtcdClient(endpoint);
+try {
+  const drop = new Writable({
+    write(_chunk: Buffer, _encoding, callback) {
+      callback();
+    },
+  });
+  await pipeline(await openSnapshot(client), new SnapshotBlobs(), new SnapshotVerifier(), drop);
+} finally {
+  client.close();
+}
