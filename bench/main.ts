@@ -6,6 +6,7 @@ import * as membership from './membership.js';
 import { writeReadmeTable } from './readme-table.js';
 import * as restore from './restore.js';
 import * as rolling from './rolling.js';
+import * as scale from './scale.js';
 import * as synth from './synth.js';
 
 interface BenchModule {
@@ -18,6 +19,7 @@ const benches: Array<[string, BenchModule]> = [
   ['restore', restore],
   ['membership', membership],
   ['rolling', rolling],
+  ['scale', scale],
 ];
 
 const wanted = process.argv.slice(2);

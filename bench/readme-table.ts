@@ -56,6 +56,24 @@ interface RestoreKubeRow {
   readonly runs: number;
   readonly requestToCompletedSeconds: number;
 }
+interface BootstrapRow {
+  readonly size: number;
+  readonly runs: number;
+  readonly seconds: number;
+  readonly minSeconds: number;
+  readonly maxSeconds: number;
+}
+interface ScaleRow {
+  readonly clusters: number;
+  readonly readySeconds: number;
+  readonly restPeakRssMiB: number;
+  readonly restPeakHeapUsedMiB: number;
+  readonly reconcileP99Seconds: number | null;
+  readonly restReconcileP99Seconds: number | null;
+  readonly restApiRequestsPerSecond: number;
+  readonly restApiRequests: { readonly byVerb: Record<string, number> };
+  readonly restSeconds: number;
+}
 interface SynthRow {
   readonly case: string;
   readonly objects: number;
@@ -79,9 +97,17 @@ export interface BenchResults {
     readonly kubernetes: RestoreKubeRow[];
   };
   readonly synth: { readonly date: string; readonly rows: SynthRow[] };
+  readonly scale: {
+    readonly date: string;
+    readonly bootstrap: readonly BootstrapRow[];
+    readonly rows: readonly ScaleRow[];
+    /** VmHWM of the controller process over the whole scale run. */
+    readonly controllerPeakRssMiB: number;
+    readonly nodeOptions: string;
+  };
 }
 
-const NAMES = ['membership', 'rolling', 'backup', 'restore', 'synth'] as const;
+const NAMES = ['membership', 'rolling', 'backup', 'restore', 'synth', 'scale'] as const;
 
 export function readResults(dir: string): BenchResults {
   return Object.fromEntries(
@@ -181,6 +207,44 @@ function restoreRows(results: BenchResults['restore']): Row[] {
   ];
 }
 
+function scaleRows(results: BenchResults['scale']): Row[] {
+  const bound = (seconds: number | null) => (seconds === null ? 'none' : `≤ ${seconds} s`);
+  const source = `scale, ${day(results.date)}`;
+  const bootstrap = results.bootstrap.map(
+    (row): Row => [
+      `new cluster of size ${row.size} → Ready, alone`,
+      `${row.seconds.toFixed(1)} s (${row.minSeconds.toFixed(1)}–${row.maxSeconds.toFixed(1)}), ${row.runs} runs`,
+      '–',
+      '–',
+      '–',
+      source,
+    ],
+  );
+  const controller = results.rows.map((row): Row => {
+    const verbs = Object.entries(row.restApiRequests.byVerb)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([verb, count]) => `${count} ${verb}`)
+      .join(', ');
+    return [
+      `controller with ${row.clusters} cluster${row.clusters === 1 ? '' : 's'} Ready (size 1), real nodes`,
+      `RSS ${row.restPeakRssMiB.toFixed(0)} MiB at rest (V8 heap in use ${row.restPeakHeapUsedMiB.toFixed(0)} MiB); reconcile p99 ${bound(row.reconcileP99Seconds)} (at rest ${bound(row.restReconcileP99Seconds)}); ${row.restApiRequestsPerSecond.toFixed(2)} API requests/s at rest (${verbs || 'none'} in ${row.restSeconds.toFixed(0)} s); all Ready ${row.readySeconds.toFixed(0)} s after apply`,
+      '–',
+      '–',
+      '–',
+      source,
+    ];
+  });
+  const peak: Row = [
+    'controller peak RSS over the whole scale run',
+    `${results.controllerPeakRssMiB.toFixed(0)} MiB (VmHWM; \`NODE_OPTIONS=${results.nodeOptions}\` as shipped)`,
+    '–',
+    '–',
+    '–',
+    source,
+  ];
+  return [...bootstrap, ...controller, peak];
+}
+
 function synthRows(results: BenchResults['synth']): Row[] {
   return results.rows.map((row) => [
     `synth, ${row.case} (${row.objects} objects)`,
@@ -196,6 +260,7 @@ function synthRows(results: BenchResults['synth']): Row[] {
 export function renderTable(results: BenchResults): string {
   const rows = [
     ...membershipRows(results.membership),
+    ...scaleRows(results.scale),
     ...rollingRows(results.rolling),
     ...backupRows(results.backup),
     ...restoreRows(results.restore),

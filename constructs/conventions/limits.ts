@@ -19,3 +19,24 @@ export const DEFAULT_MEMBER_RESOURCES: {
   readonly requests?: Readonly<Record<string, string>>;
   readonly limits?: Readonly<Record<string, string>>;
 } = { requests: { cpu: '100m', memory: '256Mi' } };
+
+/**
+ * Resources of the controller container unless `EtcdOperator`'s `resources` says otherwise, set from `npm run bench
+ * scale` on the real nodes (bench/results/scale.json; a unit test checks them against it): the memory request covers
+ * the controller at rest with one cluster, the limit leaves at least 1.5× over its peak with 50 clusters Ready.
+ */
+export const DEFAULT_CONTROLLER_RESOURCES = {
+  requests: { cpu: '50m', memory: '160Mi' },
+  limits: { memory: '256Mi' },
+} as const;
+
+/**
+ * `NODE_OPTIONS` of the controller for a container memory limit of `limitBytes`: V8's old space capped at half the
+ * limit, so garbage is collected before the kernel's OOM killer acts (V8 otherwise sizes its heap from the node's
+ * memory, not the container's, and collects lazily: 266 MiB RSS was seen on a 24 GiB machine after a busy minute).
+ * The other half holds code, buffers and the young generation. None without a limit.
+ */
+export function controllerNodeOptions(limitBytes: number | undefined): string | undefined {
+  if (limitBytes === undefined || !(limitBytes > 0)) return undefined;
+  return `--max-old-space-size=${Math.max(16, Math.floor(limitBytes / 2 / 2 ** 20))}`;
+}

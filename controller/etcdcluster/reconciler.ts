@@ -13,6 +13,7 @@ import {
 import { operatorImage } from '../restore/seed-init-container.js';
 import { type CrashSwitch, crashSwitchFromEnv } from '../runtime/crash-switch.js';
 import { patchStatus } from '../runtime/kube.js';
+import { mergePatchChanges } from '../runtime/merge-patch.js';
 import { ALARM_KINDS } from '../runtime/metrics.js';
 import type { ObjectKey, ReconcileResult, Reconciler, ReconcilerDeps } from '../runtime/types.js';
 import { abandonedData } from './abandoned.js';
@@ -69,7 +70,8 @@ export class EtcdClusterReconciler implements Reconciler {
     const pods = observed.pods.flatMap((pod) => toPodView(pod) ?? []);
     const told = reportedAction(action, outcome.notYet);
     const status = buildStatus(cluster, told, etcd, new Date(), abandonedData(observed.pvcs), pods);
-    if (!cluster.metadata.deletionTimestamp) {
+    // An identical status is not written again: at rest, every steady pass would PATCH the same bytes.
+    if (!cluster.metadata.deletionTimestamp && mergePatchChanges(cluster.status, { ...status })) {
       await patchStatus(this.deps.kubeConfig, RESOURCE, key, { ...status });
     }
     const subject = { apiVersion: API_GROUP_VERSION, kind: ETCD_CLUSTER_KIND, metadata: cluster.metadata };

@@ -1,13 +1,13 @@
 // A real Kubernetes control plane on loopback: etcd, kube-apiserver, kube-controller-manager and
 // kube-scheduler of the pinned version, each in its own process group, all state in one directory.
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { kubernetesBinary } from './binaries.js';
 import { generatePki, type Pki } from './certs.js';
 import { onProcessExit, reapDirSync, removeDir, startReaper } from './cleanup.js';
-import { apiServerFlags, controllerManagerFlags, schedulerFlags } from './component-flags.js';
+import { apiServerFlags, auditPolicy, controllerManagerFlags, schedulerFlags } from './component-flags.js';
 import { startEtcdServer } from './etcd-server.js';
 import { httpGet } from './http-get.js';
 import { writeKubeconfig } from './kubeconfig.js';
@@ -35,6 +35,8 @@ export interface ControlPlaneOptions {
    * @default none: every component on this machine's loopback
    */
   netns?: { path: string; address: string };
+  /** Keep an audit log of these users' requests (`auditLogPath`). @default none */
+  auditUsers?: readonly string[];
 }
 
 export interface ControlPlane {
@@ -45,6 +47,8 @@ export interface ControlPlane {
   readonly kubeConfig: KubeConfig;
   /** `https://127.0.0.1:<port>` */
   readonly server: string;
+  /** The API server's audit log (JSON lines, one per completed request of `auditUsers`), when asked for. */
+  readonly auditLogPath?: string;
   readonly pki: Pki;
   /** etcd, kube-apiserver, kube-controller-manager, kube-scheduler (each pid is also its process group id). */
   readonly processes: readonly ManagedProcess[];
@@ -125,6 +129,10 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       netns,
     });
     const server = `https://127.0.0.1:${apiPort}`;
+    const audit = options.auditUsers
+      ? { policyFile: join(dir, 'audit-policy.json'), logPath: join(dir, 'audit.log') }
+      : undefined;
+    if (audit && options.auditUsers) await writeFile(audit.policyFile, auditPolicy(options.auditUsers));
     const adminTls = { ca: pki.caCert, cert: pki.adminCert, key: pki.adminKey };
     const startApiServer = async () => {
       const started = track(
@@ -137,6 +145,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
             etcdURL: etcd.clientURL,
             port: apiPort,
             nodeFacingAddress: options.netns?.address,
+            ...(audit ? { audit } : {}),
           }),
           logPath: join(dir, 'kube-apiserver.log'),
           netns,
@@ -212,6 +221,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       kubeconfigPath,
       kubeConfig,
       server,
+      ...(audit ? { auditLogPath: audit.logPath } : {}),
       pki,
       processes,
       adopt: track,

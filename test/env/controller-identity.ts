@@ -15,6 +15,9 @@ import { kubectl } from './kubectl.js';
 import { createNamespace } from './namespaces.js';
 
 /** What a controller of the tests runs as. */
+
+/** The user the API server sees for the controller's ServiceAccount token. */
+export const CONTROLLER_USERNAME = `system:serviceaccount:${DEFAULT_OPERATOR_NAMESPACE}:${CONTROLLER_NAME}`;
 export interface ControllerIdentity {
   /** A kubeconfig presenting the ServiceAccount's token to the environment's API server. */
   readonly kubeconfigPath: string;
@@ -84,6 +87,6 @@ export async function createControllerIdentity(
   return {
     kubeconfigPath,
     kubeConfig,
-    username: `system:serviceaccount:${DEFAULT_OPERATOR_NAMESPACE}:${CONTROLLER_NAME}`,
+    username: CONTROLLER_USERNAME,
   };
 }

@@ -12,6 +12,7 @@ import { type ApplyDistOptions, applyDist } from './apply-dist.js';
 import { reapDirSync } from './cleanup.js';
 import { type ControlPlane, startControlPlane } from './control-plane.js';
 import {
+  CONTROLLER_USERNAME,
   type ControllerIdentity,
   type ControllerIdentityOptions,
   createControllerIdentity,
@@ -64,6 +65,11 @@ export interface EnvironmentOptions {
    * @default - dist/'s
    */
   controller?: ControllerIdentityOptions;
+  /**
+   * Keep an audit log of the controller identity's requests (`controlPlane.auditLogPath`): what the scale bench
+   * counts at rest. @default false
+   */
+  auditController?: boolean;
 }
 
 export interface Environment {
@@ -123,7 +129,12 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
     }
   }
   const [controlPlaneResult, minioResult] = await Promise.allSettled([
-    startControlPlane({ dir, log, netns }),
+    startControlPlane({
+      dir,
+      log,
+      netns,
+      ...(options.auditController ? { auditUsers: [CONTROLLER_USERNAME] } : {}),
+    }),
     options.minio ? startMinio({ log, netns }) : Promise.resolve(undefined),
   ]);
   if (controlPlaneResult.status === 'rejected' || minioResult.status === 'rejected') {

@@ -224,4 +224,14 @@ describe('EtcdCrds construct', () => {
       /^Error: 'resources.limits.memory' must be at least 'resources.requests.memory' \(512Mi\): .*, got 256Mi$/,
     );
   });
+
+  it('GIVEN the default memory limit THEN NODE_OPTIONS caps the V8 heap at half of it; another limit moves the cap, none removes it', () => {
+    const nodeOptions = (props: EtcdOperatorProps) =>
+      only(operator(props), 'Deployment', 'etcd-gitops-controller').spec.template.spec.containers[0].env.find(
+        (variable: Manifest) => variable.name === 'NODE_OPTIONS',
+      )?.value;
+    assert.equal(nodeOptions({}), '--max-old-space-size=128');
+    assert.equal(nodeOptions({ resources: { limits: { memory: '1Gi' } } }), '--max-old-space-size=512');
+    assert.equal(nodeOptions({ resources: { requests: { memory: '64Mi' }, limits: {} } }), undefined);
+  });
 });

@@ -1,0 +1,266 @@
+// How costs grow, on the real nodes. First, bootstrap time by size: a new EtcdCluster of size 1, 3, 5 and 7 applied
+// alone until Ready (3 runs each, median with min and max). Then the controller with 1, then 10, then 50 EtcdClusters
+// Ready at once (size 1, small members), one controller process as the shipped ServiceAccount. Per stage: the
+// seconds from applying the stage's new clusters (one server-side apply, as a Git sync does) until all are Ready;
+// then, after a settle, a rest window in which nothing changes: the controller's peak RSS (its own
+// process_resident_memory_bytes, every 5 s), reconcile latency p99 (its histogram, between scrapes; the bucket
+// bound) over the whole stage and over the rest, and the API requests it made at rest, counted by the API server
+// (an audit log of the controller's user only). JSON in bench/results/scale.json. `npm run bench scale`.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CustomObjectsApi } from '@kubernetes/client-node';
+import { API_GROUP_VERSION, ETCD_CLUSTER_RESOURCE } from '../constructs/conventions/index.js';
+import type { EtcdCluster } from '../controller/etcdcluster/api.js';
+import { REQUEUE } from '../controller/etcdcluster/plan.js';
+import { etcdVersions } from '../test/env/binaries.js';
+import { CONTROLLER_USERNAME } from '../test/env/controller-identity.js';
+import { type Environment, startEnvironment } from '../test/env/environment.js';
+import { httpGet } from '../test/env/http-get.js';
+import { waitFor } from '../test/env/wait.js';
+import {
+  type ControllerRun,
+  controllerProcesses,
+  SHIPPED_NODE_OPTIONS,
+} from '../test/integration/helpers/membership-controller.js';
+import { createClusterHandle, prepareNamespace } from '../test/integration/helpers/membership-kube.js';
+import { POLL_MS } from './membership-pods.js';
+import {
+  type Buckets,
+  countRequests,
+  parseBuckets,
+  quantileBound,
+  type RequestCount,
+} from './scale-stats.js';
+import { median, timed } from './stats.js';
+
+const results = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bench', 'results');
+const ns = 'bench-scale';
+const version = etcdVersions['3.6'];
+/** Clusters Ready at once, per stage (each stage adds to the last). */
+const STAGES = [1, 10, 50];
+/** After all are Ready, before the rest window: the last status writes (members marked existing) land. */
+const SETTLE_MS = 15_000;
+/** Two steady requeues of every cluster (REQUEUE.steady). */
+const REST_MS = 2 * REQUEUE.steady;
+const RSS_EVERY_MS = 5_000;
+const READY_TIMEOUT_MS = 15 * 60_000;
+const HISTOGRAM = 'etcd_gitops_reconcile_duration_seconds';
+const BOOTSTRAP_SIZES = [1, 3, 5, 7];
+const BOOTSTRAP_RUNS = 3;
+
+export interface BootstrapRow {
+  readonly size: number;
+  readonly runs: number;
+  /** Seconds from `kubectl apply` of the new cluster until Ready with `size` voting members. */
+  readonly seconds: number;
+  readonly minSeconds: number;
+  readonly maxSeconds: number;
+}
+
+export interface ScaleRow {
+  readonly clusters: number;
+  /** Seconds from applying this stage's new clusters until every cluster was Ready. */
+  readonly readySeconds: number;
+  /** Highest controller RSS sampled in the rest window. */
+  readonly restPeakRssMiB: number;
+  /** Highest V8 heap in use sampled in the rest window (`nodejs_heap_size_used_bytes`). */
+  readonly restPeakHeapUsedMiB: number;
+  /** Upper bound of the bucket holding p99 of the EtcdCluster reconcile passes of the whole stage / of the rest. */
+  readonly reconcileP99Seconds: number | null;
+  readonly restReconcileP99Seconds: number | null;
+  readonly restReconciles: number;
+  /** API requests the controller completed in the rest window (audit log), per second and by verb. */
+  readonly restApiRequestsPerSecond: number;
+  readonly restApiRequests: RequestCount;
+  readonly restSeconds: number;
+}
+
+/** Each size applied alone, Ready, then deleted (with its PVCs) before the next. */
+async function bootstrapRows(env: Environment): Promise<BootstrapRow[]> {
+  const rows: BootstrapRow[] = [];
+  for (const size of BOOTSTRAP_SIZES) {
+    const seconds: number[] = [];
+    for (let run = 0; run < BOOTSTRAP_RUNS; run += 1) {
+      const cluster = await createClusterHandle(env, ns, `boot${size}-${run}`);
+      const ms = await timed(async () => {
+        await cluster.apply({
+          version,
+          size,
+          persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete', whenScaled: 'Delete' },
+        });
+        await cluster.readyAt(size, READY_TIMEOUT_MS, POLL_MS);
+      });
+      seconds.push(ms / 1000);
+      await env.kubectl(['delete', 'etcdcluster', cluster.name, '-n', ns, '--wait=true', '--timeout=120s']);
+    }
+    rows.push({
+      size,
+      runs: BOOTSTRAP_RUNS,
+      seconds: median(seconds),
+      minSeconds: Math.min(...seconds),
+      maxSeconds: Math.max(...seconds),
+    });
+    console.log(JSON.stringify(rows.at(-1)));
+  }
+  return rows;
+}
+
+function clusterManifest(name: string): string {
+  return JSON.stringify({
+    apiVersion: API_GROUP_VERSION,
+    kind: 'EtcdCluster',
+    metadata: { name, namespace: ns },
+    spec: {
+      version,
+      size: 1,
+      resources: { requests: { cpu: '10m', memory: '48Mi' } },
+      persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete', whenScaled: 'Delete' },
+    },
+  });
+}
+
+const isReady = (cluster: EtcdCluster) =>
+  cluster.status?.conditions?.find((condition) => condition.type === 'Ready')?.status === 'True' &&
+  cluster.status.replicas === 1 &&
+  cluster.status.members?.length === 1 &&
+  cluster.status.members.every((member) => member.ready && !member.learner);
+
+interface Scrape {
+  readonly buckets: Buckets;
+  readonly rssMiB: number;
+  readonly heapUsedMiB: number;
+}
+
+async function scrape(run: ControllerRun): Promise<Scrape> {
+  const text = (await httpGet(run.metricsURL)).body;
+  const gauge = (name: string) => {
+    const value = new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1];
+    if (value === undefined) throw new Error(`the controller /metrics has no ${name}`);
+    return Number(value) / 2 ** 20;
+  };
+  return {
+    buckets: parseBuckets(text, HISTOGRAM, { controller: 'etcdcluster' }),
+    rssMiB: gauge('process_resident_memory_bytes'),
+    heapUsedMiB: gauge('nodejs_heap_size_used_bytes'),
+  };
+}
+
+/** The controller process's peak resident set over its whole life (VmHWM). */
+function lifetimePeakRssMiB(run: ControllerRun): number {
+  const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${run.process.pid}/status`, 'utf8'));
+  if (!match) throw new Error(`no VmHWM for the controller (pid ${run.process.pid})`);
+  return Number(match[1]) / 1024;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function run(): Promise<void> {
+  const env = await startEnvironment({ nodes: 3, auditController: true });
+  const controllers = await controllerProcesses(env, { namespaces: [ns] });
+  const auditLog = env.controlPlane.auditLogPath;
+  const rows: ScaleRow[] = [];
+  let bootstrap: BootstrapRow[] = [];
+  let peakRssMiB = Number.NaN;
+  try {
+    if (!auditLog) throw new Error('the environment keeps no audit log');
+    await prepareNamespace(env, ns);
+    const controller = await controllers.start();
+    bootstrap = await bootstrapRows(env);
+    const custom = env.kubeConfig.makeApiClient(CustomObjectsApi);
+    const listClusters = async () =>
+      (
+        (await custom.listNamespacedCustomObject({
+          group: ETCD_CLUSTER_RESOURCE.group,
+          version: ETCD_CLUSTER_RESOURCE.version,
+          plural: ETCD_CLUSTER_RESOURCE.plural,
+          namespace: ns,
+        })) as { items: EtcdCluster[] }
+      ).items;
+    let created = 0;
+    for (const target of STAGES) {
+      const names = Array.from({ length: target - created }, (_, i) => `s${created + i}`);
+      for (const name of names) await createClusterHandle(env, ns, name);
+      const stageStart = await scrape(controller);
+      const applied = Date.now();
+      await env.kubectl(['apply', '--server-side', '--field-manager=git', '-f', '-'], {
+        input: names.map((name) => `---\n${clusterManifest(name)}\n`).join(''),
+      });
+      await waitFor(
+        async () => {
+          const ready = (await listClusters()).filter(isReady).length;
+          return ready === target && ready;
+        },
+        { what: `${target} EtcdClusters Ready`, timeoutMs: READY_TIMEOUT_MS, intervalMs: 1_000 },
+      );
+      const readySeconds = (Date.now() - applied) / 1000;
+      created = target;
+      await sleep(SETTLE_MS);
+      const restStart = await scrape(controller);
+      const from = Date.now();
+      let peak = restStart.rssMiB;
+      let heapPeak = restStart.heapUsedMiB;
+      while (Date.now() - from < REST_MS) {
+        await sleep(RSS_EVERY_MS);
+        const sample = await scrape(controller);
+        peak = Math.max(peak, sample.rssMiB);
+        heapPeak = Math.max(heapPeak, sample.heapUsedMiB);
+      }
+      const restEnd = await scrape(controller);
+      const to = Date.now();
+      const notReady = (await listClusters())
+        .filter((cluster) => !isReady(cluster))
+        .map((c) => c.metadata?.name);
+      if (notReady.length > 0)
+        throw new Error(`not Ready at the end of the rest window: ${notReady.join(', ')}`);
+      // The API server writes an event once the request completed: give the last ones a moment to land.
+      await sleep(2_000);
+      const requests = countRequests(readFileSync(auditLog, 'utf8'), CONTROLLER_USERNAME, from, to);
+      const restSeconds = (to - from) / 1000;
+      const inf = Number.POSITIVE_INFINITY;
+      rows.push({
+        clusters: target,
+        readySeconds,
+        restPeakRssMiB: Math.max(peak, restEnd.rssMiB),
+        restPeakHeapUsedMiB: Math.max(heapPeak, restEnd.heapUsedMiB),
+        reconcileP99Seconds: quantileBound(stageStart.buckets, restEnd.buckets, 0.99) ?? null,
+        restReconcileP99Seconds: quantileBound(restStart.buckets, restEnd.buckets, 0.99) ?? null,
+        restReconciles: (restEnd.buckets.get(inf) ?? 0) - (restStart.buckets.get(inf) ?? 0),
+        restApiRequestsPerSecond: requests.total / restSeconds,
+        restApiRequests: requests,
+        restSeconds,
+      });
+      console.log(JSON.stringify(rows.at(-1)));
+    }
+    peakRssMiB = lifetimePeakRssMiB(controller);
+  } finally {
+    await controllers.stop();
+    await env.stop();
+  }
+  console.log('\nbootstrap by size (median of 3, min-max):');
+  for (const b of bootstrap)
+    console.log(
+      `  size ${b.size}: ${b.seconds.toFixed(1)} s (${b.minSeconds.toFixed(1)}-${b.maxSeconds.toFixed(1)})`,
+    );
+  console.log(
+    `controller peak RSS over the whole run (VmHWM, ${SHIPPED_NODE_OPTIONS}): ${peakRssMiB.toFixed(0)} MiB`,
+  );
+  console.log(
+    `\nscale (etcd ${version}, size-1 clusters, one controller process, ${REST_MS / 1000} s at rest)`,
+  );
+  console.log(
+    'clusters  all Ready s  rest peak RSS MiB  reconcile p99 ≤ s (stage / rest)  API requests/s at rest',
+  );
+  for (const r of rows) {
+    console.log(
+      `${String(r.clusters).padStart(8)} ${r.readySeconds.toFixed(1).padStart(12)} ${r.restPeakRssMiB.toFixed(0).padStart(18)} ${`${r.reconcileP99Seconds} / ${r.restReconcileP99Seconds}`.padStart(33)} ${r.restApiRequestsPerSecond.toFixed(2).padStart(23)} ${JSON.stringify(r.restApiRequests.byVerb)}`,
+    );
+  }
+  mkdirSync(results, { recursive: true });
+  const file = join(results, 'scale.json');
+  writeFileSync(
+    file,
+    `${JSON.stringify({ bench: 'scale', node: process.version, etcd: version, date: new Date().toISOString(), steadyRequeueSeconds: REQUEUE.steady / 1000, bootstrap, rows, controllerPeakRssMiB: peakRssMiB, nodeOptions: SHIPPED_NODE_OPTIONS }, null, 2)}\n`,
+  );
+  console.log(`wrote ${file}`);
+}
