@@ -28,7 +28,7 @@ import { startEtcd } from '../test/integration/helpers/etcd.js';
 import { fillEtcd } from '../test/integration/helpers/fill.js';
 import { startEtcdOnDataDir } from '../test/integration/helpers/restore.js';
 import { download } from '../test/integration/helpers/s3-objects.js';
-import { type KubernetesRestoreRow, runOnKubernetes } from './restore-kube.js';
+import { KUBE_RESTORE_RUNS, type KubernetesRestoreRow, runOnKubernetes } from './restore-kube.js';
 import { median } from './stats.js';
 
 const exec = promisify(execFile);
@@ -161,7 +161,7 @@ export async function run(): Promise<void> {
     await Promise.all([minio.stop(), etcd.stop(), rm(work, { recursive: true, force: true })]);
   }
   console.table(rows.map(rounded));
-  // One run per size on the local Kubernetes: each starts the environment and takes minutes.
+  // On the local Kubernetes: one environment per size (it takes minutes to start), KUBE_RESTORE_RUNS restores in it.
   const kubeSizes =
     process.env.BENCH_RESTORE_KUBE === '0'
       ? []
@@ -169,7 +169,9 @@ export async function run(): Promise<void> {
   const kubernetes: KubernetesRestoreRow[] = [];
   for (const databaseMiB of kubeSizes) kubernetes.push(await runOnKubernetes(databaseMiB));
   if (kubernetes.length > 0) {
-    console.log('on the local Kubernetes: ONE run per size (each takes minutes), not a median');
+    console.log(
+      `on the local Kubernetes: medians of ${KUBE_RESTORE_RUNS} restores per size, one environment each`,
+    );
     console.table(kubernetes.map(rounded));
   }
   mkdirSync(results, { recursive: true });

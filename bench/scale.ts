@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { API_GROUP_VERSION, ETCD_CLUSTER_RESOURCE } from '../constructs/conventions/index.js';
+import { DEFAULT_CONTROLLER_NODE_OPTIONS } from '../constructs/conventions/limits.js';
 import type { EtcdCluster } from '../controller/etcdcluster/api.js';
 import { REQUEUE } from '../controller/etcdcluster/plan.js';
 import { etcdVersions } from '../test/env/binaries.js';
@@ -21,7 +22,6 @@ import { waitFor } from '../test/env/wait.js';
 import {
   type ControllerRun,
   controllerProcesses,
-  SHIPPED_NODE_OPTIONS,
 } from '../test/integration/helpers/membership-controller.js';
 import { createClusterHandle, prepareNamespace } from '../test/integration/helpers/membership-kube.js';
 import { POLL_MS } from './membership-pods.js';
@@ -243,7 +243,7 @@ export async function run(): Promise<void> {
       `  size ${b.size}: ${b.seconds.toFixed(1)} s (${b.minSeconds.toFixed(1)}-${b.maxSeconds.toFixed(1)})`,
     );
   console.log(
-    `controller peak RSS over the whole run (VmHWM, ${SHIPPED_NODE_OPTIONS}): ${peakRssMiB.toFixed(0)} MiB`,
+    `controller peak RSS over the whole run (VmHWM, ${DEFAULT_CONTROLLER_NODE_OPTIONS}): ${peakRssMiB.toFixed(0)} MiB`,
   );
   console.log(
     `\nscale (etcd ${version}, size-1 clusters, one controller process, ${REST_MS / 1000} s at rest)`,
@@ -260,7 +260,7 @@ export async function run(): Promise<void> {
   const file = join(results, 'scale.json');
   writeFileSync(
     file,
-    `${JSON.stringify({ bench: 'scale', node: process.version, etcd: version, date: new Date().toISOString(), steadyRequeueSeconds: REQUEUE.steady / 1000, bootstrap, rows, controllerPeakRssMiB: peakRssMiB, nodeOptions: SHIPPED_NODE_OPTIONS }, null, 2)}\n`,
+    `${JSON.stringify({ bench: 'scale', node: process.version, etcd: version, date: new Date().toISOString(), steadyRequeueSeconds: REQUEUE.steady / 1000, bootstrap, rows, controllerPeakRssMiB: peakRssMiB, nodeOptions: DEFAULT_CONTROLLER_NODE_OPTIONS }, null, 2)}\n`,
   );
   console.log(`wrote ${file}`);
 }

@@ -85,8 +85,9 @@ export interface CronScheduleOptions {
   /**
    * Resources of the Job's container (quantities as strings, numbers or `Size`s); given, they replace the default
    * whole.
-   * @default - backups: requests cpu 50m, memory 192Mi (a backup peaks near 160 MiB with the default part size and
-   * queue), limit memory 256Mi; defrag: requests cpu 50m, memory 64Mi, limit memory 256Mi
+   * @default - backups: requests cpu 50m, memory 192Mi (a backup peaked at 169–182 MiB from 64 MiB to 2 GiB with the
+   * default part size and queue, `npm run bench backup`), limit memory 256Mi; defrag: requests cpu 50m, memory 96Mi
+   * (it peaked at 73–77 MiB), limit memory 256Mi
    */
   readonly resources?: ResourceQuantities;
 }

@@ -1,4 +1,5 @@
 // Defaults and limits of an etcd cluster, as the constructs, the CRD schema and the controller apply them.
+import { quantityBytes } from './quantity.js';
 
 /** Voting members unless `size` says otherwise. */
 export const DEFAULT_SIZE = 3;
@@ -40,3 +41,8 @@ export function controllerNodeOptions(limitBytes: number | undefined): string | 
   if (limitBytes === undefined || !(limitBytes > 0)) return undefined;
   return `--max-old-space-size=${Math.max(16, Math.floor(limitBytes / 2 / 2 ** 20))}`;
 }
+
+/** The controller's `NODE_OPTIONS` under the default memory limit (what dist/ ships; tests run the controller so). */
+export const DEFAULT_CONTROLLER_NODE_OPTIONS = controllerNodeOptions(
+  quantityBytes(DEFAULT_CONTROLLER_RESOURCES.limits.memory),
+) as string;

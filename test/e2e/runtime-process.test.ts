@@ -1,6 +1,7 @@
 // The controller process as the operator Deployment runs it (`etcd-gitops controller --leader-elect ...`),
 // against a real kube-apiserver with the product's CRDs: probes and metrics served, one leader among two
 // processes, SIGTERM → exit 0 with the Lease released so the standby takes over, a lost Lease → exit 1.
+
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -10,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { CoordinationV1Api, V1MicroTime } from '@kubernetes/client-node';
 import { etcdClusterCrd, etcdRestoreCrd } from '../../constructs/api/crds.js';
+import { DEFAULT_CONTROLLER_NODE_OPTIONS } from '../../constructs/conventions/limits.js';
 import { isConflict } from '../../controller/runtime/kube.js';
 import { kubernetesBinary, repoRoot } from '../env/binaries.js';
 import { type ControlPlane, startControlPlane } from '../env/control-plane.js';
@@ -79,7 +81,12 @@ describe('the controller process', { timeout: 300_000 }, () => {
         '--retry-period=500ms',
         '--shutdown-timeout=5s',
       ],
-      env: { KUBECONFIG: cp.kubeconfigPath, POD_NAME: name, POD_NAMESPACE: ns },
+      env: {
+        KUBECONFIG: cp.kubeconfigPath,
+        POD_NAME: name,
+        POD_NAMESPACE: ns,
+        NODE_OPTIONS: DEFAULT_CONTROLLER_NODE_OPTIONS,
+      },
       logPath: join(dir, `${name}.log`),
     });
     started.push(process);

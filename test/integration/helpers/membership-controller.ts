@@ -6,11 +6,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  controllerNodeOptions,
-  DEFAULT_CONTROLLER_RESOURCES,
-} from '../../../constructs/conventions/limits.js';
-import { quantityBytes } from '../../../constructs/conventions/quantity.js';
+import { DEFAULT_CONTROLLER_NODE_OPTIONS } from '../../../constructs/conventions/limits.js';
 import { repoRoot } from '../../env/binaries.js';
 import { fixtureTeardown, startReaper } from '../../env/cleanup.js';
 import type { Environment } from '../../env/environment.js';
@@ -18,10 +14,6 @@ import { httpGet } from '../../env/http-get.js';
 import { freePorts } from '../../env/ports.js';
 import { type ManagedProcess, startProcess } from '../../env/process-group.js';
 import { waitFor } from '../../env/wait.js';
-
-/** The `NODE_OPTIONS` the shipped Deployment gives the controller (from its default memory limit). */
-export const SHIPPED_NODE_OPTIONS =
-  controllerNodeOptions(quantityBytes(DEFAULT_CONTROLLER_RESOURCES.limits.memory)) ?? '';
 
 export interface ControllerRun {
   readonly process: ManagedProcess;
@@ -83,7 +75,7 @@ export async function controllerProcesses(
         env: {
           KUBECONFIG: env.controller.kubeconfigPath,
           // The heap cap the shipped Deployment gives the controller (its default memory limit).
-          NODE_OPTIONS: SHIPPED_NODE_OPTIONS,
+          NODE_OPTIONS: DEFAULT_CONTROLLER_NODE_OPTIONS,
           ...(startOptions.crashAfter ? { ETCD_GITOPS_TEST_CRASH_AFTER: startOptions.crashAfter } : {}),
         },
       });

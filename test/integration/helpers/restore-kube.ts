@@ -1,6 +1,7 @@
 // Restores on the local Kubernetes with real nodes (test/e2e/restore-*.test.ts): our image runs the seed's restore
 // and the backup Jobs, the controller runs as a process inside the environment namespace (as on a control-plane
 // host, so it reaches MinIO and the members as Pods do), and the EtcdCluster/EtcdRestore objects of one namespace.
+
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +10,7 @@ import { BatchV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node
 import { App, Chart } from 'cdk8s';
 import type { Etcd3 } from 'etcd3';
 import { etcdClusterCrd, etcdRestoreCrd } from '../../../constructs/api/crds.js';
+import { DEFAULT_CONTROLLER_NODE_OPTIONS } from '../../../constructs/conventions/limits.js';
 import { DEFAULT_OPERATOR_NAMESPACE } from '../../../constructs/conventions/names.js';
 import {
   EtcdCluster as EtcdClusterConstruct,
@@ -57,7 +59,13 @@ export function startControllerProcess(env: Environment, options: ControllerProc
       '--log-level=info',
       '--shutdown-timeout=5s',
     ],
-    env: { ...inside.env, KUBECONFIG: env.controller.kubeconfigPath, ...options.env },
+    env: {
+      ...inside.env,
+      KUBECONFIG: env.controller.kubeconfigPath,
+      // The heap cap the shipped Deployment gives the controller.
+      NODE_OPTIONS: DEFAULT_CONTROLLER_NODE_OPTIONS,
+      ...options.env,
+    },
     logPath: join(options.dir, `${options.name}.log`),
   });
 }
