@@ -12,6 +12,7 @@ import {
   restoreObjects,
   startControllerProcess,
   startRestoreTestbed,
+  untilAnswering,
   whileRunning,
 } from '../test/integration/helpers/restore-kube.js';
 import { keys } from '../test/integration/helpers/s3-objects.js';
@@ -67,8 +68,11 @@ export async function runOnKubernetes(databaseMiB: number): Promise<KubernetesRe
     controller = startControllerProcess(env, { name: 'controller', dir, namespace: ns });
     const objects = restoreObjects(env, ns);
     await objects.readyAt(name, 3, whileRunning(controller));
-    const client = new Etcd3({ hosts: [`http://${name}-client.${ns}.svc:2379`] });
+    const clientURL = `http://${name}-client.${ns}.svc:2379`;
+    const client = new Etcd3({ hosts: [clientURL] });
     try {
+      // The network policy enforcer admits this process a moment after the cluster is Ready.
+      await untilAnswering(client, clientURL);
       await fillEtcd(client, databaseMiB * 1024 * 1024);
     } finally {
       client.close();
@@ -80,6 +84,13 @@ export async function runOnKubernetes(databaseMiB: number): Promise<KubernetesRe
     const samples: RestoreSample[] = [];
     for (let run = 0; run < KUBE_RESTORE_RUNS; run += 1) {
       const members = (await objects.readyAt(name, 3, whileRunning(controller))).members ?? [];
+      // The previous restore's lock is cleared once its retained PVCs are gone: a new restore waits for that, so
+      // start each run from a cluster with no lock, as a user's first restore does.
+      await waitFor(async () => (await objects.readCluster(name)).status?.restore === undefined, {
+        what: 'no restore lock on the cluster',
+        timeoutMs: 120_000,
+        intervalMs: 500,
+      });
       // Two of the three (a restore names its members anew): the majority and their data are gone.
       for (const member of members.slice(1).map((m) => m.name)) {
         await core.deleteNamespacedPersistentVolumeClaim({ namespace: ns, name: `${member}-data` });
