@@ -1,11 +1,13 @@
 // How costs grow, on the real nodes. First, bootstrap time by size: a new EtcdCluster of size 1, 3, 5 and 7 applied
 // alone until Ready (3 runs each, median with min and max). Then the controller with 1, then 10, then 50 EtcdClusters
-// Ready at once (size 1, small members), one controller process as the shipped ServiceAccount. Per stage: the
-// seconds from applying the stage's new clusters (one server-side apply, as a Git sync does) until all are Ready;
+// Ready at once (size 1, small members), one controller process as the shipped ServiceAccount with the shipped
+// NODE_OPTIONS (heap cap). Per stage: the seconds from applying the stage's new clusters (one server-side apply, as
+// a Git sync does) until all are Ready;
 // then, after a settle, a rest window in which nothing changes: the controller's peak RSS (its own
 // process_resident_memory_bytes, every 5 s), reconcile latency p99 (its histogram, between scrapes; the bucket
 // bound) over the whole stage and over the rest, and the API requests it made at rest, counted by the API server
-// (an audit log of the controller's user only). JSON in bench/results/scale.json. `npm run bench scale`.
+// (an audit log of the controller's user only); at the end the process's peak RSS over the whole run (VmHWM). JSON
+// in bench/results/scale.json. `npm run bench scale`.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

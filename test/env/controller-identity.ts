@@ -14,10 +14,10 @@ import { writeServiceAccountKubeconfig } from './kubeconfig.js';
 import { kubectl } from './kubectl.js';
 import { createNamespace } from './namespaces.js';
 
-/** What a controller of the tests runs as. */
-
 /** The user the API server sees for the controller's ServiceAccount token. */
 export const CONTROLLER_USERNAME = `system:serviceaccount:${DEFAULT_OPERATOR_NAMESPACE}:${CONTROLLER_NAME}`;
+
+/** What a controller of the tests runs as. */
 export interface ControllerIdentity {
   /** A kubeconfig presenting the ServiceAccount's token to the environment's API server. */
   readonly kubeconfigPath: string;
