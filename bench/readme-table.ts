@@ -53,9 +53,6 @@ interface RestoreRow {
   readonly oursToHealthySeconds: number;
   readonly byHandToHealthySeconds: number;
 }
-/** A row of restore.json's `kubernetes` (older results have no lock time, no spread). */
-type RestoreKubeRow = Pick<KubernetesRestoreRow, 'databaseMiB' | 'runs' | 'requestToCompletedSeconds'> &
-  Partial<KubernetesRestoreRow>;
 interface SynthRow {
   readonly case: string;
   readonly objects: number;
@@ -76,7 +73,7 @@ export interface BenchResults {
   readonly restore: {
     readonly when: string;
     readonly rows: RestoreRow[];
-    readonly kubernetes: RestoreKubeRow[];
+    readonly kubernetes: KubernetesRestoreRow[];
   };
   readonly synth: { readonly date: string; readonly rows: SynthRow[] };
   readonly scale: {
@@ -161,13 +158,11 @@ function backupRows(results: BenchResults['backup']): Row[] {
   ]);
 }
 
-/** Spread and steps of a Kubernetes restore row, when the results hold them. */
-function restoreSteps(row: RestoreKubeRow): string {
-  const { requestToLockSeconds: lock, requestToSeedReadySeconds: seed } = row;
-  const { requestToCompletedMinSeconds: min, requestToCompletedMaxSeconds: max } = row;
-  if (lock === undefined || seed === undefined || min === undefined || max === undefined) return '';
+/** Spread and steps (medians, from the request) of a Kubernetes restore row. */
+function restoreSteps(row: KubernetesRestoreRow): string {
   const at = (seconds: number) => `${seconds.toFixed(1)} s`;
-  return ` (${min.toFixed(1)}–${max.toFixed(1)}; verified and locked at ${at(lock)}, seed Ready at ${at(seed)}, grown by learners and Completed at ${at(row.requestToCompletedSeconds)})`;
+  const spread = `${row.requestToCompletedMinSeconds.toFixed(1)}–${row.requestToCompletedMaxSeconds.toFixed(1)}`;
+  return ` (${spread}; verified and locked at ${at(row.requestToLockSeconds)}, seed Ready at ${at(row.requestToSeedReadySeconds)}, grown by learners and Completed at ${at(row.requestToCompletedSeconds)})`;
 }
 
 function restoreRows(results: BenchResults['restore']): Row[] {
