@@ -1,10 +1,11 @@
 // The verifier on byte streams shaped like etcd snapshots (real snapshots are covered by the integration tests).
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { Readable, Writable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { describe, it } from 'node:test';
 import { SnapshotVerifier } from '../../../controller/backup/snapshot-verifier.js';
+import { passThrough } from './pass-through.js';
 
 function snapshotLike(content: Buffer): Buffer {
   return Buffer.concat([content, createHash('sha256').update(content).digest()]);
@@ -14,19 +15,8 @@ function snapshotLike(content: Buffer): Buffer {
 async function run(data: Buffer, size: number) {
   const chunks: Buffer[] = [];
   for (let i = 0; i < data.length; i += size) chunks.push(data.subarray(i, i + size));
-  const out: Buffer[] = [];
   const verifier = new SnapshotVerifier();
-  await pipeline(
-    Readable.from(chunks),
-    verifier,
-    new Writable({
-      write(chunk: Buffer, _encoding, callback) {
-        out.push(chunk);
-        callback();
-      },
-    }),
-  );
-  return { out: Buffer.concat(out), verifier };
+  return { out: await passThrough(chunks, verifier), verifier };
 }
 
 describe('SnapshotVerifier', () => {
@@ -46,11 +36,8 @@ describe('SnapshotVerifier', () => {
     const chunks: Buffer[] = [];
     for (let at = 0, i = 0; at < data.length; at += sizes[i % sizes.length]!, i++)
       chunks.push(data.subarray(at, at + sizes[i % sizes.length]!));
-    const out: Buffer[] = [];
     const verifier = new SnapshotVerifier();
-    verifier.on('data', (chunk: Buffer) => out.push(chunk));
-    await pipeline(Readable.from(chunks), verifier);
-    assert.ok(Buffer.concat(out).equals(data));
+    assert.ok((await passThrough(chunks, verifier)).equals(data));
     assert.equal(verifier.sha256, createHash('sha256').update(data).digest('hex'));
   });
 
