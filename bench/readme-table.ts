@@ -4,6 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { ImportFloor } from './import-floor.js';
 import type { KubernetesRestoreRow } from './restore-kube.js';
 import type { BootstrapRow, ScaleRow } from './scale.js';
 
@@ -83,6 +84,7 @@ export interface BenchResults {
     /** VmHWM of the controller process over the whole scale run. */
     readonly controllerPeakRssMiB: number;
     readonly nodeOptions: string;
+    readonly importFloor: ImportFloor;
   };
 }
 
@@ -206,6 +208,8 @@ function scaleRows(results: BenchResults['scale']): Row[] {
       source,
     ],
   );
+  const floor = results.importFloor;
+  const memoryFloor = `RSS ${floor.packagesMiB.toFixed(0)} MiB: node importing ${floor.packages.join(' and ')} only, idle (bare node ${floor.bareMiB.toFixed(0)} MiB)`;
   const controller = results.rows.map((row): Row => {
     const verbs = Object.entries(row.restApiRequests.byVerb)
       .sort(([a], [b]) => a.localeCompare(b))
@@ -214,8 +218,8 @@ function scaleRows(results: BenchResults['scale']): Row[] {
     return [
       `controller with ${row.clusters} cluster${row.clusters === 1 ? '' : 's'} Ready (size 1), real nodes`,
       `RSS ${row.restPeakRssMiB.toFixed(0)} MiB at rest (V8 heap in use ${row.restPeakHeapUsedMiB.toFixed(0)} MiB); reconcile p99 ${bound(row.reconcileP99Seconds)} (at rest ${bound(row.restReconcileP99Seconds)}); ${row.restApiRequestsPerSecond.toFixed(2)} API requests/s at rest (${verbs || 'none'} in ${row.restSeconds.toFixed(0)} s); all Ready ${row.readySeconds.toFixed(0)} s after apply`,
-      '–',
-      '–',
+      memoryFloor,
+      `${(row.restPeakRssMiB / floor.packagesMiB).toFixed(2)}× (RSS)`,
       '–',
       source,
     ];

@@ -1,5 +1,5 @@
-// Pure arithmetic of the scale bench (scale.ts): a quantile from a Prometheus histogram between two scrapes, and the
-// API requests an audit log records in a window.
+// Pure arithmetic of the scale bench (scale.ts): a quantile from a Prometheus histogram between two scrapes (the API
+// requests an audit log records in a window are counted by test/env/audit-log.ts).
 
 /** Cumulative bucket counts of one histogram, by upper bound (`le`, +Inf as Infinity), summed over its series. */
 export type Buckets = ReadonlyMap<number, number>;
@@ -29,39 +29,4 @@ export function quantileBound(before: Buckets, after: Buckets, q: number): numbe
   const total = delta(Number.POSITIVE_INFINITY);
   if (!(total > 0)) return undefined;
   return bounds.find((le) => delta(le) >= q * total);
-}
-
-/** One line of the API server's JSON audit log (the fields counted here). */
-interface AuditEvent {
-  readonly verb?: string;
-  readonly objectRef?: { readonly resource?: string; readonly subresource?: string };
-  readonly stageTimestamp?: string;
-  readonly user?: { readonly username?: string };
-}
-
-export interface RequestCount {
-  readonly total: number;
-  readonly byVerb: Record<string, number>;
-  /** By `<verb> <resource>[/<subresource>]`, to tell which reads and writes a pass makes. */
-  readonly byRequest: Record<string, number>;
-}
-
-/** Requests of `username` that completed in [fromMs, toMs), from audit log text (one JSON event per line). */
-export function countRequests(log: string, username: string, fromMs: number, toMs: number): RequestCount {
-  const byVerb: Record<string, number> = {};
-  const byRequest: Record<string, number> = {};
-  let total = 0;
-  for (const line of log.split('\n')) {
-    if (!line.startsWith('{')) continue;
-    const event = JSON.parse(line) as AuditEvent;
-    const at = Date.parse(event.stageTimestamp ?? '');
-    if (event.user?.username !== username || !(at >= fromMs && at < toMs)) continue;
-    const verb = event.verb ?? 'unknown';
-    byVerb[verb] = (byVerb[verb] ?? 0) + 1;
-    const ref = event.objectRef;
-    const what = `${verb} ${ref?.resource ?? '?'}${ref?.subresource ? `/${ref.subresource}` : ''}`;
-    byRequest[what] = (byRequest[what] ?? 0) + 1;
-    total += 1;
-  }
-  return { total, byVerb, byRequest };
 }

@@ -16,6 +16,7 @@ import { API_GROUP_VERSION, ETCD_CLUSTER_RESOURCE } from '../constructs/conventi
 import { DEFAULT_CONTROLLER_NODE_OPTIONS } from '../constructs/conventions/limits.js';
 import type { EtcdCluster } from '../controller/etcdcluster/api.js';
 import { REQUEUE } from '../controller/etcdcluster/plan.js';
+import { countRequests, type RequestCount } from '../test/env/audit-log.js';
 import { etcdVersions } from '../test/env/binaries.js';
 import { CONTROLLER_USERNAME } from '../test/env/controller-identity.js';
 import { type Environment, startEnvironment } from '../test/env/environment.js';
@@ -26,14 +27,9 @@ import {
   controllerProcesses,
 } from '../test/integration/helpers/membership-controller.js';
 import { createClusterHandle, prepareNamespace } from '../test/integration/helpers/membership-kube.js';
+import { importFloor } from './import-floor.js';
 import { POLL_MS } from './membership-pods.js';
-import {
-  type Buckets,
-  countRequests,
-  parseBuckets,
-  quantileBound,
-  type RequestCount,
-} from './scale-stats.js';
+import { type Buckets, parseBuckets, quantileBound } from './scale-stats.js';
 import { median, timed } from './stats.js';
 
 const results = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bench', 'results');
@@ -158,6 +154,8 @@ function lifetimePeakRssMiB(run: ControllerRun): number {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function run(): Promise<void> {
+  // Before any cluster runs, so nothing else shares the machine with these processes.
+  const floor = await importFloor(DEFAULT_CONTROLLER_NODE_OPTIONS);
   const env = await startEnvironment({ nodes: 3, auditController: true });
   const controllers = await controllerProcesses(env, { namespaces: [ns] });
   const auditLog = env.controlPlane.auditLogPath;
@@ -248,6 +246,9 @@ export async function run(): Promise<void> {
     `controller peak RSS over the whole run (VmHWM, ${DEFAULT_CONTROLLER_NODE_OPTIONS}): ${peakRssMiB.toFixed(0)} MiB`,
   );
   console.log(
+    `floor: node importing ${floor.packages.join(' and ')}, collected, idle: ${floor.packagesMiB.toFixed(0)} MiB RSS (bare node ${floor.bareMiB.toFixed(0)} MiB; median of ${floor.runs})`,
+  );
+  console.log(
     `\nscale (etcd ${version}, size-1 clusters, one controller process, ${REST_MS / 1000} s at rest)`,
   );
   console.log(
@@ -262,7 +263,7 @@ export async function run(): Promise<void> {
   const file = join(results, 'scale.json');
   writeFileSync(
     file,
-    `${JSON.stringify({ bench: 'scale', node: process.version, etcd: version, date: new Date().toISOString(), steadyRequeueSeconds: REQUEUE.steady / 1000, bootstrap, rows, controllerPeakRssMiB: peakRssMiB, nodeOptions: DEFAULT_CONTROLLER_NODE_OPTIONS }, null, 2)}\n`,
+    `${JSON.stringify({ bench: 'scale', node: process.version, etcd: version, date: new Date().toISOString(), steadyRequeueSeconds: REQUEUE.steady / 1000, bootstrap, rows, controllerPeakRssMiB: peakRssMiB, nodeOptions: DEFAULT_CONTROLLER_NODE_OPTIONS, importFloor: floor }, null, 2)}\n`,
   );
   console.log(`wrote ${file}`);
 }

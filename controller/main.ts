@@ -80,7 +80,7 @@ function controllers(
 ): Controller[] {
   const etcdClusters = new Controller({
     name: 'etcdcluster',
-    reconciler: createEtcdClusterReconciler(deps),
+    reconciler: createEtcdClusterReconciler(deps, { freshReadEveryMs: flags.resyncPeriodMs }),
     log: deps.log,
     primary: informers.clusters,
     secondaries: [

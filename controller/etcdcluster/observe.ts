@@ -1,5 +1,6 @@
-// Reads everything one pass decides on: the EtcdCluster, its member Pods and PVCs (LIST, not the informer cache,
-// so a write of the previous pass is never missed), and the etcd view through the member Pods' client URLs.
+// Reads everything a fresh pass decides on: the EtcdCluster, its member Pods and PVCs (LIST, not the informer cache,
+// so a write of the previous pass is never missed), and the etcd view through the member Pods' client URLs. A quiet
+// pass (at-rest.ts) reads etcd alone, through `observeEtcdOf`.
 import {
   type CoreV1Api,
   CustomObjectsApi,
@@ -96,17 +97,18 @@ async function readNodes(core: CoreV1Api, pods: readonly V1Pod[]): Promise<NodeR
   return new Map(read);
 }
 
-export async function observe(core: CoreV1Api, cluster: EtcdCluster): Promise<Observed> {
+/**
+ * The etcd view through the client URLs of the member Pods that are not terminating, with the client certificate
+ * of `tls`; none without such a Pod.
+ */
+export async function observeEtcdOf(
+  cluster: EtcdCluster,
+  pods: readonly V1Pod[],
+  tls: TlsFindings | undefined,
+): Promise<EtcdObservation | undefined> {
   const { name, namespace } = cluster.metadata as { name: string; namespace: string };
-  const labelSelector = memberSelectorString(name);
-  const [pods, pvcs, tls, missing] = await Promise.all([
-    core.listNamespacedPod({ namespace, labelSelector }),
-    core.listNamespacedPersistentVolumeClaim({ namespace, labelSelector }),
-    observeTls(core, { namespace, cluster: name }, cluster.spec.tls),
-    missingServices(core, name, namespace),
-  ]);
   const scheme = schemes(cluster.spec.tls).client;
-  const endpoints = pods.items
+  const endpoints = pods
     .map((pod) => toPodView(pod))
     .flatMap((pod) =>
       pod && !pod.terminating
@@ -119,15 +121,27 @@ export async function observe(core: CoreV1Api, cluster: EtcdCluster): Promise<Ob
           ]
         : [],
     );
+  if (endpoints.length === 0) return undefined;
+  return observeEtcd(
+    endpoints,
+    (url) => memberFromPeerURL(name, namespace, url),
+    // An in-place restore seeds a new cluster id: only pin the recorded one outside a restore.
+    cluster.status?.restore ? undefined : cluster.status?.clusterID,
+  );
+}
+
+/** Everything a fresh pass decides on, read from the API server (never a cache) and from etcd. */
+export async function observe(core: CoreV1Api, cluster: EtcdCluster): Promise<Observed> {
+  const { name, namespace } = cluster.metadata as { name: string; namespace: string };
+  const labelSelector = memberSelectorString(name);
+  const [pods, pvcs, tls, missing] = await Promise.all([
+    core.listNamespacedPod({ namespace, labelSelector }),
+    core.listNamespacedPersistentVolumeClaim({ namespace, labelSelector }),
+    observeTls(core, { namespace, cluster: name }, cluster.spec.tls),
+    missingServices(core, name, namespace),
+  ]);
   const [etcd, nodes] = await Promise.all([
-    endpoints.length > 0
-      ? observeEtcd(
-          endpoints,
-          (url) => memberFromPeerURL(name, namespace, url),
-          // An in-place restore seeds a new cluster id: only pin the recorded one outside a restore.
-          cluster.status?.restore ? undefined : cluster.status?.clusterID,
-        )
-      : undefined,
+    observeEtcdOf(cluster, pods.items, tls),
     readNodes(core, pods.items),
   ]);
   return {

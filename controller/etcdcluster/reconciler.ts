@@ -2,6 +2,7 @@
 // Events and metrics, requeue. The algorithm is in docs/design/membership.md and plan.ts.
 import { randomBytes } from 'node:crypto';
 import { CoreV1Api } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
 import {
   API_GROUP,
   API_GROUP_VERSION,
@@ -12,14 +13,25 @@ import {
 } from '../../constructs/conventions/index.js';
 import { operatorImage } from '../restore/seed-init-container.js';
 import { type CrashSwitch, crashSwitchFromEnv } from '../runtime/crash-switch.js';
+import { DEFAULT_RESYNC_PERIOD_MS } from '../runtime/flags.js';
+import { keyString } from '../runtime/keys.js';
 import { patchStatus } from '../runtime/kube.js';
 import { mergePatchChanges } from '../runtime/merge-patch.js';
 import { ALARM_KINDS } from '../runtime/metrics.js';
 import type { ObjectKey, ReconcileResult, Reconciler, ReconcilerDeps } from '../runtime/types.js';
 import { abandonedData } from './abandoned.js';
+import {
+  type AtRest,
+  cachedKubeSide,
+  endsAtRest,
+  isRestingPlan,
+  kubeVersions,
+  mayBeQuiet,
+  nodeConditionsOnly,
+} from './at-rest.js';
 import { execute } from './execute.js';
-import type { Outcome } from './execute-context.js';
-import { getCluster, type Observed, observe, planInput } from './observe.js';
+import type { ExecuteContext, Outcome } from './execute-context.js';
+import { getCluster, type Observed, observe, observeEtcdOf, planInput } from './observe.js';
 import { planMembership } from './plan.js';
 import { CLUSTER_REASONS } from './reasons.js';
 import { buildStatus } from './status.js';
@@ -31,17 +43,81 @@ import { toPodView } from './views.js';
 
 const RESOURCE = { group: API_GROUP, version: API_VERSION, plural: ETCD_CLUSTER_PLURAL };
 
+/** An Event one pass records on its cluster. */
+interface PassEvent {
+  readonly type: 'Normal' | 'Warning';
+  readonly reason: string;
+  readonly message: string;
+}
+
+/** What one pass reports: the status it built, whether that changes the status read, and its Events. */
+interface Report {
+  readonly status: ReturnType<typeof buildStatus>;
+  readonly statusChanged: boolean;
+  readonly events: readonly PassEvent[];
+}
+
+/** Options of the EtcdCluster reconciler beside its dependencies. */
+export interface EtcdClusterReconcilerOptions {
+  /**
+   * How long what a fresh pass read may stand in for a new read while the cluster stays at rest: quiet passes in
+   * between take Kubernetes from the informer caches and read etcd alone. controller/main.ts passes
+   * `--resync-period`.
+   * @default DEFAULT_RESYNC_PERIOD_MS (5 min)
+   */
+  readonly freshReadEveryMs?: number;
+}
+
 export class EtcdClusterReconciler implements Reconciler {
   private readonly core: CoreV1Api;
   private readonly crash: CrashSwitch<ActionKind>;
   private readonly image = operatorImage();
+  private readonly freshReadEveryMs: number;
+  /** Per cluster key, what the last fresh pass read if it ended at rest (at-rest.ts). */
+  private readonly atRest = new Map<string, AtRest>();
 
-  constructor(private readonly deps: ReconcilerDeps) {
+  constructor(
+    private readonly deps: ReconcilerDeps,
+    options: EtcdClusterReconcilerOptions = {},
+  ) {
     this.core = deps.kubeConfig.makeApiClient(CoreV1Api);
     this.crash = crashSwitchFromEnv<ActionKind>();
+    this.freshReadEveryMs = options.freshReadEveryMs ?? DEFAULT_RESYNC_PERIOD_MS;
   }
 
   async reconcile(key: ObjectKey, signal: AbortSignal): Promise<ReconcileResult> {
+    return (await this.quietPass(key, signal)) ?? this.freshPass(key, signal);
+  }
+
+  /**
+   * A pass of a cluster a fresh pass found at rest and whose watched objects have not changed since: etcd is read
+   * afresh, nothing else, and nothing is written. `undefined` when this cannot be a quiet pass or it finds the
+   * cluster no longer at rest: a fresh pass then decides.
+   */
+  private async quietPass(key: ObjectKey, signal: AbortSignal): Promise<ReconcileResult | undefined> {
+    const listers = this.deps.listers;
+    const remembered = this.atRest.get(keyString(key));
+    const cached = listers && remembered ? cachedKubeSide(listers, key) : undefined;
+    if (!cached || !mayBeQuiet(remembered, cached, Date.now(), this.freshReadEveryMs)) return undefined;
+    const { nodes, missingServices, tls } = remembered as AtRest;
+    const etcd = await observeEtcdOf(cached.cluster, cached.pods, tls);
+    if (signal.aborted) return {};
+    const observed: Observed = { ...cached, etcd, nodes, missingServices, ...(tls ? { tls } : {}) };
+    const action = planMembership(planInput(observed, randomBytes(3).toString('hex')));
+    if (!isRestingPlan(action)) return undefined;
+    // A resting plan executes nothing (execute.ts); its outcome is the steady requeue.
+    const outcome = await execute(action, this.executeContext(observed, this.deps.log));
+    const report = this.reportOf(observed, action, outcome);
+    if (!endsAtRest({ action, statusChanged: report.statusChanged, events: report.events.length }))
+      return undefined;
+    this.recordMetrics(key, observed, action, outcome, report);
+    this.deps.log.debug({ cluster: key.name, namespace: key.namespace }, 'Quiet pass: at rest');
+    return { requeueAfterMs: outcome.requeueAfterMs };
+  }
+
+  /** A pass that reads everything from the API server and etcd, then acts. */
+  private async freshPass(key: ObjectKey, signal: AbortSignal): Promise<ReconcileResult> {
+    this.atRest.delete(keyString(key));
     const cluster = await getCluster(this.deps.kubeConfig, key);
     if (!cluster) {
       this.deps.metrics.forget(key);
@@ -52,52 +128,78 @@ export class EtcdClusterReconciler implements Reconciler {
     const action = planMembership(planInput(observed, randomBytes(3).toString('hex')));
     const log = this.deps.log.child({ cluster: key.name, namespace: key.namespace, action: action.kind });
     log.debug({ plan: action }, 'Planned membership action');
-    const outcome = await execute(action, {
-      cluster,
+    const outcome = await execute(action, this.executeContext(observed, log));
+    const report = this.reportOf(observed, action, outcome);
+    if (report.statusChanged) await patchStatus(this.deps.kubeConfig, RESOURCE, key, { ...report.status });
+    const subject = { apiVersion: API_GROUP_VERSION, kind: ETCD_CLUSTER_KIND, metadata: cluster.metadata };
+    for (const { type, reason, message } of report.events)
+      await this.deps.events.event(subject, type, reason, message);
+    this.recordMetrics(key, observed, action, outcome, report);
+    if (endsAtRest({ action, statusChanged: report.statusChanged, events: report.events.length })) {
+      this.atRest.set(keyString(key), {
+        versions: kubeVersions(observed),
+        readAtMs: Date.now(),
+        nodes: nodeConditionsOnly(observed.nodes),
+        missingServices: observed.missingServices,
+        ...(observed.tls ? { tls: observed.tls } : {}),
+      });
+    }
+    return { requeueAfterMs: outcome.requeueAfterMs };
+  }
+
+  private executeContext(observed: Observed, log: Logger): ExecuteContext {
+    return {
+      cluster: observed.cluster,
       kubeConfig: this.deps.kubeConfig,
       core: this.core,
       etcd: observed.etcd,
       log,
       crash: this.crash,
       image: this.image,
-    });
-    await this.report(key, observed, action, outcome);
-    return { requeueAfterMs: outcome.requeueAfterMs };
+    };
   }
 
-  private async report(key: ObjectKey, observed: Observed, action: Action, outcome: Outcome): Promise<void> {
+  /** The status this pass builds and the Events it records; writes nothing. */
+  private reportOf(observed: Observed, action: Action, outcome: Outcome): Report {
     const { cluster, etcd } = observed;
     const pods = observed.pods.flatMap((pod) => toPodView(pod) ?? []);
     const told = reportedAction(action, outcome.notYet);
     const status = buildStatus(cluster, told, etcd, new Date(), abandonedData(observed.pvcs), pods);
     // An identical status is not written again: at rest, every steady pass would PATCH the same bytes.
-    if (!cluster.metadata.deletionTimestamp && mergePatchChanges(cluster.status, { ...status })) {
-      await patchStatus(this.deps.kubeConfig, RESOURCE, key, { ...status });
+    const statusChanged =
+      !cluster.metadata.deletionTimestamp && mergePatchChanges(cluster.status, { ...status });
+    const events: PassEvent[] = [];
+    if (outcome.event) {
+      const { type, reason, message } = outcome.event;
+      events.push({ type: type ?? 'Normal', reason, message });
     }
-    const subject = { apiVersion: API_GROUP_VERSION, kind: ETCD_CLUSTER_KIND, metadata: cluster.metadata };
-    const event = (type: 'Normal' | 'Warning', reason: string, message: string) =>
-      this.deps.events.event(subject, type, reason, message);
-    if (outcome.event)
-      await event(outcome.event.type ?? 'Normal', outcome.event.reason, outcome.event.message);
     for (const told of rollEvents(cluster.status ?? {}, status))
-      await event('Normal', told.reason, told.message);
-    if (action.kind === 'Refuse') await event('Warning', CLUSTER_REASONS.invalidSpec, describeAction(action));
-    if (action.kind === 'Wait' && action.degraded) await event('Warning', action.reason, action.message);
+      events.push({ type: 'Normal', reason: told.reason, message: told.message });
+    if (action.kind === 'Refuse')
+      events.push({ type: 'Warning', reason: CLUSTER_REASONS.invalidSpec, message: describeAction(action) });
+    if (action.kind === 'Wait' && action.degraded)
+      events.push({ type: 'Warning', reason: action.reason, message: action.message });
     if (action.kind === 'ReportQuorumLost')
-      await event('Warning', CLUSTER_REASONS.quorumLost, describeAction(action));
+      events.push({ type: 'Warning', reason: CLUSTER_REASONS.quorumLost, message: describeAction(action) });
     // An etcd alarm the Degraded condition tells (docs/design/compaction-quota-defrag.md, "Alarms in the status").
     const alarms = etcd?.alarms ?? [];
     const degraded = status.conditions?.find((condition) => condition.type === 'Degraded');
-    if (degraded && alarms.some((alarm) => alarmReason(alarm.alarm) === degraded.reason)) {
-      await event('Warning', degraded.reason, degraded.message);
-    }
-    this.recordMetrics(key, action, outcome, etcd);
-    this.deps.metrics.membersDesired(key, cluster.spec.size ?? DEFAULT_SIZE);
-    this.deps.metrics.membersUpdated(key, status.updatedMembers ?? 0);
+    if (degraded && alarms.some((alarm) => alarmReason(alarm.alarm) === degraded.reason))
+      events.push({ type: 'Warning', reason: degraded.reason, message: degraded.message });
+    return { status, statusChanged, events };
   }
 
-  private recordMetrics(key: ObjectKey, action: Action, outcome: Outcome, etcd: Observed['etcd']): void {
+  private recordMetrics(
+    key: ObjectKey,
+    observed: Observed,
+    action: Action,
+    outcome: Outcome,
+    report: Report,
+  ): void {
     const { metrics } = this.deps;
+    const { etcd } = observed;
+    metrics.membersDesired(key, observed.cluster.spec.size ?? DEFAULT_SIZE);
+    metrics.membersUpdated(key, report.status.updatedMembers ?? 0);
     if (outcome.change) metrics.membershipChange(key, outcome.change);
     metrics.quorumLost(key, action.kind === 'ReportQuorumLost');
     metrics.membersReady(key, etcd?.view.members.filter((member) => member.healthy).length ?? 0);
@@ -120,6 +222,9 @@ export class EtcdClusterReconciler implements Reconciler {
 }
 
 /** The reconciler controller/main.ts registers for EtcdClusters. */
-export function createEtcdClusterReconciler(deps: ReconcilerDeps): Reconciler {
-  return new EtcdClusterReconciler(deps);
+export function createEtcdClusterReconciler(
+  deps: ReconcilerDeps,
+  options?: EtcdClusterReconcilerOptions,
+): Reconciler {
+  return new EtcdClusterReconciler(deps, options);
 }

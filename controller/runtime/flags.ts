@@ -6,6 +6,9 @@ import { CONTROLLER_NAME, DEFAULT_OPERATOR_NAMESPACE } from '../../constructs/co
 import { HEALTH_PORT, METRICS_PORT } from '../../constructs/conventions/ports.js';
 import { type BindAddress, parseBindAddress } from './bind-address.js';
 
+/** `--resync-period` when not given: every object is passed again, and read fresh, at least this often. */
+export const DEFAULT_RESYNC_PERIOD_MS = 300_000;
+
 export interface ControllerFlags {
   readonly leaderElect: boolean;
   readonly leaderElectionNamespace: string;
@@ -62,7 +65,7 @@ export function parseControllerFlags(argv: readonly string[], env: NodeJS.Proces
       HEALTH_PORT,
     ),
     concurrency: args.concurrency ?? 4,
-    resyncPeriodMs: durationMs(args.resyncPeriod, 300_000),
+    resyncPeriodMs: durationMs(args.resyncPeriod, DEFAULT_RESYNC_PERIOD_MS),
     watchNamespaces: args.watchNamespaces?.length ? args.watchNamespaces : undefined,
     logLevel: args.logLevel ?? 'info',
     shutdownTimeoutMs: durationMs(args.shutdownTimeout, 20_000),

@@ -1,0 +1,58 @@
+// The memory floor of a controller written on the packages ours must use: a Node.js process that only imports them
+// (with the heap cap the Deployment gives ours), collects its garbage and idles, measured by its resident set. The
+// scale bench sets it beside the controller's own RSS at rest: what is left above it is ours.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { repoRoot } from '../test/env/binaries.js';
+import { median } from './stats.js';
+
+const run = promisify(execFile);
+
+/** The packages the controller loads at rest: the Kubernetes client and etcd's (the AWS SDK loads on first use). */
+export const FLOOR_PACKAGES = ['@kubernetes/client-node', 'etcd3'] as const;
+
+/** Idle after the imports and a full collection, before the resident set is read. */
+const IDLE_MS = 3_000;
+
+/** VmRSS in MiB of one process that imports `modules`, collects garbage and idles. */
+async function rssAfterImport(modules: readonly string[], nodeOptions: string): Promise<number> {
+  const script = [
+    ...modules.map((module) => `await import(${JSON.stringify(module)});`),
+    'globalThis.gc();',
+    `await new Promise((resolve) => setTimeout(resolve, ${IDLE_MS}));`,
+    "const { readFileSync } = await import('node:fs');",
+    "process.stdout.write(/^VmRSS:\\s+(\\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'))[1]);",
+  ].join('\n');
+  const { stdout } = await run(process.execPath, ['--expose-gc', '--input-type=module', '--eval', script], {
+    cwd: repoRoot,
+    env: { ...process.env, NODE_OPTIONS: nodeOptions },
+  });
+  return Number(stdout) / 1024;
+}
+
+export interface ImportFloor {
+  readonly runs: number;
+  /** `node` importing nothing. */
+  readonly bareMiB: number;
+  /** `node` importing `packages`. */
+  readonly packagesMiB: number;
+  readonly packages: readonly string[];
+  readonly nodeOptions: string;
+}
+
+/** Medians of `runs` processes each: a bare one and one that imports `FLOOR_PACKAGES`. */
+export async function importFloor(nodeOptions: string, runs = 3): Promise<ImportFloor> {
+  const bare: number[] = [];
+  const packages: number[] = [];
+  for (let i = 0; i < runs; i += 1) {
+    bare.push(await rssAfterImport([], nodeOptions));
+    packages.push(await rssAfterImport(FLOOR_PACKAGES, nodeOptions));
+  }
+  return {
+    runs,
+    bareMiB: median(bare),
+    packagesMiB: median(packages),
+    packages: FLOOR_PACKAGES,
+    nodeOptions,
+  };
+}

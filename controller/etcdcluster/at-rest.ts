@@ -1,0 +1,101 @@
+// What a fresh pass that found its cluster at rest remembers, and when the next pass may be quiet: Kubernetes from
+// the informer caches and that memory, etcd afresh, no API request (docs/design/controller-runtime.md, "Fresh
+// passes and quiet passes").
+import type { KubernetesObject, V1Node, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
+import { memberSelector } from '../../constructs/conventions/labels.js';
+import type { CacheLister, ObjectKey, ReconcilerListers } from '../runtime/types.js';
+import type { EtcdCluster } from './api.js';
+import type { TlsFindings } from './tls-views.js';
+import type { Action } from './types.js';
+import type { NodeReadings } from './views.js';
+
+const RESTING_KINDS: ReadonlySet<Action['kind']> = new Set(['Steady', 'Paused']);
+
+/** A plan that acts on nothing: a pass that ends with one, no status change and no Event is at rest. */
+export function isRestingPlan(action: Action): boolean {
+  return RESTING_KINDS.has(action.kind);
+}
+
+/** Whether a pass ended at rest: nothing to do, the status it built is the one it read, no Event to record. */
+export function endsAtRest(pass: {
+  readonly action: Action;
+  readonly statusChanged: boolean;
+  readonly events: number;
+}): boolean {
+  return isRestingPlan(pass.action) && !pass.statusChanged && pass.events === 0;
+}
+
+/** The unwatched readings of a fresh pass that ended at rest, and what it read of the watched objects. */
+export interface AtRest {
+  /** `kubeVersions` of the cluster, Pods and PVCs that pass read. */
+  readonly versions: string;
+  /** When that pass read them. */
+  readonly readAtMs: number;
+  readonly nodes: NodeReadings;
+  readonly missingServices: readonly string[];
+  readonly tls?: TlsFindings;
+}
+
+/** The cluster, its member Pods and its PVCs, as read from the API server or the informer caches. */
+export interface KubeSide {
+  readonly cluster: EtcdCluster;
+  readonly pods: readonly V1Pod[];
+  readonly pvcs: readonly V1PersistentVolumeClaim[];
+}
+
+const version = (kind: string, object: KubernetesObject) =>
+  `${kind}/${object.metadata?.name}@${object.metadata?.resourceVersion}`;
+
+/** Names and `resourceVersion`s of the cluster, its Pods and its PVCs, as one string in a stable order. */
+export function kubeVersions({ cluster, pods, pvcs }: KubeSide): string {
+  return [
+    version('cluster', cluster),
+    ...[...pods.map((pod) => version('pod', pod)), ...pvcs.map((pvc) => version('pvc', pvc))].sort(),
+  ].join(' ');
+}
+
+/** Whether the next pass may be quiet: the watched objects as remembered, the remembered readings young enough. */
+export function mayBeQuiet(
+  remembered: AtRest | undefined,
+  cached: KubeSide | undefined,
+  nowMs: number,
+  freshReadEveryMs: number,
+): boolean {
+  return (
+    remembered !== undefined &&
+    cached !== undefined &&
+    nowMs - remembered.readAtMs < freshReadEveryMs &&
+    kubeVersions(cached) === remembered.versions
+  );
+}
+
+function matches(object: KubernetesObject, selector: Readonly<Record<string, string>>): boolean {
+  const labels = object.metadata?.labels ?? {};
+  return Object.entries(selector).every(([label, value]) => labels[label] === value);
+}
+
+function members<T extends KubernetesObject>(lister: CacheLister<T>, key: ObjectKey): T[] {
+  const selector = memberSelector(key.name);
+  return lister.list(key.namespace).filter((object) => matches(object, selector));
+}
+
+/** The cluster of `key` with its member Pods and PVCs as the informer caches hold them; none without the cluster. */
+export function cachedKubeSide(listers: ReconcilerListers, key: ObjectKey): KubeSide | undefined {
+  const cluster = listers.clusters.get(key.namespace, key.name);
+  if (!cluster) return undefined;
+  return {
+    cluster: cluster as EtcdCluster,
+    pods: members(listers.pods, key),
+    pvcs: members(listers.persistentVolumeClaims, key),
+  };
+}
+
+/** The Node readings without what the lost rule does not read (a Node object carries its images and more). */
+export function nodeConditionsOnly(nodes: NodeReadings): NodeReadings {
+  return new Map(
+    [...nodes].map(([name, node]): [string, V1Node | 'missing'] => [
+      name,
+      node === 'missing' ? node : { metadata: { name }, status: { conditions: node.status?.conditions } },
+    ]),
+  );
+}
