@@ -219,7 +219,7 @@ function scaleRows(results: BenchResults['scale']): Row[] {
       `controller with ${row.clusters} cluster${row.clusters === 1 ? '' : 's'} Ready (size 1), real nodes`,
       `RSS ${row.restPeakRssMiB.toFixed(0)} MiB at rest (V8 heap in use ${row.restPeakHeapUsedMiB.toFixed(0)} MiB); reconcile p99 ${bound(row.reconcileP99Seconds)} (at rest ${bound(row.restReconcileP99Seconds)}); ${row.restApiRequestsPerSecond.toFixed(2)} API requests/s at rest (${verbs || 'none'} in ${row.restSeconds.toFixed(0)} s); all Ready ${row.readySeconds.toFixed(0)} s after apply`,
       memoryFloor,
-      `${(row.restPeakRssMiB / floor.packagesMiB).toFixed(2)}× (RSS)`,
+      `${ratio(row.restPeakRssMiB, floor.packagesMiB)} (RSS)`,
       '–',
       source,
     ];

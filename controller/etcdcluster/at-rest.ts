@@ -1,11 +1,11 @@
 // What a fresh pass that found its cluster at rest remembers, and when the next pass may be quiet: Kubernetes from
 // the informer caches and that memory, etcd afresh, no API request (docs/design/controller-runtime.md, "Fresh
 // passes and quiet passes").
-import type { KubernetesObject, V1Node, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
+import type { KubernetesObject, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import { memberSelector } from '../../constructs/conventions/labels.js';
 import type { CacheLister, ObjectKey, ReconcilerListers } from '../runtime/types.js';
 import type { EtcdCluster } from './api.js';
-import type { TlsFindings } from './tls-views.js';
+import type { TlsSecrets } from './observe-tls.js';
 import type { Action } from './types.js';
 import type { NodeReadings } from './views.js';
 
@@ -33,7 +33,8 @@ export interface AtRest {
   readonly readAtMs: number;
   readonly nodes: NodeReadings;
   readonly missingServices: readonly string[];
-  readonly tls?: TlsFindings;
+  /** The Secrets of `spec.tls` as read, judged again by each quiet pass at its own time. */
+  readonly tlsSecrets?: TlsSecrets;
 }
 
 /** The cluster, its member Pods and its PVCs, as read from the API server or the informer caches. */
@@ -56,17 +57,12 @@ export function kubeVersions({ cluster, pods, pvcs }: KubeSide): string {
 
 /** Whether the next pass may be quiet: the watched objects as remembered, the remembered readings young enough. */
 export function mayBeQuiet(
-  remembered: AtRest | undefined,
-  cached: KubeSide | undefined,
+  remembered: AtRest,
+  cached: KubeSide,
   nowMs: number,
   freshReadEveryMs: number,
 ): boolean {
-  return (
-    remembered !== undefined &&
-    cached !== undefined &&
-    nowMs - remembered.readAtMs < freshReadEveryMs &&
-    kubeVersions(cached) === remembered.versions
-  );
+  return nowMs - remembered.readAtMs < freshReadEveryMs && kubeVersions(cached) === remembered.versions;
 }
 
 function matches(object: KubernetesObject, selector: Readonly<Record<string, string>>): boolean {
@@ -88,14 +84,4 @@ export function cachedKubeSide(listers: ReconcilerListers, key: ObjectKey): Kube
     pods: members(listers.pods, key),
     pvcs: members(listers.persistentVolumeClaims, key),
   };
-}
-
-/** The Node readings without what the lost rule does not read (a Node object carries its images and more). */
-export function nodeConditionsOnly(nodes: NodeReadings): NodeReadings {
-  return new Map(
-    [...nodes].map(([name, node]): [string, V1Node | 'missing'] => [
-      name,
-      node === 'missing' ? node : { metadata: { name }, status: { conditions: node.status?.conditions } },
-    ]),
-  );
 }

@@ -227,11 +227,14 @@ const KUBE_ACTIONS = new Set<Action['kind']>([
   'DeletePVC',
 ]);
 
+/** The outcome of a plan that performs nothing (Steady, Paused, a refusal, a report): the steady requeue. */
+export const RESTING_OUTCOME: Outcome = { requeueAfterMs: REQUEUE.steady };
+
 /** Performs `action` (at most one side effect); waits, refusals and status-only actions do nothing here. */
 export async function execute(action: Action, context: ExecuteContext): Promise<Outcome> {
   if (action.kind === 'Wait') return { requeueAfterMs: action.requeueAfterMs };
   if (!ETCD_ACTIONS.has(action.kind) && !KUBE_ACTIONS.has(action.kind) && !isRestoreLockAction(action))
-    return { requeueAfterMs: REQUEUE.steady };
+    return RESTING_OUTCOME;
   let outcome: Outcome;
   try {
     outcome = ETCD_ACTIONS.has(action.kind)

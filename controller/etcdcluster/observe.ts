@@ -25,8 +25,8 @@ import { isNotFound } from '../runtime/kube.js';
 import type { ObjectKey } from '../runtime/types.js';
 import type { EtcdCluster } from './api.js';
 import { type EtcdObservation, observeEtcd } from './observe-etcd.js';
-import { observeTls } from './observe-tls.js';
-import type { TlsFindings } from './tls-views.js';
+import { readTlsSecrets, type TlsSecrets } from './observe-tls.js';
+import { type TlsFindings, tlsFindings } from './tls-views.js';
 import type { PlanInput } from './types.js';
 import { type NodeReadings, toClusterView, toPodView, toPvcView } from './views.js';
 
@@ -37,6 +37,8 @@ export interface Observed {
   readonly etcd: EtcdObservation | undefined;
   /** The Secrets of spec.tls, judged; none without spec.tls. */
   readonly tls?: TlsFindings;
+  /** The Secrets of spec.tls as read, which `tls` judges; none without spec.tls. */
+  readonly tlsSecrets?: TlsSecrets;
   /** The Nodes the member Pods are bound to (docs/design/membership.md, "Lost members"). */
   readonly nodes: NodeReadings;
   /** The cluster's peer and client Services that do not exist. */
@@ -134,12 +136,13 @@ export async function observeEtcdOf(
 export async function observe(core: CoreV1Api, cluster: EtcdCluster): Promise<Observed> {
   const { name, namespace } = cluster.metadata as { name: string; namespace: string };
   const labelSelector = memberSelectorString(name);
-  const [pods, pvcs, tls, missing] = await Promise.all([
+  const [pods, pvcs, tlsSecrets, missing] = await Promise.all([
     core.listNamespacedPod({ namespace, labelSelector }),
     core.listNamespacedPersistentVolumeClaim({ namespace, labelSelector }),
-    observeTls(core, { namespace, cluster: name }, cluster.spec.tls),
+    readTlsSecrets(core, { namespace, cluster: name }, cluster.spec.tls),
     missingServices(core, name, namespace),
   ]);
+  const tls = tlsSecrets ? tlsFindings(cluster.spec.tls, tlsSecrets, new Date()) : undefined;
   const [etcd, nodes] = await Promise.all([
     observeEtcdOf(cluster, pods.items, tls),
     readNodes(core, pods.items),
@@ -151,7 +154,7 @@ export async function observe(core: CoreV1Api, cluster: EtcdCluster): Promise<Ob
     etcd,
     nodes,
     missingServices: missing,
-    ...(tls ? { tls } : {}),
+    ...(tls && tlsSecrets ? { tls, tlsSecrets } : {}),
   };
 }
 

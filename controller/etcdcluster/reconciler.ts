@@ -20,6 +20,7 @@ import { mergePatchChanges } from '../runtime/merge-patch.js';
 import { ALARM_KINDS } from '../runtime/metrics.js';
 import type { ObjectKey, ReconcileResult, Reconciler, ReconcilerDeps } from '../runtime/types.js';
 import { abandonedData } from './abandoned.js';
+import type { EtcdClusterStatus } from './api.js';
 import {
   type AtRest,
   cachedKubeSide,
@@ -27,9 +28,8 @@ import {
   isRestingPlan,
   kubeVersions,
   mayBeQuiet,
-  nodeConditionsOnly,
 } from './at-rest.js';
-import { execute } from './execute.js';
+import { execute, RESTING_OUTCOME } from './execute.js';
 import type { ExecuteContext, Outcome } from './execute-context.js';
 import { getCluster, type Observed, observe, observeEtcdOf, planInput } from './observe.js';
 import { planMembership } from './plan.js';
@@ -38,8 +38,9 @@ import { buildStatus } from './status.js';
 import { alarmReason } from './status-faults.js';
 import { describeAction, reportedAction } from './status-progress.js';
 import { rollEvents } from './status-roll.js';
+import { tlsFindings } from './tls-views.js';
 import type { Action, ActionKind } from './types.js';
-import { toPodView } from './views.js';
+import { nodeConditionsOnly, toPodView } from './views.js';
 
 const RESOURCE = { group: API_GROUP, version: API_VERSION, plural: ETCD_CLUSTER_PLURAL };
 
@@ -52,7 +53,7 @@ interface PassEvent {
 
 /** What one pass reports: the status it built, whether that changes the status read, and its Events. */
 interface Report {
-  readonly status: ReturnType<typeof buildStatus>;
+  readonly status: EtcdClusterStatus;
   readonly statusChanged: boolean;
   readonly events: readonly PassEvent[];
 }
@@ -95,29 +96,36 @@ export class EtcdClusterReconciler implements Reconciler {
    * cluster no longer at rest: a fresh pass then decides.
    */
   private async quietPass(key: ObjectKey, signal: AbortSignal): Promise<ReconcileResult | undefined> {
-    const listers = this.deps.listers;
     const remembered = this.atRest.get(keyString(key));
-    const cached = listers && remembered ? cachedKubeSide(listers, key) : undefined;
-    if (!cached || !mayBeQuiet(remembered, cached, Date.now(), this.freshReadEveryMs)) return undefined;
-    const { nodes, missingServices, tls } = remembered as AtRest;
+    const cached = this.deps.listers && remembered ? cachedKubeSide(this.deps.listers, key) : undefined;
+    if (!remembered || !cached || !mayBeQuiet(remembered, cached, Date.now(), this.freshReadEveryMs))
+      return undefined;
+    const { nodes, missingServices, tlsSecrets } = remembered;
+    const tls = tlsSecrets ? tlsFindings(cached.cluster.spec.tls, tlsSecrets, new Date()) : undefined;
     const etcd = await observeEtcdOf(cached.cluster, cached.pods, tls);
     if (signal.aborted) return {};
-    const observed: Observed = { ...cached, etcd, nodes, missingServices, ...(tls ? { tls } : {}) };
+    const observed: Observed = {
+      ...cached,
+      etcd,
+      nodes,
+      missingServices,
+      ...(tls && tlsSecrets ? { tls, tlsSecrets } : {}),
+    };
     const action = planMembership(planInput(observed, randomBytes(3).toString('hex')));
+    // Never `execute`: a quiet pass performs nothing; a resting plan's outcome is the steady requeue.
     if (!isRestingPlan(action)) return undefined;
-    // A resting plan executes nothing (execute.ts); its outcome is the steady requeue.
-    const outcome = await execute(action, this.executeContext(observed, this.deps.log));
-    const report = this.reportOf(observed, action, outcome);
+    const report = this.reportOf(observed, action, RESTING_OUTCOME);
     if (!endsAtRest({ action, statusChanged: report.statusChanged, events: report.events.length }))
       return undefined;
-    this.recordMetrics(key, observed, action, outcome, report);
+    this.recordMetrics(key, observed, action, RESTING_OUTCOME, report);
     this.deps.log.debug({ cluster: key.name, namespace: key.namespace }, 'Quiet pass: at rest');
-    return { requeueAfterMs: outcome.requeueAfterMs };
+    return { requeueAfterMs: RESTING_OUTCOME.requeueAfterMs };
   }
 
   /** A pass that reads everything from the API server and etcd, then acts. */
   private async freshPass(key: ObjectKey, signal: AbortSignal): Promise<ReconcileResult> {
     this.atRest.delete(keyString(key));
+    const readAtMs = Date.now();
     const cluster = await getCluster(this.deps.kubeConfig, key);
     if (!cluster) {
       this.deps.metrics.forget(key);
@@ -138,10 +146,10 @@ export class EtcdClusterReconciler implements Reconciler {
     if (endsAtRest({ action, statusChanged: report.statusChanged, events: report.events.length })) {
       this.atRest.set(keyString(key), {
         versions: kubeVersions(observed),
-        readAtMs: Date.now(),
+        readAtMs,
         nodes: nodeConditionsOnly(observed.nodes),
         missingServices: observed.missingServices,
-        ...(observed.tls ? { tls: observed.tls } : {}),
+        ...(observed.tlsSecrets ? { tlsSecrets: observed.tlsSecrets } : {}),
       });
     }
     return { requeueAfterMs: outcome.requeueAfterMs };

@@ -167,6 +167,16 @@ export function placementOf(pod: V1Pod, nodes: NodeReadings): PodPlacement {
   };
 }
 
+/** The Node readings with only what `placementOf` reads (a Node object also carries its images and more). */
+export function nodeConditionsOnly(nodes: NodeReadings): NodeReadings {
+  return new Map(
+    [...nodes].map(([name, node]): [string, V1Node | 'missing'] => [
+      name,
+      node === 'missing' ? node : { metadata: { name }, status: { conditions: node.status?.conditions } },
+    ]),
+  );
+}
+
 /**
  * How long a member Pod must have been Ready before its silence towards the controller counts as a cut path
  * (`MembersUnreachable`, docs/design/membership.md step 5.6) rather than a member still coming up: longer than a

@@ -4,6 +4,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { BackoffOptions } from './backoff.js';
+import { DEFAULT_RESYNC_PERIOD_MS } from './flags.js';
 import { ownKey } from './owner-keys.js';
 import { type ReconcileObserver, type ShutdownResult, WorkQueue } from './queue.js';
 import type { ObjectKey, Reconciler } from './types.js';
@@ -26,7 +27,7 @@ export interface ControllerOptions {
   readonly secondaries?: readonly WatchSource[];
   /** @default 4 */
   readonly concurrency?: number;
-  /** Enqueue every primary object this often. @default 300_000 */
+  /** Enqueue every primary object this often. @default DEFAULT_RESYNC_PERIOD_MS (5 min) */
   readonly resyncPeriodMs?: number;
   readonly observer?: ReconcileObserver;
   readonly backoff?: BackoffOptions;
@@ -65,7 +66,7 @@ export class Controller {
     await Promise.all(informers.map((informer) => informer.whenSynced()));
     if (this.stopped) return;
     this.queue.resume();
-    const period = this.options.resyncPeriodMs ?? 300_000;
+    const period = this.options.resyncPeriodMs ?? DEFAULT_RESYNC_PERIOD_MS;
     this.resyncTimer = setInterval(() => this.resync(), period);
     this.resyncTimer.unref();
     this.log.info({ resyncPeriodMs: period }, 'Controller started');

@@ -6,7 +6,10 @@ import { CONTROLLER_NAME, DEFAULT_OPERATOR_NAMESPACE } from '../../constructs/co
 import { HEALTH_PORT, METRICS_PORT } from '../../constructs/conventions/ports.js';
 import { type BindAddress, parseBindAddress } from './bind-address.js';
 
-/** `--resync-period` when not given: every object is passed again, and read fresh, at least this often. */
+/**
+ * `--resync-period` when not given: every object is passed again at least this often, and the EtcdCluster
+ * reconciler's readings of a cluster at rest are reused at most this long (its quiet passes).
+ */
 export const DEFAULT_RESYNC_PERIOD_MS = 300_000;
 
 export interface ControllerFlags {

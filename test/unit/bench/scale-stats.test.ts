@@ -1,4 +1,4 @@
-// The scale bench's arithmetic: histogram quantiles between two scrapes, audit events counted in a window.
+// The scale bench's arithmetic: histogram quantiles between two scrapes.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseBuckets, quantileBound } from '../../../bench/scale-stats.js';
