@@ -1,5 +1,7 @@
 // One level-triggered pass over one EtcdCluster: observe, plan one action, execute it, write status, record
-// Events and metrics, requeue. The algorithm is in docs/design/membership.md and plan.ts.
+// Events and metrics, requeue. The algorithm is in docs/design/membership.md and plan.ts. A cluster at rest is
+// passed quietly (etcd read, nothing else, nothing written) until anything changes: docs/design/controller-runtime.md,
+// "Fresh passes and quiet passes".
 import { randomBytes } from 'node:crypto';
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
