@@ -2,13 +2,11 @@
 // Runs the compiled tests layer by layer and prints one closing line for the whole run.
 //   unit         pure logic and synthesized YAML, two files at a time, seconds
 //   integration  real etcd and MinIO processes, no Kubernetes, two files at a time
-//   e2e          the local Kubernetes (test/env), two files at a time, each file in its own environment
+//   e2e          the local Kubernetes (test/env), three files at a time, each file in its own environment
 // Files of one layer run side by side: each e2e file has its own environment (its own network namespaces, so the
 // same Pod and Service addresses in two of them never meet) and asks for free loopback ports.
 // Their waits are mostly on etcd, the API server and timers, not the CPU: on 2 cores three e2e files at a time took
-// 5 min where one at a time took 11.5. On a machine of the same kind that ran every step 2-3x slower (2026-11-27),
-// three at a time starved etcd (leader gaps of 12-35 s, quorum reported lost) and the layer did not finish in 35 min:
-// e2e runs two at a time, bounded by 70 min so the whole run stays under CI's 90.
+// 5 min where one at a time took 11.5.
 // Usage: node scripts/run-tests.mjs [layer ...]   (default: every layer)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -16,12 +14,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nodeTestArgs } from './node-test-args.mjs';
 
-// `timeoutMin` bounds a whole layer (about three times its measured time; e2e: what is left of CI's 90 min after the
-// rest), so a hung file fails the run with a message instead of running into CI's limit.
+// `timeoutMin` bounds a whole layer (about three times its measured time), so a hung file fails the run with a
+// message instead of running into CI's limit.
 const layers = [
   { name: 'unit', dir: 'build/test/unit', concurrency: 2, timeoutMin: 5 },
   { name: 'integration', dir: 'build/test/integration', concurrency: 2, timeoutMin: 10 },
-  { name: 'e2e', dir: 'build/test/e2e', concurrency: 2, timeoutMin: 70 },
+  { name: 'e2e', dir: 'build/test/e2e', concurrency: 3, timeoutMin: 35 },
 ];
 // The longest e2e files (each 3.5-5.5 min in CI on 2 cores; the rest take 0.5-3) start first, so the layer does not
 // end with one long file running alone. Order only: every file runs either way.
