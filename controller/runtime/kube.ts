@@ -1,6 +1,9 @@
-// Kubernetes helpers every part of the controller shares: client configuration, API error codes,
+// Kubernetes helpers every part of the controller shares: client configuration (one kept-alive connection pool per
+// configuration), API error codes,
 // status merge-patch on the /status subresource (also conditional on a resourceVersion), server-side apply, and
 // "not found is success" deletes.
+import { createHash } from 'node:crypto';
+import { Agent as HttpsAgent, type AgentOptions as HttpsAgentOptions } from 'node:https';
 import {
   ApiException,
   type ConfigurationOptions,
@@ -17,13 +20,54 @@ import type { ObjectKey } from './types.js';
 /** The field manager of everything the controller writes. */
 export const fieldManager = CONTROLLER_NAME;
 
-/** `$KUBECONFIG` / `~/.kube/config` when present, else the in-cluster ServiceAccount. */
+/** `$KUBECONFIG` / `~/.kube/config` when present, else the in-cluster ServiceAccount; connections reused. */
 export function loadKubeConfig(): KubeConfig {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromDefault();
   if (!kubeConfig.getCurrentCluster())
     throw new Error('no Kubernetes cluster configured (KUBECONFIG, ~/.kube/config or in-cluster)');
+  return reuseConnections(kubeConfig);
+}
+
+/** A pooled connection idle this long is closed, so a connection to an API server that went away unseen is not
+ * kept for the next call. */
+export const IDLE_CONNECTION_TIMEOUT_MS = 30_000;
+
+/**
+ * Makes every API call of `kubeConfig` share one keep-alive HTTPS agent. The client (1.4) builds a new agent for
+ * each call, so each call opened a TCP connection and did a TLS handshake of its own, on the API server too. The
+ * shared agent is made from the options the client built (CA, client certificate, key, verification), and made
+ * again when those change (a rotated client certificate); a bearer token is a header of each call, read as the
+ * client reads it. Calls through a proxy agent keep the client's agent; watches open their own connection, as
+ * before. Idle pooled sockets close after `IDLE_CONNECTION_TIMEOUT_MS` and never keep the process alive. Returns
+ * the same object.
+ */
+export function reuseConnections(kubeConfig: KubeConfig): KubeConfig {
+  const apply = kubeConfig.applySecurityAuthentication.bind(kubeConfig);
+  let shared: { readonly key: string; readonly agent: HttpsAgent } | undefined;
+  kubeConfig.applySecurityAuthentication = async (context) => {
+    await apply(context);
+    const built = context.getAgent();
+    if (!built || built.constructor !== HttpsAgent) return;
+    const options = (built as HttpsAgent & { options: HttpsAgentOptions }).options;
+    const key = agentKey(options);
+    if (shared?.key !== key)
+      shared = {
+        key,
+        agent: new HttpsAgent({ ...options, keepAlive: true, timeout: IDLE_CONNECTION_TIMEOUT_MS }),
+      };
+    context.setAgent(shared.agent);
+  };
   return kubeConfig;
+}
+
+/** What tells two agents' TLS apart: trust, client credentials, verification, server name. */
+function agentKey(options: HttpsAgentOptions): string {
+  const parts = [options.ca, options.cert, options.key, options.pfx, options.passphrase];
+  const hash = createHash('sha256');
+  for (const part of parts) hash.update(`${part === undefined ? '-' : String(part)}\0`);
+  hash.update(`${String(options.rejectUnauthorized)}\0${String(options.servername)}`);
+  return hash.digest('hex');
 }
 
 /** The HTTP status of a failed API call, or undefined for other errors (network, ...). */

@@ -19,6 +19,7 @@ import { memberStatus, moveLeader } from '../../controller/etcd/members.js';
 import type { EtcdCluster } from '../../controller/etcdcluster/api.js';
 import { etcdVersions } from '../env/binaries.js';
 import { type Environment, startEnvironment } from '../env/environment.js';
+import { judgeLeaders, LeaderGap } from '../env/leader-gap.js';
 import { waitFor } from '../env/wait.js';
 import { assertHealthAsExpected } from '../health/judge.js';
 import {
@@ -53,6 +54,8 @@ type Status = NonNullable<EtcdCluster['status']>;
 interface Monitor {
   /** Longest time in which no majority of members named one leader, in ms. */
   longestNoQuorumMs(): number;
+  /** How many samples showed a majority on one leader, how many not, how many could not tell. */
+  leaderSummary(): string;
   /** Fewest Ready member Pods seen in one sample. */
   fewestReadyPods(): number;
   /** Every distinct status the controller wrote, in order. */
@@ -63,8 +66,7 @@ interface Monitor {
 function startMonitor(env: Environment, read: () => Promise<EtcdCluster>): Monitor {
   const core = env.kubeConfig.makeApiClient(CoreV1Api);
   let running = true;
-  let longest = 0;
-  let lostSince: number | undefined;
+  const gap = new LeaderGap();
   let fewest = Number.POSITIVE_INFINITY;
   const seen: Status[] = [];
   const loop = (async () => {
@@ -73,7 +75,8 @@ function startMonitor(env: Environment, read: () => Promise<EtcdCluster>): Monit
       const pods = await core.listNamespacedPod({ namespace: ns, labelSelector: memberSelectorString(name) });
       const ready = pods.items.filter(isReady);
       fewest = Math.min(fewest, ready.length);
-      // Only Ready Pods are asked (a stopped one only adds connection errors): a conservative count.
+      // Only Ready Pods are asked (a stopped one only adds connection errors), and two of them must agree: a
+      // conservative count. One that does not answer counts for neither side (test/env/leader-gap.ts).
       const leaders = await Promise.all(
         ready.map((pod) =>
           memberStatus(clientURL(name, ns, pod.metadata?.name as string, 'http')).then(
@@ -82,20 +85,15 @@ function startMonitor(env: Environment, read: () => Promise<EtcdCluster>): Monit
           ),
         ),
       );
-      const counts = new Map<string, number>();
-      for (const leader of leaders)
-        if (leader && leader !== '0') counts.set(leader, (counts.get(leader) ?? 0) + 1);
-      const quorum = [...counts.values()].some((count) => count >= 2);
-      if (quorum) lostSince = undefined;
-      else lostSince ??= started;
-      if (lostSince !== undefined) longest = Math.max(longest, Date.now() - lostSince);
+      gap.record(judgeLeaders(leaders, 2), started, Date.now());
       const status = (await read()).status;
       if (status && JSON.stringify(status) !== JSON.stringify(seen.at(-1))) seen.push(status);
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, SAMPLE_MS - (Date.now() - started))));
     }
   })();
   return {
-    longestNoQuorumMs: () => longest,
+    longestNoQuorumMs: () => gap.longestNoMajorityMs,
+    leaderSummary: () => gap.summary(),
     fewestReadyPods: () => fewest,
     statuses: () => seen,
     async stop() {
@@ -395,10 +393,11 @@ describe('EtcdCluster rolling changes', () => {
     await monitor.stop();
     await writer.stop();
     t.diagnostic(
-      `longest time without a majority on one leader: ${monitor.longestNoQuorumMs()} ms; fewest Ready member Pods: ${monitor.fewestReadyPods()}; statuses recorded: ${monitor.statuses().length}; acknowledged writes: ${writer.acknowledged()}`,
+      `longest time without a majority on one leader: ${monitor.longestNoQuorumMs()} ms (${monitor.leaderSummary()}); fewest Ready member Pods: ${monitor.fewestReadyPods()}; statuses recorded: ${monitor.statuses().length}; acknowledged writes: ${writer.acknowledged()}`,
     );
-    // A sample is one Status call per Ready member (3 s deadline each): a single slow answer on a loaded machine
-    // can miss one sample. A lost quorum lasts at least a member restart (over 10 s here), so 3 s tells them apart.
+    // A sample is one Status call per Ready member (3 s deadline each); a member that does not answer counts for
+    // neither side. A leader transfer is well under a second; a lost quorum lasts at least a member restart (over
+    // 10 s here), so 3 s tells them apart.
     assert.ok(
       monitor.longestNoQuorumMs() <= NO_QUORUM_TOLERANCE_MS,
       `no majority on one leader for ${monitor.longestNoQuorumMs()} ms`,

@@ -1,7 +1,9 @@
-// Writes a kubeconfig file (JSON is valid YAML) with the certificates embedded, and loads it.
+// Writes a kubeconfig file (JSON is valid YAML) with the certificates embedded, and loads it (connections reused, as the
+// controller's are).
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { reuseConnections } from '../../controller/runtime/kube.js';
 import { issueCertificate, type Pki } from './certs.js';
 
 export interface KubeconfigSpec {
@@ -39,7 +41,7 @@ export async function writeKubeconfig(spec: KubeconfigSpec): Promise<KubeConfig>
   await writeFile(spec.path, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(spec.path);
-  return kubeConfig;
+  return reuseConnections(kubeConfig);
 }
 
 /**
@@ -97,5 +99,5 @@ export async function writeServiceAccountKubeconfig(
   await writeFile(path, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(path);
-  return kubeConfig;
+  return reuseConnections(kubeConfig);
 }
