@@ -5,7 +5,7 @@
 // verified `.part` into the backup (docs/design/backup.md, step 6), medians over several runs; a table on stdout,
 // JSON in bench/results/backup.json. Each run's objects are deleted after it, so 2 GiB rows fit the disk.
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -23,6 +23,7 @@ import {
 } from '../test/integration/helpers/backup-cli.js';
 import { startEtcd } from '../test/integration/helpers/etcd.js';
 import { fillEtcd } from '../test/integration/helpers/fill.js';
+import { processMiB } from './proc-status.js';
 import { median } from './stats.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -47,11 +48,10 @@ function measure(command: string, args: string[], env: Record<string, string>): 
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
     });
-    let peakKiB = 0;
+    let peakMiB = 0;
     const poll = setInterval(() => {
       try {
-        const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
-        peakKiB = Math.max(peakKiB, Number(match?.[1] ?? 0));
+        peakMiB = Math.max(peakMiB, processMiB(child.pid as number, 'VmHWM'));
       } catch {
         // exited between polls
       }
@@ -61,7 +61,7 @@ function measure(command: string, args: string[], env: Record<string, string>): 
       clearInterval(poll);
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
       if (code !== 0) reject(new Error(`${command} exited ${code}: ${stderr.slice(-2000)}`));
-      else resolve({ seconds, peakRssMiB: peakKiB / 1024, stderr });
+      else resolve({ seconds, peakRssMiB: peakMiB, stderr });
     });
   });
 }

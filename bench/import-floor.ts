@@ -7,6 +7,8 @@ import { repoRoot } from '../test/env/binaries.js';
 import { median } from './stats.js';
 
 const run = promisify(execFile);
+/** The shared /proc parser, imported last by both the bare and the measured process (the same few KiB in each). */
+const procStatusModule = new URL('./proc-status.js', import.meta.url).href;
 
 /** The packages the controller loads at rest: the Kubernetes client and etcd's (the AWS SDK loads on first use). */
 export const FLOOR_PACKAGES = ['@kubernetes/client-node', 'etcd3'] as const;
@@ -20,14 +22,14 @@ async function rssAfterImport(modules: readonly string[], nodeOptions: string): 
     ...modules.map((module) => `await import(${JSON.stringify(module)});`),
     'globalThis.gc();',
     `await new Promise((resolve) => setTimeout(resolve, ${IDLE_MS}));`,
-    "const { readFileSync } = await import('node:fs');",
-    "process.stdout.write(/^VmRSS:\\s+(\\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'))[1]);",
+    `const { processMiB } = await import(${JSON.stringify(procStatusModule)});`,
+    "process.stdout.write(String(processMiB('self', 'VmRSS')));",
   ].join('\n');
   const { stdout } = await run(process.execPath, ['--expose-gc', '--input-type=module', '--eval', script], {
     cwd: repoRoot,
     env: { ...process.env, NODE_OPTIONS: nodeOptions },
   });
-  return Number(stdout) / 1024;
+  return Number(stdout);
 }
 
 export interface ImportFloor {

@@ -29,6 +29,7 @@ import {
 import { createClusterHandle, prepareNamespace } from '../test/integration/helpers/membership-kube.js';
 import { importFloor } from './import-floor.js';
 import { POLL_MS } from './membership-pods.js';
+import { processMiB } from './proc-status.js';
 import { type Buckets, parseBuckets, quantileBound } from './scale-stats.js';
 import { median, timed } from './stats.js';
 
@@ -146,9 +147,7 @@ async function scrape(run: ControllerRun): Promise<Scrape> {
 
 /** The controller process's peak resident set over its whole life (VmHWM). */
 function lifetimePeakRssMiB(run: ControllerRun): number {
-  const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${run.process.pid}/status`, 'utf8'));
-  if (!match) throw new Error(`no VmHWM for the controller (pid ${run.process.pid})`);
-  return Number(match[1]) / 1024;
+  return processMiB(run.process.pid as number, 'VmHWM');
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

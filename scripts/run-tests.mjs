@@ -2,11 +2,13 @@
 // Runs the compiled tests layer by layer and prints one closing line for the whole run.
 //   unit         pure logic and synthesized YAML, two files at a time, seconds
 //   integration  real etcd and MinIO processes, no Kubernetes, two files at a time
-//   e2e          the local Kubernetes (test/env), three files at a time, each file in its own environment
+//   e2e          the local Kubernetes (test/env), two files at a time, each file in its own environment
 // Files of one layer run side by side: each e2e file has its own environment (its own network namespaces, so the
 // same Pod and Service addresses in two of them never meet) and asks for free loopback ports.
-// Their waits are mostly on etcd, the API server and timers, not the CPU: on 2 cores three e2e files at a time took
-// 5 min where one at a time took 11.5.
+// Their waits are partly on timers (schedules, grace periods), so two at a time overlap them. On a fast machine of
+// this kind three at a time took 5 min where one at a time took 11.5; on one 2-3x slower (2026-11-27) the cores
+// were saturated: `cluster-rolling` took 218 s alone and 594 s beside two others (no throughput gained), and
+// etcd members starved of CPU lost their leader.
 // Usage: node scripts/run-tests.mjs [layer ...]   (default: every layer)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -14,8 +16,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nodeTestArgs } from './node-test-args.mjs';
 
-// `timeoutMin` bounds a whole layer (about three times its measured time), so a hung file fails the run with a
-// message instead of running into CI's limit.
+// `timeoutMin` bounds a whole layer, so a hung file fails the run with a message instead of running into CI's
+// limit: unit and integration about three times their measured time, e2e what CI's 90 min leave after the rest
+// on the slower machine.
 const layers = [
   { name: 'unit', dir: 'build/test/unit', concurrency: 2, timeoutMin: 5 },
   { name: 'integration', dir: 'build/test/integration', concurrency: 2, timeoutMin: 10 },
