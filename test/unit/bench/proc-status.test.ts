@@ -4,7 +4,9 @@ import { describe, it } from 'node:test';
 import { processMiB, statusMiB } from '../../../bench/proc-status.js';
 
 describe('statusMiB', () => {
-  const status = ['Name:\tnode', 'VmPeak:\t 1048576 kB', 'VmHWM:\t  204800 kB', 'VmRSS:\t  131072 kB'].join('\n');
+  const status = ['Name:\tnode', 'VmPeak:\t 1048576 kB', 'VmHWM:\t  204800 kB', 'VmRSS:\t  131072 kB'].join(
+    '\n',
+  );
 
   it('GIVEN a status text THEN VmRSS and VmHWM in MiB, not VmPeak', () => {
     assert.equal(statusMiB(status, 'VmRSS'), 128);
