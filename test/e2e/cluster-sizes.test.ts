@@ -37,8 +37,13 @@ import { startWriter, type Writer } from '../integration/helpers/membership-writ
 import { recordStatuses, type StatusRecorder } from './status-recorder.js';
 
 const ns = 'cluster-sizes';
-/** Before the rest window: the bootstrap's last status write lands and a fresh pass finds alpha at rest. */
-const REST_SETTLE_MS = 15_000;
+/**
+ * Before a rest window: this long without a request of the controller but watches (the bootstrap's last status
+ * write, and the fresh pass that found alpha at rest after it, are behind). A fixed 15 s was not enough on a slow
+ * machine: a change landing between the controller's last reading and the window's start made a pass in the
+ * window read fresh and write.
+ */
+const REST_SETTLE_MS = REQUEUE.steady + 5_000;
 /**
  * Two steady periods and some: at least two passes, none of which may read or write Kubernetes. Settle and window
  * end well before the controller's readings expire (`--resync-period`, 5 min by default).
@@ -128,20 +133,44 @@ describe('EtcdCluster sizes, scaling and member failures (controller process)', 
       );
       return [...versions.sort(), ...etcd];
     };
+    const controllerRequests = async (from: number, to: number) => {
+      const { byRequest } = countRequests(await readFile(auditLog, 'utf8'), CONTROLLER_USERNAME, from, to);
+      return Object.fromEntries(Object.entries(byRequest).filter(([what]) => !what.startsWith('watch ')));
+    };
+    // The API server writes an audit event once a request completed: the last 2 s may not be in the log yet.
+    const AUDIT_LAG_MS = 2_000;
+    const settle = async () => {
+      const started = Date.now();
+      await waitFor(
+        async () => {
+          const until = Date.now() - AUDIT_LAG_MS;
+          if (until - started < REST_SETTLE_MS) return false;
+          return Object.keys(await controllerRequests(until - REST_SETTLE_MS, until)).length === 0;
+        },
+        {
+          what: `alpha at rest: ${REST_SETTLE_MS / 1000} s without a request of the controller but watches`,
+          timeoutMs: 180_000,
+          intervalMs: 2_000,
+        },
+      );
+    };
     const disturbed: string[] = [];
-    let window: { passed: number; from: number; to: number } | undefined;
+    let window:
+      | { passed: number; from: number; to: number; statusBefore: string; statusAfter: string }
+      | undefined;
     while (!window) {
-      // The last status write of the bootstrap (or of a disturbance), and the fresh pass that finds alpha at rest.
-      await sleep(REST_SETTLE_MS);
+      await settle();
       const stateBefore = await restingState();
+      const statusBefore = JSON.stringify((await alpha.read()).status);
       const passesBefore = await passes();
       const from = Date.now();
       await sleep(REST_WINDOW_MS);
       const to = Date.now();
       const passed = (await passes()) - passesBefore;
       const stateAfter = await restingState();
+      const statusAfter = JSON.stringify((await alpha.read()).status);
       const changed = stateAfter.filter((line) => !stateBefore.includes(line));
-      if (changed.length === 0) window = { passed, from, to };
+      if (changed.length === 0) window = { passed, from, to, statusBefore, statusAfter };
       else {
         disturbed.push(`window ${disturbed.length + 1} disturbed: ${changed.join(', ')}`);
         assert.ok(disturbed.length < 3, `alpha never rested through a whole window: ${disturbed.join('; ')}`);
@@ -149,14 +178,14 @@ describe('EtcdCluster sizes, scaling and member failures (controller process)', 
     }
     if (disturbed.length > 0) t.diagnostic(disturbed.join('; '));
     const { passed, from, to } = window;
-    // The API server writes an audit event once a request completed: give the last ones a moment to land.
-    await sleep(2_000);
-    const { byRequest } = countRequests(await readFile(auditLog, 'utf8'), CONTROLLER_USERNAME, from, to);
-    const requests = Object.fromEntries(
-      Object.entries(byRequest).filter(([what]) => !what.startsWith('watch ')),
-    );
+    await sleep(AUDIT_LAG_MS);
+    const requests = await controllerRequests(from, to);
     assert.ok(passed >= 2, `passes of alpha in ${REST_WINDOW_MS / 1000} s at rest: ${passed}`);
-    assert.deepEqual(requests, {}, 'API requests other than watches while alpha rested');
+    assert.deepEqual(
+      requests,
+      {},
+      `API requests other than watches while alpha rested; its status before: ${window.statusBefore}; after: ${window.statusAfter}`,
+    );
     // Only etcd changes now: a pass that did not ask etcd would never see it.
     const inUse = async () => (await alpha.read()).status?.members?.map((member) => member.dbSizeInUse);
     const rested = await inUse();
