@@ -66,7 +66,8 @@ const wait = (
  *     every member Pod has long been Ready (the kubelets reach etcd, the controller does not: a NetworkPolicy or
  *     firewall between them), or ReportQuorumLost;
  *  6. a member in etcd without Pod: PVC → CreatePod; never started → CreatePVC (resume of an add);
- *  7. quorum lost → ReportQuorumLost (a majority healthy without the leader's member list: Wait LeaderChanging);
+ *  7. quorum lost → ReportQuorumLost (a majority healthy without the leader's member list: Wait LeaderChanging;
+ *     a new cluster's initial members answering before their first election: Wait MembersStarting);
  *  8. a healthy started voter whose Pod still says `new` (a seed that has served) → MarkExisting;
  *  9. Pod without member, not yet terminating → DeletePod; PVC without member or Pod and whenScaled Delete → DeletePVC;
  * 10. dead member (a lost Pod and no answer: reason `lost`), or a marked (`etcd.gitops.dev/evict`) one not healthy →
@@ -319,11 +320,29 @@ function reportQuorumLoss(input: PlanInput, etcd: EtcdView, terminating?: PodVie
       REQUEUE.soon,
     );
   }
+  if (forming(input, etcd)) return seedStarting(input);
   const message = `${healthy} of ${voters.length} voting members are healthy`;
   // Step 4: while a Pod terminates nothing is rolled; the loss is only reported.
   if (terminating)
     return { kind: 'ReportQuorumLost', message: `${message}; member Pod ${terminating.name} is terminating` };
   return rollBrokenPod(input) ?? { kind: 'ReportQuorumLost', message };
+}
+
+/**
+ * Step 7: the initial members of a new cluster run and answer but have not elected their first leader yet. Every
+ * voter's Pod still says `new` (step 8 marks a seed `existing` the first pass it is seen healthy), none crash-loops
+ * or is lost: a cluster that never formed has lost nothing. A CI run on a loaded machine saw all three seeds of a
+ * static bootstrap answer a pass before they elected, and that pass reported quorum lost.
+ */
+function forming(input: PlanInput, etcd: EtcdView): boolean {
+  const voters = ourMembers(input, etcd).filter((member) => !member.learner);
+  return (
+    voters.length > 0 &&
+    voters.every((member) => {
+      const pod = podOf(input, member.member as string);
+      return pod?.initialState === 'new' && !pod.crashLooping && pod.lost === undefined;
+    })
+  );
 }
 
 /** Steps 5 and 7: an out-of-date Pod crash-looping on its PVC is deleted (data untouched) and recreated from the

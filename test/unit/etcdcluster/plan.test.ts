@@ -728,6 +728,43 @@ const cases: Case[] = [
     },
     expect: { kind: 'ReportQuorumLost' },
   },
+  {
+    given:
+      'every static seed running and answering, no leader elected yet: the bootstrap is forming, nothing is lost',
+    input: {
+      ...empty({
+        pods: [0, 1, 2].map((i) => pod(i, { ready: false, initialState: 'new' })),
+        pvcs: [staticPvc(0), staticPvc(1), staticPvc(2)],
+      }),
+      etcd: etcd(
+        [0, 1, 2].map((i) => member(i, { healthy: false })),
+        { quorum: false, leaderId: undefined },
+      ),
+    },
+    expect: {
+      kind: 'Wait',
+      reason: 'MembersStarting',
+      message: 'waiting for a majority of the 3 initial members to start and elect a leader',
+    },
+  },
+  {
+    given: 'a forming static bootstrap with one seed crash-looping: not waited for as forming',
+    input: {
+      ...empty({
+        pods: [
+          pod(0, { ready: false, initialState: 'new', crashLooping: true }),
+          pod(1, { ready: false, initialState: 'new' }),
+          pod(2, { ready: false, initialState: 'new' }),
+        ],
+        pvcs: [staticPvc(0), staticPvc(1), staticPvc(2)],
+      }),
+      etcd: etcd(
+        [0, 1, 2].map((i) => member(i, { healthy: false })),
+        { quorum: false, leaderId: undefined },
+      ),
+    },
+    expect: { kind: 'ReportQuorumLost' },
+  },
   // 9: leftovers of a remove
   {
     given: 'a crash after RemoveMember (Pod without member)',
