@@ -100,8 +100,15 @@ export class EtcdClusterReconciler implements Reconciler {
   private async quietPass(key: ObjectKey, signal: AbortSignal): Promise<ReconcileResult | undefined> {
     const remembered = this.atRest.get(keyString(key));
     const cached = this.deps.listers && remembered ? cachedKubeSide(this.deps.listers, key) : undefined;
-    if (!remembered || !cached || !mayBeQuiet(remembered, cached, Date.now(), this.freshReadEveryMs))
+    if (!remembered || !cached) return undefined;
+    const log = this.deps.log.child({ cluster: key.name, namespace: key.namespace });
+    if (!mayBeQuiet(remembered, cached, Date.now(), this.freshReadEveryMs)) {
+      log.debug(
+        { versions: { remembered: remembered.versions, cached: kubeVersions(cached) } },
+        'Fresh pass: the watched objects changed, or the last fresh read is due again',
+      );
       return undefined;
+    }
     const { nodes, missingServices, tlsSecrets } = remembered;
     const tls = tlsSecrets ? tlsFindings(cached.cluster.spec.tls, tlsSecrets, new Date()) : undefined;
     const etcd = await observeEtcdOf(cached.cluster, cached.pods, tls);
@@ -115,12 +122,20 @@ export class EtcdClusterReconciler implements Reconciler {
     };
     const action = planMembership(planInput(observed, randomBytes(3).toString('hex')));
     // Never `execute`: a quiet pass performs nothing; a resting plan's outcome is the steady requeue.
-    if (!isRestingPlan(action)) return undefined;
-    const report = this.reportOf(observed, action, RESTING_OUTCOME);
-    if (!endsAtRest({ action, statusChanged: report.statusChanged, events: report.events.length }))
+    if (!isRestingPlan(action)) {
+      log.debug({ plan: action }, 'Quiet pass: not at rest, a fresh pass decides');
       return undefined;
+    }
+    const report = this.reportOf(observed, action, RESTING_OUTCOME);
+    if (!endsAtRest({ action, statusChanged: report.statusChanged, events: report.events.length })) {
+      log.debug(
+        { statusChanged: report.statusChanged, events: report.events.map((event) => event.reason) },
+        'Quiet pass: not at rest, a fresh pass decides',
+      );
+      return undefined;
+    }
     this.recordMetrics(key, observed, action, RESTING_OUTCOME, report);
-    this.deps.log.debug({ cluster: key.name, namespace: key.namespace }, 'Quiet pass: at rest');
+    log.debug('Quiet pass: at rest');
     return { requeueAfterMs: RESTING_OUTCOME.requeueAfterMs };
   }
 
