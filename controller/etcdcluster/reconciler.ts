@@ -17,7 +17,7 @@ import { operatorImage } from '../restore/seed-init-container.js';
 import { type CrashSwitch, crashSwitchFromEnv } from '../runtime/crash-switch.js';
 import { DEFAULT_RESYNC_PERIOD_MS } from '../runtime/flags.js';
 import { keyString } from '../runtime/keys.js';
-import { patchStatus } from '../runtime/kube.js';
+import { patchStatusUnlessGone } from '../runtime/kube.js';
 import { mergePatchChanges } from '../runtime/merge-patch.js';
 import { ALARM_KINDS } from '../runtime/metrics.js';
 import type { ObjectKey, ReconcileResult, Reconciler, ReconcilerDeps } from '../runtime/types.js';
@@ -155,7 +155,14 @@ export class EtcdClusterReconciler implements Reconciler {
     log.debug({ plan: action }, 'Planned membership action');
     const outcome = await execute(action, this.executeContext(observed, log));
     const report = this.reportOf(observed, action, outcome);
-    if (report.statusChanged) await patchStatus(this.deps.kubeConfig, RESOURCE, key, { ...report.status });
+    const written =
+      !report.statusChanged ||
+      (await patchStatusUnlessGone(this.deps.kubeConfig, RESOURCE, key, { ...report.status }));
+    if (!written) {
+      // The cluster was deleted after this pass read it: nothing is left to report on.
+      this.deps.metrics.forget(key);
+      return {};
+    }
     const subject = { apiVersion: API_GROUP_VERSION, kind: ETCD_CLUSTER_KIND, metadata: cluster.metadata };
     for (const { type, reason, message } of report.events)
       await this.deps.events.event(subject, type, reason, message);

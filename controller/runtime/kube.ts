@@ -127,6 +127,36 @@ export async function patchStatusAt(
   }
 }
 
+/**
+ * {@link patchStatus}, or `false` when the object is gone (deleted after the pass read it): a 404 counts as gone only
+ * when a GET of the object also finds nothing, so a resource without the status subresource still fails.
+ */
+export async function patchStatusUnlessGone(
+  kubeConfig: KubeConfig,
+  resource: CustomResource,
+  key: ObjectKey,
+  status: Record<string, unknown>,
+): Promise<boolean> {
+  try {
+    await mergePatchStatus(kubeConfig, resource, key, { status });
+    return true;
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+    const api = kubeConfig.makeApiClient(CustomObjectsApi);
+    const exists = await api
+      .getNamespacedCustomObject({ ...resource, namespace: key.namespace, name: key.name })
+      .then(
+        () => true,
+        (getError: unknown) => {
+          if (isNotFound(getError)) return false;
+          throw getError;
+        },
+      );
+    if (exists) throw error;
+    return false;
+  }
+}
+
 async function mergePatchStatus<T>(
   kubeConfig: KubeConfig,
   resource: CustomResource,

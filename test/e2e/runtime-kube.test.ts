@@ -1,17 +1,25 @@
 // The Kubernetes helpers and the Event recorder against a real kube-apiserver: status merge-patch through the
-// /status subresource of a CRD made here, server-side apply, "not found is success" deletes, Events aggregated.
+// /status subresource of a CRD made here (a 404 counted as "gone" only when the object is), server-side apply,
+// "not found is success" deletes, Events aggregated.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ApiextensionsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { KubeEventRecorder } from '../../controller/runtime/events.js';
-import { applyObject, deleteIgnoringNotFound, patchStatus } from '../../controller/runtime/kube.js';
+import {
+  applyObject,
+  deleteIgnoringNotFound,
+  patchStatus,
+  patchStatusUnlessGone,
+} from '../../controller/runtime/kube.js';
 import { type ControlPlane, startControlPlane } from '../env/control-plane.js';
 import { waitFor } from '../env/wait.js';
 import { createNamespace } from './runtime-support.js';
 
 const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 const widgets = { group: 'runtime-test.example.com', version: 'v1', plural: 'widgets' };
+/** The same kind of object without the status subresource. */
+const gadgets = { group: 'runtime-test.example.com', version: 'v1', plural: 'gadgets' };
 
 interface Widget {
   metadata: { name: string; namespace: string; generation?: number; uid?: string };
@@ -19,22 +27,28 @@ interface Widget {
   status?: Record<string, unknown>;
 }
 
-/** A small CRD with a status subresource, made by this test (not the product's CRDs). */
-async function installWidgetCrd(cp: ControlPlane): Promise<void> {
+/** A small CRD, with a status subresource or without, made by this test (not the product's CRDs). */
+async function installCrd(
+  cp: ControlPlane,
+  resource: typeof widgets,
+  kind: string,
+  withStatus: boolean,
+): Promise<void> {
   const api = cp.kubeConfig.makeApiClient(ApiextensionsV1Api);
+  const singular = kind.toLowerCase();
   await api.createCustomResourceDefinition({
     body: {
-      metadata: { name: `${widgets.plural}.${widgets.group}` },
+      metadata: { name: `${resource.plural}.${resource.group}` },
       spec: {
-        group: widgets.group,
+        group: resource.group,
         scope: 'Namespaced',
-        names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+        names: { plural: resource.plural, singular, kind, listKind: `${kind}List` },
         versions: [
           {
             name: 'v1',
             served: true,
             storage: true,
-            subresources: { status: {} },
+            ...(withStatus ? { subresources: { status: {} } } : {}),
             schema: {
               openAPIV3Schema: {
                 type: 'object',
@@ -50,8 +64,8 @@ async function installWidgetCrd(cp: ControlPlane): Promise<void> {
     },
   });
   const objects = cp.kubeConfig.makeApiClient(CustomObjectsApi);
-  await waitFor(() => objects.listClusterCustomObject(widgets).then(() => true), {
-    what: 'the Widget CRD to serve',
+  await waitFor(() => objects.listClusterCustomObject(resource).then(() => true), {
+    what: `the ${kind} CRD to serve`,
   });
 }
 
@@ -61,7 +75,8 @@ describe('Kubernetes helpers and Events against a real API server', { timeout: 3
 
   before(async () => {
     cp = await startControlPlane();
-    await installWidgetCrd(cp);
+    await installCrd(cp, widgets, 'Widget', true);
+    await installCrd(cp, gadgets, 'Gadget', false);
     namespace = await createNamespace(cp.kubeConfig, 'kube-helpers');
   });
   after(() => cp?.stop());
@@ -101,6 +116,44 @@ describe('Kubernetes helpers and Events against a real API server', { timeout: 3
   it('fails when status is patched on an object that does not exist, with status 404', async () => {
     await assert.rejects(
       patchStatus(cp.kubeConfig, widgets, { namespace, name: 'missing' }, { phase: 'x' }),
+      (error: { code?: number }) => error.code === 404,
+    );
+  });
+
+  it('patchStatusUnlessGone writes an existing status, says false for an object that is gone, and fails with 404 where the status subresource is missing', async () => {
+    const objects = cp.kubeConfig.makeApiClient(CustomObjectsApi);
+    const create = (resource: typeof widgets, kind: string, name: string) =>
+      objects.createNamespacedCustomObject({
+        ...resource,
+        namespace,
+        body: { apiVersion: `${resource.group}/v1`, kind, metadata: { name }, spec: { size: 1 } },
+      });
+    // GIVEN a Widget that exists, and one created and then deleted
+    await create(widgets, 'Widget', 'w2');
+    await create(widgets, 'Widget', 'w3');
+    await objects.deleteNamespacedCustomObject({ ...widgets, namespace, name: 'w3' });
+    // WHEN status is written to each
+    const existing = await patchStatusUnlessGone(
+      cp.kubeConfig,
+      widgets,
+      { namespace, name: 'w2' },
+      { phase: 'x' },
+    );
+    const gone = await patchStatusUnlessGone(
+      cp.kubeConfig,
+      widgets,
+      { namespace, name: 'w3' },
+      { phase: 'x' },
+    );
+    // THEN the existing one holds it, the deleted one is reported gone without an error
+    assert.equal(existing, true);
+    const read = (await objects.getNamespacedCustomObject({ ...widgets, namespace, name: 'w2' })) as Widget;
+    assert.deepEqual(read.status, { phase: 'x' });
+    assert.equal(gone, false);
+    // AND a Gadget that exists, whose CRD has no status subresource, still fails with the 404
+    await create(gadgets, 'Gadget', 'g1');
+    await assert.rejects(
+      patchStatusUnlessGone(cp.kubeConfig, gadgets, { namespace, name: 'g1' }, { phase: 'x' }),
       (error: { code?: number }) => error.code === 404,
     );
   });
