@@ -16,7 +16,12 @@ import { API_GROUP_VERSION, ETCD_CLUSTER_RESOURCE } from '../constructs/conventi
 import { DEFAULT_CONTROLLER_NODE_OPTIONS } from '../constructs/conventions/limits.js';
 import type { EtcdCluster } from '../controller/etcdcluster/api.js';
 import { REQUEUE } from '../controller/etcdcluster/plan.js';
-import { countRequests, type RequestCount } from '../test/env/audit-log.js';
+import {
+  AUDIT_LAG_MS,
+  countRequests,
+  type RequestCount,
+  untilNoRequestsButWatches,
+} from '../test/env/audit-log.js';
 import { etcdVersions } from '../test/env/binaries.js';
 import { CONTROLLER_USERNAME } from '../test/env/controller-identity.js';
 import { type Environment, startEnvironment } from '../test/env/environment.js';
@@ -38,8 +43,13 @@ const ns = 'bench-scale';
 const version = etcdVersions['3.6'];
 /** Clusters Ready at once, per stage (each stage adds to the last). */
 const STAGES = [1, 10, 50];
-/** After all are Ready, before the rest window: the last status writes (members marked existing) land. */
-const SETTLE_MS = 15_000;
+/**
+ * After all are Ready, before the rest window: this long without a request of the controller but watches (the last
+ * status writes and the fresh passes that find each cluster at rest after them are behind). A fixed 15 s let the
+ * last of 50 clusters' fresh passes fall into the window (5 of them on 2026-11-27).
+ */
+const SETTLE_QUIET_MS = REQUEUE.steady + 5_000;
+const SETTLE_TIMEOUT_MS = 5 * 60_000;
 /** Two steady requeues of every cluster (REQUEUE.steady). */
 const REST_MS = 2 * REQUEUE.steady;
 const RSS_EVERY_MS = 5_000;
@@ -61,6 +71,8 @@ export interface ScaleRow {
   readonly clusters: number;
   /** Seconds from applying this stage's new clusters until every cluster was Ready. */
   readonly readySeconds: number;
+  /** Seconds from all Ready until the rest window started (`SETTLE_QUIET_MS` without a request but watches). */
+  readonly settledSeconds: number;
   /** Highest controller RSS sampled in the rest window. */
   readonly restPeakRssMiB: number;
   /** Highest V8 heap in use sampled in the rest window (`nodejs_heap_size_used_bytes`). */
@@ -194,7 +206,12 @@ export async function run(): Promise<void> {
       );
       const readySeconds = (Date.now() - applied) / 1000;
       created = target;
-      await sleep(SETTLE_MS);
+      const settledSeconds =
+        (await untilNoRequestsButWatches(auditLog, CONTROLLER_USERNAME, {
+          quietMs: SETTLE_QUIET_MS,
+          timeoutMs: SETTLE_TIMEOUT_MS,
+          what: `${target} clusters at rest`,
+        })) / 1000;
       const restStart = await scrape(controller);
       const from = Date.now();
       let peak = restStart.rssMiB;
@@ -213,13 +230,14 @@ export async function run(): Promise<void> {
       if (notReady.length > 0)
         throw new Error(`not Ready at the end of the rest window: ${notReady.join(', ')}`);
       // The API server writes an event once the request completed: give the last ones a moment to land.
-      await sleep(2_000);
+      await sleep(AUDIT_LAG_MS);
       const requests = countRequests(readFileSync(auditLog, 'utf8'), CONTROLLER_USERNAME, from, to);
       const restSeconds = (to - from) / 1000;
       const inf = Number.POSITIVE_INFINITY;
       rows.push({
         clusters: target,
         readySeconds,
+        settledSeconds,
         restPeakRssMiB: Math.max(peak, restEnd.rssMiB),
         restPeakHeapUsedMiB: Math.max(heapPeak, restEnd.heapUsedMiB),
         reconcileP99Seconds: quantileBound(stageStart.buckets, restEnd.buckets, 0.99) ?? null,

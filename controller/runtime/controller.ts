@@ -72,10 +72,10 @@ export class Controller {
     this.log.info({ resyncPeriodMs: period }, 'Controller started');
   }
 
-  /** Enqueues every known primary object. */
+  /** Enqueues every known primary object that has no run scheduled (one that has runs then anyway). */
   resync(): void {
     const objects = this.options.primary.list();
-    for (const object of objects) for (const key of ownKey(object)) this.queue.add(key);
+    for (const object of objects) for (const key of ownKey(object)) this.queue.addUnlessScheduled(key);
     this.log.debug({ keys: objects.length }, 'Resync');
   }
 

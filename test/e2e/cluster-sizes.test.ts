@@ -7,14 +7,13 @@
 // (status-recorder.ts) and must read, for Argo CD, kstatus and Flux, as its stage expects
 // (test/health/expectations.ts, scenario member-loss).
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { clientURL, memberSelectorString } from '../../constructs/conventions/index.js';
 import { memberStatus } from '../../controller/etcd/members.js';
 import { REQUEUE } from '../../controller/etcdcluster/plan.js';
-import { countRequests } from '../env/audit-log.js';
+import { AUDIT_LAG_MS, requestsButWatches, untilNoRequestsButWatches } from '../env/audit-log.js';
 import { etcdVersions } from '../env/binaries.js';
 import { CONTROLLER_USERNAME } from '../env/controller-identity.js';
 import { type Environment, startEnvironment } from '../env/environment.js';
@@ -133,27 +132,14 @@ describe('EtcdCluster sizes, scaling and member failures (controller process)', 
       );
       return [...versions.sort(), ...etcd];
     };
-    const controllerRequests = async (from: number, to: number) => {
-      const { byRequest } = countRequests(await readFile(auditLog, 'utf8'), CONTROLLER_USERNAME, from, to);
-      return Object.fromEntries(Object.entries(byRequest).filter(([what]) => !what.startsWith('watch ')));
-    };
-    // The API server writes an audit event once a request completed: the last 2 s may not be in the log yet.
-    const AUDIT_LAG_MS = 2_000;
-    const settle = async () => {
-      const started = Date.now();
-      await waitFor(
-        async () => {
-          const until = Date.now() - AUDIT_LAG_MS;
-          if (until - started < REST_SETTLE_MS) return false;
-          return Object.keys(await controllerRequests(until - REST_SETTLE_MS, until)).length === 0;
-        },
-        {
-          what: `alpha at rest: ${REST_SETTLE_MS / 1000} s without a request of the controller but watches`,
-          timeoutMs: 180_000,
-          intervalMs: 2_000,
-        },
-      );
-    };
+    const controllerRequests = (from: number, to: number) =>
+      requestsButWatches(auditLog, CONTROLLER_USERNAME, from, to);
+    const settle = () =>
+      untilNoRequestsButWatches(auditLog, CONTROLLER_USERNAME, {
+        quietMs: REST_SETTLE_MS,
+        timeoutMs: 180_000,
+        what: 'alpha at rest',
+      });
     const disturbed: string[] = [];
     let window:
       | { passed: number; from: number; to: number; statusBefore: string; statusAfter: string }

@@ -198,6 +198,43 @@ describe('WorkQueue', () => {
     assert.equal(r.calls.length, 2);
   });
 
+  it('addUnlessScheduled (the resync) leaves a key with a scheduled run alone and queues one without', async () => {
+    // GIVEN key a requeued after 30 s, and key b that asked for nothing
+    const r = controlledReconciler();
+    const timers = manualScheduler();
+    const queue = new WorkQueue({ reconciler: r.reconciler, log, schedule: timers.schedule });
+    queue.add(key('a'));
+    (await r.started(1)).finish({ requeueAfterMs: 30_000 });
+    queue.add(key('b'));
+    (await r.started(2)).finish();
+    await queue.idle();
+    // WHEN both are added unless scheduled
+    queue.addUnlessScheduled(key('a'));
+    queue.addUnlessScheduled(key('b'));
+    // THEN only b runs now, and a's scheduled run stands
+    (await r.started(3)).finish();
+    await queue.idle();
+    assert.deepEqual(
+      r.calls.map((call) => call.name),
+      ['a', 'b', 'b'],
+    );
+    assert.deepEqual(
+      timers.live().map((t) => t.ms),
+      [30_000],
+    );
+    // WHEN a's scheduled run fires, THEN a runs, and once nothing is scheduled for it an add unless scheduled queues it
+    timers.live()[0]!.fire();
+    (await r.started(4)).finish();
+    await queue.idle();
+    queue.addUnlessScheduled(key('a'));
+    (await r.started(5)).finish();
+    await queue.idle();
+    assert.deepEqual(
+      r.calls.map((call) => call.name),
+      ['a', 'b', 'b', 'a', 'a'],
+    );
+  });
+
   it('reports every outcome to the observer', async () => {
     // GIVEN a queue with an observer
     const r = controlledReconciler();
