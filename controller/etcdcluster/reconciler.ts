@@ -102,9 +102,16 @@ export class EtcdClusterReconciler implements Reconciler {
     const cached = this.deps.listers && remembered ? cachedKubeSide(this.deps.listers, key) : undefined;
     if (!remembered || !cached) return undefined;
     const log = this.deps.log.child({ cluster: key.name, namespace: key.namespace });
-    if (!mayBeQuiet(remembered, cached, Date.now(), this.freshReadEveryMs)) {
+    const nowMs = Date.now();
+    if (!mayBeQuiet(remembered, cached, nowMs, this.freshReadEveryMs)) {
+      const versions = kubeVersions(cached);
       log.debug(
-        { versions: { remembered: remembered.versions, cached: kubeVersions(cached) } },
+        {
+          readAgeMs: nowMs - remembered.readAtMs,
+          ...(versions === remembered.versions
+            ? {}
+            : { versions: { remembered: remembered.versions, cached: versions } }),
+        },
         'Fresh pass: the watched objects changed, or the last fresh read is due again',
       );
       return undefined;
