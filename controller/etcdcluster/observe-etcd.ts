@@ -152,11 +152,8 @@ function memberView(
 ): EtcdMemberView {
   const status = answer?.status;
   const impostor = status !== undefined && isImpostor(member, status, majority);
-  const healthy =
-    status !== undefined &&
-    !impostor &&
-    status.leaderId !== '0' &&
-    status.leaderId === majority.leader.leaderId;
+  const answers = status !== undefined && !impostor;
+  const healthy = answers && status.leaderId !== '0' && status.leaderId === majority.leader.leaderId;
   return {
     id: member.id,
     member: name,
@@ -164,6 +161,7 @@ function memberView(
     learner: member.isLearner,
     healthy,
     wrongIdentity: impostor,
+    electing: answers && status.leaderId === '0',
     caughtUp: false,
   };
 }

@@ -127,6 +127,9 @@ export interface EtcdMemberView {
   readonly healthy: boolean;
   /** Its client URL answered as another member or another cluster (e.g. a seed restarted on empty data). */
   readonly wrongIdentity: boolean;
+  /** Answered Status as itself in this cluster but named no leader: it stands in a raft election (its leader just
+   *  went; pre-vote clears the leader it knew). */
+  readonly electing: boolean;
   /** Healthy, and a linearizable read sent to it answered in time: it has applied what the cluster committed
    *  (docs/design/rolling-update.md). */
   readonly caughtUp: boolean;

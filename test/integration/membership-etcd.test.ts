@@ -142,7 +142,7 @@ for (const version of ['3.6', '3.5', '3.4'] as const) {
       );
     });
 
-    test('GIVEN two voters WHEN one is killed THEN the observation reports quorum lost', async () => {
+    test('GIVEN two voters WHEN one is killed THEN the observation reports quorum lost, and the survivor electing once its election timeout passes', async () => {
       await cluster.kill('m1');
       const observation = await waitFor(
         async () => (await observe())?.view.quorum === false && (await observe()),
@@ -155,6 +155,20 @@ for (const version of ['3.6', '3.5', '3.4'] as const) {
       assert.equal(m1?.healthy, false);
       assert.equal(m1?.caughtUp, false);
       assert.equal(observation?.view.members.length, 2);
+      assert.equal(m1?.electing, false, 'a member that does not answer is not electing');
+      // Raft clears the leader a member knew once its election timeout passes without one (a follower standing
+      // for election, or a leader that lost its quorum stepping down): the survivor answers, naming no leader.
+      const survivor = observation?.view.members.find((member) => member.member !== 'm1')?.member;
+      const electing = await waitFor(
+        async () => {
+          const view = (await observe())?.view;
+          const member = view?.members.find((candidate) => candidate.member === survivor);
+          return member?.electing && view;
+        },
+        { what: `${survivor} answering without a leader`, timeoutMs: 30_000 },
+      );
+      assert.equal(electing.quorum, false);
+      assert.equal(electing.members.find((member) => member.member === survivor)?.healthy, false);
     });
   });
 }

@@ -70,6 +70,7 @@ export function member(index: number, overrides: Partial<EtcdMemberView> = {}): 
     learner: false,
     healthy: true,
     wrongIdentity: false,
+    electing: false,
     caughtUp: (overrides.healthy ?? true) && !(overrides.learner ?? false),
     ...overrides,
   };

@@ -657,6 +657,62 @@ const cases: Case[] = [
     expect: { kind: 'Wait', reason: 'LeaderChanging' },
   },
   {
+    given:
+      'the leader just killed and its followers past their election timeout: they name no leader, their Pods still Ready',
+    input: {
+      ...s3,
+      pods: [pod(0, { running: true, ready: false }), pod(1), pod(2)],
+      etcd: etcd(
+        [
+          member(0, { healthy: false }),
+          member(1, { healthy: false, electing: true }),
+          member(2, { healthy: false, electing: true }),
+        ],
+        { quorum: false, leaderId: undefined },
+      ),
+    },
+    expect: {
+      kind: 'Wait',
+      reason: 'LeaderChanging',
+      message:
+        'demo-1, demo-2 answer without a leader while their Pods are still Ready: an election is under way (2 of 3 voting members answer); waiting for the next leader',
+    },
+  },
+  {
+    given:
+      'the same two without a leader once the kubelet turned their Pods NotReady (no leader for its whole budget)',
+    input: {
+      ...s3,
+      pods: [pod(0, { running: true, ready: false }), pod(1, { ready: false }), pod(2, { ready: false })],
+      etcd: etcd(
+        [
+          member(0, { healthy: false }),
+          member(1, { healthy: false, electing: true }),
+          member(2, { healthy: false, electing: true }),
+        ],
+        { quorum: false, leaderId: undefined },
+      ),
+    },
+    expect: { kind: 'ReportQuorumLost', message: '0 of 3 voting members are healthy' },
+  },
+  {
+    given: 'one survivor of three answers without a leader, its Pod still Ready: no election can be won',
+    input: {
+      ...s3,
+      pods: [pod(0)],
+      pvcs: [pvc(0)],
+      etcd: etcd(
+        [
+          member(0, { healthy: false, electing: true }),
+          member(1, { healthy: false }),
+          member(2, { healthy: false }),
+        ],
+        { quorum: false, leaderId: undefined },
+      ),
+    },
+    expect: { kind: 'ReportQuorumLost', message: '0 of 3 voting members are healthy' },
+  },
+  {
     given: 'a majority crash-looping on lost data',
     input: {
       ...s3,
