@@ -193,6 +193,15 @@ describe('longestCronGapSeconds', () => {
     ['*/15 * * * *', 900],
     ['0 0 1 * *', 31 * 86_400],
     ['0 0 1,15 * 1', 7 * 86_400],
+    ['* * * * *', 60],
+    ['0,30 0 * * *', 23.5 * 3600],
+    ['59 23 * * *', 86_400],
+    ['5 4 * * 7', 7 * 86_400],
+    // Day 31 comes in 7 months a year: 31 August to 31 October is the longest stretch.
+    ['0 0 31 * *', 61 * 86_400],
+    // 29 February 2028 is after the two years from 2025: it never runs, so the whole window is the gap.
+    ['0 0 29 2 *', 2 * 366 * 86_400],
+    ['@yearly', 365 * 86_400],
   ];
   for (const [schedule, seconds] of table) {
     it(`GIVEN '${schedule}' THEN the longest gap is ${seconds} s`, () =>
