@@ -59,6 +59,8 @@ interface SynthRow {
   readonly objects: number;
   readonly runs: number;
   readonly medianMs: number;
+  readonly minMs: number;
+  readonly maxMs: number;
   readonly baselineMs: number;
 }
 
@@ -238,8 +240,8 @@ function scaleRows(results: BenchResults['scale']): Row[] {
 function synthRows(results: BenchResults['synth']): Row[] {
   return results.rows.map((row) => [
     `synth, ${row.case} (${row.objects} objects)`,
-    `${row.medianMs.toFixed(0)} ms, ${row.runs} runs`,
-    `${row.baselineMs.toFixed(0)} ms bare cdk8s-plus chart, same objects`,
+    `${row.medianMs.toFixed(0)} ms (${row.minMs.toFixed(0)}–${row.maxMs.toFixed(0)}), ${row.runs} runs`,
+    `${row.baselineMs.toFixed(0)} ms the same manifests as plain ApiObjects`,
     ratio(row.medianMs, row.baselineMs),
     '–',
     `synth, ${day(results.date)}`,
