@@ -1,4 +1,5 @@
-// Performs exactly one planned action: one etcd call or one Kubernetes write (docs/design/membership.md); the
+// Performs exactly one planned action: one etcd call or one Kubernetes write (the seed Pods of a static bootstrap:
+// one write each, in one pass; docs/design/bootstrap.md) (docs/design/membership.md); the
 // restore branch's own actions are in execute-restore.ts.
 import { PatchStrategy } from '@kubernetes/client-node';
 import {
@@ -18,7 +19,7 @@ import { REQUEUE } from './plan.js';
 import { podForAction } from './pod-for-action.js';
 import { CLUSTER_REASONS } from './reasons.js';
 import { isRestoreLockAction } from './restore-types.js';
-import type { Action } from './types.js';
+import type { Action, CreatePodAction } from './types.js';
 
 const done = (reason: string, message: string, change?: string): Outcome => ({
   requeueAfterMs: REQUEUE.soon,
@@ -60,10 +61,7 @@ async function createPvc(
   );
 }
 
-async function createPod(
-  context: ExecuteContext,
-  action: Extract<Action, { kind: 'CreatePod' }>,
-): Promise<Outcome> {
+async function createPod(context: ExecuteContext, action: CreatePodAction): Promise<Outcome> {
   const pod = podForAction(context.cluster, action, context.image);
   try {
     await context.core.createNamespacedPod({ namespace: pod.metadata?.namespace as string, body: pod });
@@ -76,6 +74,30 @@ async function createPod(
   const message = `created Pod ${action.member} (${action.reason}, initial-cluster-state ${action.state}${restores})`;
   return {
     ...done(reason, message, action.reason === 'seed' ? 'seed' : undefined),
+    requeueAfterMs: REQUEUE.starting,
+  };
+}
+
+/**
+ * The seed Pods of a static bootstrap, created at once (docs/design/bootstrap.md, step 3). Each is made as its
+ * `CreatePod` would make it; when one is refused the others still are, and the pass fails with that error: the next
+ * pass finds the Pods that exist and creates the rest.
+ */
+async function createPods(
+  context: ExecuteContext,
+  action: Extract<Action, { kind: 'CreatePods' }>,
+): Promise<Outcome> {
+  const results = await Promise.allSettled(action.pods.map((pod) => createPod(context, pod)));
+  const refused = results.find((result) => result.status === 'rejected');
+  if (refused) throw refused.reason;
+  const [first] = action.pods;
+  const names = action.pods.map((pod) => pod.member).join(', ');
+  return {
+    ...done(
+      CLUSTER_REASONS.clusterSeeded,
+      `created Pods ${names} (seed, initial-cluster-state new, initial cluster ${first?.initialCluster.join(', ')})`,
+      'seed',
+    ),
     requeueAfterMs: REQUEUE.starting,
   };
 }
@@ -177,6 +199,8 @@ async function kubeChange(action: Action, context: ExecuteContext): Promise<Outc
       return createPvc(context, action);
     case 'CreatePod':
       return createPod(context, action);
+    case 'CreatePods':
+      return createPods(context, action);
     case 'RollMember':
       return rollMember(context, action);
     case 'MarkExisting':
@@ -221,6 +245,7 @@ const ETCD_ACTIONS = new Set<Action['kind']>(['AddLearner', 'PromoteLearner', 'M
 const KUBE_ACTIONS = new Set<Action['kind']>([
   'CreatePVC',
   'CreatePod',
+  'CreatePods',
   'RollMember',
   'MarkExisting',
   'DeletePod',

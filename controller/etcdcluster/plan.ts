@@ -23,7 +23,16 @@ import { planRestoreLock } from './plan-restore.js';
 import { CLUSTER_REASONS } from './reasons.js';
 import { checkSpec } from './spec-checks.js';
 import { checkTls } from './tls-checks.js';
-import type { Action, EtcdMemberView, EtcdView, PlanInput, PodView, PvcView, RemoveReason } from './types.js';
+import type {
+  Action,
+  CreatePodAction,
+  EtcdMemberView,
+  EtcdView,
+  PlanInput,
+  PodView,
+  PvcView,
+  RemoveReason,
+} from './types.js';
 
 /**
  * Requeue delays, in milliseconds. `now` follows a membership change etcd accepted: no Kubernetes event will wake
@@ -206,9 +215,9 @@ function bootstrapRestoreFailed(pod: PodView): Action {
 
 /**
  * Steps 5.1-5.3 (docs/design/bootstrap.md): a new cluster's initial membership is chosen once, with a fresh token,
- * and recorded on its seed PVCs, created first, one per pass; then each initial member gets its Pod with `new`, one
- * per pass, without waiting for the others. Once recorded, the membership and token are read from the PVCs, never
- * chosen again. `undefined` once every initial member has its Pod.
+ * and recorded on its seed PVCs, created first, one per pass; then every initial member without a Pod gets its Pod
+ * with `new`, all in one pass (`CreatePods`; `CreatePod` when one is left). Once recorded, the membership and token
+ * are read from the PVCs, never chosen again. `undefined` once every initial member has its Pod.
  */
 function seed(input: PlanInput): Action | undefined {
   const recorded = seedPvcs(input)[0];
@@ -228,8 +237,11 @@ function seed(input: PlanInput): Action | undefined {
   if (terminating?.terminating)
     return wait(CLUSTER_REASONS.pvcTerminating, `PVC ${terminating.name} is terminating`, REQUEUE.soon);
   if (withoutPvc) return { kind: 'CreatePVC', member: withoutPvc, token, initialCluster: members };
-  const withoutPod = members.find((member) => !podOf(input, member));
-  return withoutPod ? seedPod(withoutPod, members, token) : undefined;
+  const pods = members
+    .filter((member) => !podOf(input, member))
+    .map((member) => seedPod(member, members, token));
+  if (pods.length <= 1) return pods[0];
+  return { kind: 'CreatePods', pods };
 }
 
 /**
@@ -252,7 +264,7 @@ function seedPvcs(input: PlanInput): PvcView[] {
     .sort((a, b) => indexOf(input.cluster.name, a.member) - indexOf(input.cluster.name, b.member));
 }
 
-function seedPod(member: string, initialCluster: readonly string[], token: string): Action {
+function seedPod(member: string, initialCluster: readonly string[], token: string): CreatePodAction {
   return { kind: 'CreatePod', member, reason: 'seed', state: 'new', initialCluster, token };
 }
 

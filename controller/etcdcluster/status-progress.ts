@@ -25,6 +25,7 @@ export function progressReason(action: Action): string | undefined {
     case 'CreatePVC':
       return action.token ? CLUSTER_REASONS.seeding : CLUSTER_REASONS.addingMember;
     case 'MarkExisting':
+    case 'CreatePods':
       return CLUSTER_REASONS.seeding;
     case 'CreatePod':
       return {
@@ -65,6 +66,8 @@ export function describeAction(action: Action): string {
       return action.message;
     case 'Steady':
       return 'all members are ready';
+    case 'CreatePods':
+      return `CreatePod ${action.pods.map((pod) => pod.member).join(', ')}`;
     case 'Paused':
       return 'spec.paused is true: the controller changes nothing';
     case 'RollMember':

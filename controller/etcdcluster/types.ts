@@ -159,6 +159,17 @@ export interface PlanInput {
 export type RemoveReason = 'scale-in' | 'dead' | 'lost' | 'undo' | 'roll' | 'evict';
 export type CreatePodReason = 'seed' | 'join' | 'recreate';
 
+/** A member Pod to create (a type, not an interface, so it is a record like every other action). */
+export type CreatePodAction = {
+  readonly kind: 'CreatePod';
+  readonly member: string;
+  readonly reason: CreatePodReason;
+  readonly state: 'new' | 'existing';
+  /** Member names for `--initial-cluster`, in index order. */
+  readonly initialCluster: readonly string[];
+  readonly token?: string;
+};
+
 export type Action =
   | ({
       readonly kind: 'Wait';
@@ -178,14 +189,12 @@ export type Action =
       readonly token?: string;
       readonly initialCluster?: readonly string[];
     }
+  | CreatePodAction
   | {
-      readonly kind: 'CreatePod';
-      readonly member: string;
-      readonly reason: CreatePodReason;
-      readonly state: 'new' | 'existing';
-      /** Member names for `--initial-cluster`, in index order. */
-      readonly initialCluster: readonly string[];
-      readonly token?: string;
+      /** Step 5.3 of a static bootstrap: every initial member without a Pod gets its seed Pod in this one pass, as
+       *  the `CreatePod` listed for it would make it (docs/design/bootstrap.md). */
+      readonly kind: 'CreatePods';
+      readonly pods: readonly CreatePodAction[];
     }
   | { readonly kind: 'MarkExisting'; readonly member: string; readonly pod: string }
   | { readonly kind: 'AddLearner'; readonly member: string }

@@ -1,5 +1,6 @@
 // The controller killed (SIGKILL, by the test-only crash switch ETCD_GITOPS_TEST_CRASH_AFTER) right after each step
-// of a new cluster's static bootstrap (docs/design/bootstrap.md), of a remove and of a learner add, as its own
+// of a new cluster's static bootstrap (docs/design/bootstrap.md; its seed Pods, made in one pass, under a quota that
+// refuses the third), of a remove and of a learner add, as its own
 // process on the local Kubernetes; each kill leaves exactly the state of that step, and a controller started again
 // without the switch converges: the right member count, and etcd's member list, the member Pods and the PVCs name
 // the same members (no orphan member). From the moment the cluster serves, a writer records every acknowledged
@@ -123,51 +124,75 @@ describe('EtcdCluster membership with the controller killed at every step', () =
     assert.deepEqual(await pods(), []);
   });
 
-  test('WHEN killed after the first CreatePod THEN crash-0’s Pod starts new with that token and all three in its initial cluster, and the others have no Pod yet', async () => {
-    await crashAfter('CreatePod');
-    const pod = await readPod(member(0));
-    assert.equal(annotation(pod, 'cluster-token'), token);
-    assert.equal(annotation(pod, 'initial-cluster-state'), 'new');
-    assert.deepEqual(initialClusterOf(pod), initial);
-    assert.deepEqual(await pods(), [member(0)]);
+  // Every seed Pod is created in one pass (CreatePods). A ResourceQuota that admits two Pods refuses the third: the
+  // two form the cluster without it, the late member of a static bootstrap (docs/design/bootstrap.md).
+  let late = '';
+  test('GIVEN a ResourceQuota that admits two Pods WHEN a controller creates the seed Pods THEN two start new with that token and all three in their initial cluster, the quota refuses the third, and the two form the cluster without it, which etcd names but which never served', async () => {
+    const quota = { metadata: { name: 'two-pods' }, spec: { hard: { pods: '2' } } };
+    await core().createNamespacedResourceQuota({ namespace: ns, body: quota });
+    await waitFor(
+      async () =>
+        (await core().readNamespacedResourceQuota({ namespace: ns, name: 'two-pods' })).status?.hard?.pods ===
+        '2',
+      { what: 'the quota controller to count the namespace', timeoutMs: 30_000, intervalMs: 200 },
+    );
+    const run = await controllers.start();
+    try {
+      const created = await waitFor(
+        async () => {
+          const names = (await pods()).sort();
+          return names.length === 2 && (names as string[]);
+        },
+        { what: 'two seed Pods', timeoutMs: 60_000, intervalMs: 200 },
+      );
+      late = initial.find((candidate) => !created.includes(candidate)) as string;
+      for (const seed of created) {
+        const pod = await readPod(seed);
+        assert.equal(annotation(pod, 'cluster-token'), token, `${seed}'s token`);
+        assert.equal(annotation(pod, 'initial-cluster-state'), 'new', `${seed}'s state`);
+        assert.deepEqual(initialClusterOf(pod), initial, `${seed}'s initial cluster`);
+      }
+      await waitFor(async () => /exceeded quota/.test(run.process.logTail(200)), {
+        what: `the controller to log the quota refusing ${late}'s Pod`,
+        timeoutMs: 30_000,
+        intervalMs: 500,
+      });
+      // The majority elects a leader while the third Pod is refused.
+      const url = clientURL(name, ns, created[0] as string, 'http');
+      const leaderOf = async () => (await memberStatus(url).catch(() => undefined))?.leaderId;
+      await waitFor(async () => ((await leaderOf()) ?? '0') !== '0', {
+        what: `${created.join(' and ')} to elect a leader`,
+        timeoutMs: 90_000,
+        intervalMs: 500,
+      });
+      const entry = (await listMembers(url)).members.find((candidate) => candidate.name === late);
+      assert.ok(entry, `${late} is named in etcd's member list before it ever ran`);
+      assert.deepEqual(entry.clientURLs, [], `${late} has never served`);
+      assert.deepEqual((await pods()).sort(), created, `still no Pod for ${late}`);
+    } finally {
+      await run.process.stop();
+    }
   });
 
-  test('WHEN killed after the second CreatePod THEN crash-0 and crash-1 form the cluster without crash-2, which etcd names but which never served', async () => {
+  test('WHEN the quota is gone and the controller is killed after the next CreatePod THEN the late member gets its Pod with existing (it joins the formed cluster) and the same three members', async () => {
+    await core().deleteNamespacedResourceQuota({ namespace: ns, name: 'two-pods' });
     await crashAfter('CreatePod');
-    const pod = await readPod(member(1));
-    assert.equal(annotation(pod, 'cluster-token'), token);
-    assert.equal(annotation(pod, 'initial-cluster-state'), 'new');
-    assert.deepEqual(await pods(), [member(0), member(1)]);
-    // The majority elects a leader with no controller running.
-    const url = clientURL(name, ns, member(0), 'http');
-    const leaderOf = async () => (await memberStatus(url).catch(() => undefined))?.leaderId;
-    await waitFor(async () => ((await leaderOf()) ?? '0') !== '0', {
-      what: `${member(0)} and ${member(1)} to elect a leader`,
-      timeoutMs: 90_000,
-      intervalMs: 500,
-    });
-    const late = (await listMembers(url)).members.find((entry) => entry.name === member(2));
-    assert.ok(late, `${member(2)} is named in etcd's member list before it ever ran`);
-    assert.deepEqual(late.clientURLs, [], `${member(2)} has never served`);
-  });
-
-  test('WHEN killed after the next CreatePod THEN the late crash-2 gets its Pod with existing (it joins the formed cluster) and the same three members', async () => {
-    await crashAfter('CreatePod');
-    const pod = await readPod(member(2));
+    const pod = await readPod(late);
     assert.equal(annotation(pod, 'initial-cluster-state'), 'existing');
     assert.deepEqual(initialClusterOf(pod), initial);
   });
 
-  test('WHEN killed after MarkExisting THEN crash-0, the first that served, says existing, crash-1 still new, and etcd has the three initial members', async () => {
+  test('WHEN killed after MarkExisting THEN the lower of the two that served says existing, the other still new, the late member existing, and etcd has the three initial members', async () => {
     await crashAfter('MarkExisting');
     writer = startWriter(cluster.clientURL, 'crash/'); // the cluster formed: MarkExisting needs a healthy member
     const states = await Promise.all(
       initial.map(async (name) => annotation(await readPod(name), 'initial-cluster-state')),
     );
+    const marked = initial.find((candidate) => candidate !== late);
     assert.deepEqual(
       states,
-      ['existing', 'new', 'existing'],
-      `initial-cluster-state of ${initial.join(', ')}`,
+      initial.map((candidate) => (candidate === late || candidate === marked ? 'existing' : 'new')),
+      `initial-cluster-state of ${initial.join(', ')} (${late} late)`,
     );
     assert.deepEqual((await cluster.membership()).etcd, initial);
   });

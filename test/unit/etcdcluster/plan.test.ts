@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { planMembership } from '../../../controller/etcdcluster/plan.js';
-import type { Action, PlanInput } from '../../../controller/etcdcluster/types.js';
+import type { Action, CreatePodAction, PlanInput } from '../../../controller/etcdcluster/types.js';
 import { cluster, etcd, member, pod, pvc, restoreLock, steady, UID } from './fixtures.js';
 
 interface Case {
@@ -30,6 +30,14 @@ const s3 = steady(3);
 const INITIAL = ['demo-0', 'demo-1', 'demo-2'];
 const staticPvc = (index: number) => pvc(index, { token: 'demo-a1b2c3d4-fedcba', initialCluster: INITIAL });
 const starting = { running: false, ready: false, initialState: 'new' } as const;
+const staticSeedPod = (index: number): CreatePodAction => ({
+  kind: 'CreatePod',
+  member: `demo-${index}`,
+  reason: 'seed',
+  state: 'new',
+  initialCluster: INITIAL,
+  token: 'demo-a1b2c3d4-fedcba',
+});
 
 /** demo-0 and demo-1 formed the cluster and were marked existing; demo-2 is in etcd, named, and never ran. */
 const staticFormed = (): PlanInput => ({
@@ -262,24 +270,29 @@ const cases: Case[] = [
     expect: { kind: 'CreatePVC', member: 'demo-2', token: 'demo-a1b2c3d4-fedcba', initialCluster: INITIAL },
   },
   {
-    given: 'every static seed PVC made',
+    given: 'every static seed PVC made: every seed Pod in one pass',
     input: empty({ pvcs: [staticPvc(0), staticPvc(1), staticPvc(2)] }),
     expect: {
-      kind: 'CreatePod',
-      member: 'demo-0',
-      reason: 'seed',
-      state: 'new',
-      initialCluster: INITIAL,
-      token: 'demo-a1b2c3d4-fedcba',
+      kind: 'CreatePods',
+      pods: [0, 1, 2].map((index) => staticSeedPod(index)),
     },
   },
   {
-    given: 'the first static seed Pod just created, not running: the next is made without waiting',
+    given:
+      'only the first static seed Pod exists (a refused create, or a crash amid the pass), not running: the other two at once, without waiting',
     input: empty({
       pods: [pod(0, { running: false, ready: false, initialState: 'new' })],
       pvcs: [staticPvc(0), staticPvc(1), staticPvc(2)],
     }),
-    expect: { kind: 'CreatePod', member: 'demo-1', reason: 'seed', state: 'new', initialCluster: INITIAL },
+    expect: { kind: 'CreatePods', pods: [staticSeedPod(1), staticSeedPod(2)] },
+  },
+  {
+    given: 'two static seed Pods exist, none answers yet: the last one alone',
+    input: empty({
+      pods: [pod(0, starting), pod(2, starting)],
+      pvcs: [staticPvc(0), staticPvc(1), staticPvc(2)],
+    }),
+    expect: staticSeedPod(1),
   },
   {
     given: 'every static seed Pod made, one running, no quorum yet',
