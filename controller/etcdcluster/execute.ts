@@ -1,6 +1,6 @@
-// Performs exactly one planned action: one etcd call or one Kubernetes write (the seed Pods of a static bootstrap:
-// one write each, in one pass; docs/design/bootstrap.md) (docs/design/membership.md); the
-// restore branch's own actions are in execute-restore.ts.
+// Performs exactly one planned action: one etcd call or one Kubernetes write (docs/design/membership.md), except
+// `CreatePods`, one write per seed Pod of a static bootstrap, sent together (docs/design/bootstrap.md). The restore
+// branch's own actions are in execute-restore.ts.
 import { PatchStrategy } from '@kubernetes/client-node';
 import {
   ANNOTATION_INITIAL_CLUSTER_STATE,
@@ -255,7 +255,7 @@ const KUBE_ACTIONS = new Set<Action['kind']>([
 /** The outcome of a plan that performs nothing (Steady, Paused, a refusal, a report): the steady requeue. */
 export const RESTING_OUTCOME: Outcome = { requeueAfterMs: REQUEUE.steady };
 
-/** Performs `action` (at most one side effect); waits, refusals and status-only actions do nothing here. */
+/** Performs `action` (at most one side effect; `CreatePods` one per Pod); waits, refusals and status-only actions do nothing here. */
 export async function execute(action: Action, context: ExecuteContext): Promise<Outcome> {
   if (action.kind === 'Wait') return { requeueAfterMs: action.requeueAfterMs };
   if (!ETCD_ACTIONS.has(action.kind) && !KUBE_ACTIONS.has(action.kind) && !isRestoreLockAction(action))
