@@ -69,7 +69,7 @@ const wait = (
  *  4. a member Pod terminating, not lost (docs/design/membership.md, "Lost members") → Wait, or ReportQuorumLost
  *     (and nothing else) when quorum is lost as in 7;
  *  5. no member answers → seed a new cluster (docs/design/bootstrap.md: its whole initial membership, or a lone
- *     seed when ephemeral or restoring spec.bootstrap.backup; each CreatePVC, then each CreatePod `new`), recreate
+ *     seed when ephemeral or restoring spec.bootstrap.backup; each CreatePVC, then CreatePods `new`), recreate
  *     a known member's Pod, wait for the seed members (Degraded `BootstrapRestoreFailed` while a seed's `restore
  *     fetch` fails), Degraded `MembersUnreachable` when
  *     every member Pod has long been Ready (the kubelets reach etcd, the controller does not: a NetworkPolicy or

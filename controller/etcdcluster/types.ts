@@ -127,8 +127,8 @@ export interface EtcdMemberView {
   readonly healthy: boolean;
   /** Its client URL answered as another member or another cluster (e.g. a seed restarted on empty data). */
   readonly wrongIdentity: boolean;
-  /** Answered Status as itself in this cluster but named no leader: it stands in a raft election (its leader just
-   *  went; pre-vote clears the leader it knew). */
+  /** Answered Status as itself in this cluster but named no leader: it stands in a raft election (raft clears the
+   *  leader a member knew once its election timeout passes without hearing from it). */
   readonly electing: boolean;
   /** Healthy, and a linearizable read sent to it answered in time: it has applied what the cluster committed
    *  (docs/design/rolling-update.md). */
@@ -191,8 +191,8 @@ export type Action =
     }
   | CreatePodAction
   | {
-      /** Step 5.3 of a static bootstrap: every initial member without a Pod gets its seed Pod in this one pass, as
-       *  the `CreatePod` listed for it would make it (docs/design/bootstrap.md). */
+      /** A static bootstrap's seed Pods (membership.md step 5.2, bootstrap.md step 3): every initial member without
+       *  a Pod gets its Pod in this one pass, as the `CreatePod` listed for it would make it. */
       readonly kind: 'CreatePods';
       readonly pods: readonly CreatePodAction[];
     }
