@@ -1,6 +1,6 @@
 // Performs exactly one planned action: one etcd call or one Kubernetes write (docs/design/membership.md), except
-// `CreatePods`, one write per seed Pod of a static bootstrap, sent together (docs/design/bootstrap.md). The restore
-// branch's own actions are in execute-restore.ts.
+// `CreatePVCs` and `CreatePods`, one write per seed PVC or Pod of a static bootstrap, sent together
+// (docs/design/bootstrap.md). The restore branch's own actions are in execute-restore.ts.
 import { PatchStrategy } from '@kubernetes/client-node';
 import {
   ANNOTATION_INITIAL_CLUSTER_STATE,
@@ -19,7 +19,7 @@ import { REQUEUE } from './plan.js';
 import { podForAction } from './pod-for-action.js';
 import { CLUSTER_REASONS } from './reasons.js';
 import { isRestoreLockAction } from './restore-types.js';
-import type { Action, CreatePodAction } from './types.js';
+import type { Action, CreatePodAction, CreatePvcAction } from './types.js';
 
 const done = (reason: string, message: string, change?: string): Outcome => ({
   requeueAfterMs: REQUEUE.soon,
@@ -39,10 +39,7 @@ function endpoint(context: ExecuteContext): Endpoint {
   return found;
 }
 
-async function createPvc(
-  context: ExecuteContext,
-  action: Extract<Action, { kind: 'CreatePVC' }>,
-): Promise<Outcome> {
+async function createPvc(context: ExecuteContext, action: CreatePvcAction): Promise<Outcome> {
   const { member } = action;
   const pvc = buildMemberPvc(context.cluster, member, action.token, action.initialCluster);
   try {
@@ -79,17 +76,34 @@ async function createPod(context: ExecuteContext, action: CreatePodAction): Prom
 }
 
 /**
- * The seed Pods of a static bootstrap, created at once (docs/design/bootstrap.md, step 3). Each is made as its
- * `CreatePod` would make it; when one is refused the others still are, and the pass fails with that error: the next
- * pass finds the Pods that exist and creates the rest.
+ * Sends every write at once and waits for all of them; when one is refused the others are still made, and the pass
+ * fails with the first refusal: the next pass finds what exists and creates the rest.
  */
+async function allOrFirstRefusal(writes: readonly Promise<unknown>[]): Promise<void> {
+  const results = await Promise.allSettled(writes);
+  const refused = results.find((result) => result.status === 'rejected');
+  if (refused) throw refused.reason;
+}
+
+/** The seed PVCs of a static bootstrap, created at once (docs/design/bootstrap.md, step 2). */
+async function createPvcs(
+  context: ExecuteContext,
+  action: Extract<Action, { kind: 'CreatePVCs' }>,
+): Promise<Outcome> {
+  await allOrFirstRefusal(action.pvcs.map((pvc) => createPvc(context, pvc)));
+  const names = action.pvcs.map((pvc) => pvcName(pvc.member)).join(', ');
+  return done(
+    CLUSTER_REASONS.memberPVCCreated,
+    `created PVCs ${names} (initial members ${action.pvcs[0]?.initialCluster?.join(', ')})`,
+  );
+}
+
+/** The seed Pods of a static bootstrap, created at once (docs/design/bootstrap.md, step 3). */
 async function createPods(
   context: ExecuteContext,
   action: Extract<Action, { kind: 'CreatePods' }>,
 ): Promise<Outcome> {
-  const results = await Promise.allSettled(action.pods.map((pod) => createPod(context, pod)));
-  const refused = results.find((result) => result.status === 'rejected');
-  if (refused) throw refused.reason;
+  await allOrFirstRefusal(action.pods.map((pod) => createPod(context, pod)));
   const [first] = action.pods;
   const names = action.pods.map((pod) => pod.member).join(', ');
   return {
@@ -197,6 +211,8 @@ async function kubeChange(action: Action, context: ExecuteContext): Promise<Outc
   switch (action.kind) {
     case 'CreatePVC':
       return createPvc(context, action);
+    case 'CreatePVCs':
+      return createPvcs(context, action);
     case 'CreatePod':
       return createPod(context, action);
     case 'CreatePods':
@@ -244,6 +260,7 @@ async function kubeChange(action: Action, context: ExecuteContext): Promise<Outc
 const ETCD_ACTIONS = new Set<Action['kind']>(['AddLearner', 'PromoteLearner', 'MoveLeader', 'RemoveMember']);
 const KUBE_ACTIONS = new Set<Action['kind']>([
   'CreatePVC',
+  'CreatePVCs',
   'CreatePod',
   'CreatePods',
   'RollMember',
@@ -255,7 +272,7 @@ const KUBE_ACTIONS = new Set<Action['kind']>([
 /** The outcome of a plan that performs nothing (Steady, Paused, a refusal, a report): the steady requeue. */
 export const RESTING_OUTCOME: Outcome = { requeueAfterMs: REQUEUE.steady };
 
-/** Performs `action` (at most one side effect; `CreatePods` one per Pod); waits, refusals and status-only actions do nothing here. */
+/** Performs `action` (at most one side effect; `CreatePVCs` and `CreatePods` one per PVC or Pod); waits, refusals and status-only actions do nothing here. */
 export async function execute(action: Action, context: ExecuteContext): Promise<Outcome> {
   if (action.kind === 'Wait') return { requeueAfterMs: action.requeueAfterMs };
   if (!ETCD_ACTIONS.has(action.kind) && !KUBE_ACTIONS.has(action.kind) && !isRestoreLockAction(action))

@@ -26,6 +26,7 @@ import { checkTls } from './tls-checks.js';
 import type {
   Action,
   CreatePodAction,
+  CreatePvcAction,
   EtcdMemberView,
   EtcdView,
   PlanInput,
@@ -69,7 +70,7 @@ const wait = (
  *  4. a member Pod terminating, not lost (docs/design/membership.md, "Lost members") → Wait, or ReportQuorumLost
  *     (and nothing else) when quorum is lost as in 7;
  *  5. no member answers → seed a new cluster (docs/design/bootstrap.md: its whole initial membership, or a lone
- *     seed when ephemeral or restoring spec.bootstrap.backup; each CreatePVC, then CreatePods `new`), recreate
+ *     seed when ephemeral or restoring spec.bootstrap.backup; CreatePVCs, then CreatePods `new`), recreate
  *     a known member's Pod, wait for the seed members (Degraded `BootstrapRestoreFailed` while a seed's `restore
  *     fetch` fails), Degraded `MembersUnreachable` when
  *     every member Pod has long been Ready (the kubelets reach etcd, the controller does not: a NetworkPolicy or
@@ -215,33 +216,48 @@ function bootstrapRestoreFailed(pod: PodView): Action {
 
 /**
  * Steps 5.1-5.3 (docs/design/bootstrap.md): a new cluster's initial membership is chosen once, with a fresh token,
- * and recorded on its seed PVCs, created first, one per pass; then every initial member without a Pod gets its Pod
- * with `new`, all in one pass (`CreatePods`; `CreatePod` when one is left). Once recorded, the membership and token
- * are read from the PVCs, never chosen again. `undefined` once every initial member has its Pod.
+ * and recorded on its seed PVCs, all made in one pass (`CreatePVCs`; `CreatePVC` for a lone seed or when one is
+ * left); then every initial member without a Pod gets its Pod with `new`, all in one pass (`CreatePods`;
+ * `CreatePod` when one is left). Once recorded, the membership and token are read from the PVCs, never chosen
+ * again. `undefined` once every initial member has its Pod.
  */
 function seed(input: PlanInput): Action | undefined {
   const recorded = seedPvcs(input)[0];
   if (!recorded?.token) {
     if (input.pods.length > 0) return undefined; // an ephemeral seed: its record is its Pod
     const members = initialMembership(input);
-    const member = members[0] as string;
     const token = newClusterToken(input);
-    if (input.cluster.storage.ephemeral) return seedPod(member, members, token);
-    return { kind: 'CreatePVC', member, token, ...(members.length > 1 ? { initialCluster: members } : {}) };
+    if (input.cluster.storage.ephemeral) return seedPod(members[0] as string, members, token);
+    if (members.length === 1) return { kind: 'CreatePVC', member: members[0] as string, token };
+    return together(
+      members.map((member) => seedPvc(member, members, token)),
+      (pvcs) => ({ kind: 'CreatePVCs', pvcs }),
+    );
   }
   const { token } = recorded;
   const members = recorded.initialCluster ?? [recorded.member];
   const made = new Set(ourPvcs(input).map((pvc) => pvc.member));
-  const withoutPvc = members.find((member) => !made.has(member));
-  const terminating = withoutPvc ? pvcOf(input, withoutPvc) : undefined;
-  if (terminating?.terminating)
+  const withoutPvc = members.filter((member) => !made.has(member));
+  const terminating = withoutPvc.map((member) => pvcOf(input, member)).find((pvc) => pvc?.terminating);
+  if (terminating)
     return wait(CLUSTER_REASONS.pvcTerminating, `PVC ${terminating.name} is terminating`, REQUEUE.soon);
-  if (withoutPvc) return { kind: 'CreatePVC', member: withoutPvc, token, initialCluster: members };
-  const pods = members
-    .filter((member) => !podOf(input, member))
-    .map((member) => seedPod(member, members, token));
-  if (pods.length <= 1) return pods[0];
-  return { kind: 'CreatePods', pods };
+  if (withoutPvc.length > 0)
+    return together(
+      withoutPvc.map((member) => seedPvc(member, members, token)),
+      (pvcs) => ({ kind: 'CreatePVCs', pvcs }),
+    );
+  return together(
+    members.filter((member) => !podOf(input, member)).map((member) => seedPod(member, members, token)),
+    (pods) => ({ kind: 'CreatePods', pods }),
+  );
+}
+
+/** One action alone, several as one batch (`CreatePVCs`, `CreatePods`), none as `undefined`. */
+function together<T extends Action>(
+  actions: readonly T[],
+  batch: (all: readonly T[]) => Action,
+): Action | undefined {
+  return actions.length <= 1 ? actions[0] : batch(actions);
 }
 
 /**
@@ -262,6 +278,10 @@ function seedPvcs(input: PlanInput): PvcView[] {
   return ourPvcs(input)
     .filter((pvc) => pvc.token !== undefined)
     .sort((a, b) => indexOf(input.cluster.name, a.member) - indexOf(input.cluster.name, b.member));
+}
+
+function seedPvc(member: string, initialCluster: readonly string[], token: string): CreatePvcAction {
+  return { kind: 'CreatePVC', member, token, initialCluster };
 }
 
 function seedPod(member: string, initialCluster: readonly string[], token: string): CreatePodAction {

@@ -25,6 +25,7 @@ export function progressReason(action: Action): string | undefined {
     case 'CreatePVC':
       return action.token ? CLUSTER_REASONS.seeding : CLUSTER_REASONS.addingMember;
     case 'MarkExisting':
+    case 'CreatePVCs':
     case 'CreatePods':
       return CLUSTER_REASONS.seeding;
     case 'CreatePod':
@@ -66,6 +67,8 @@ export function describeAction(action: Action): string {
       return action.message;
     case 'Steady':
       return 'all members are ready';
+    case 'CreatePVCs':
+      return `CreatePVC ${action.pvcs.map((pvc) => pvc.member).join(', ')}`;
     case 'CreatePods':
       return `CreatePod ${action.pods.map((pod) => pod.member).join(', ')}`;
     case 'Paused':

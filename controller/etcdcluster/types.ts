@@ -159,6 +159,16 @@ export interface PlanInput {
 export type RemoveReason = 'scale-in' | 'dead' | 'lost' | 'undo' | 'roll' | 'evict';
 export type CreatePodReason = 'seed' | 'join' | 'recreate';
 
+/** A member's PVC to create (a type, not an interface, so it is a record like every other action). */
+export type CreatePvcAction = {
+  readonly kind: 'CreatePVC';
+  readonly member: string;
+  /** A seed's PVC: the cluster token, and the initial membership when it is one of several (a static
+   *  bootstrap, docs/design/bootstrap.md). */
+  readonly token?: string;
+  readonly initialCluster?: readonly string[];
+};
+
 /** A member Pod to create (a type, not an interface, so it is a record like every other action). */
 export type CreatePodAction = {
   readonly kind: 'CreatePod';
@@ -181,13 +191,12 @@ export type Action =
     } & StallFlag)
   | { readonly kind: 'Paused' }
   | { readonly kind: 'Refuse'; readonly field: string; readonly value: string; readonly allowed: string }
+  | CreatePvcAction
   | {
-      readonly kind: 'CreatePVC';
-      readonly member: string;
-      /** A seed's PVC: the cluster token, and the initial membership when it is one of several (a static
-       *  bootstrap, docs/design/bootstrap.md). */
-      readonly token?: string;
-      readonly initialCluster?: readonly string[];
+      /** A static bootstrap's seed PVCs (membership.md step 5.1, bootstrap.md step 2): every initial member without
+       *  a PVC gets its PVC in this one pass, as the `CreatePVC` listed for it would make it. */
+      readonly kind: 'CreatePVCs';
+      readonly pvcs: readonly CreatePvcAction[];
     }
   | CreatePodAction
   | {

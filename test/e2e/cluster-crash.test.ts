@@ -1,6 +1,6 @@
 // The controller killed (SIGKILL, by the test-only crash switch ETCD_GITOPS_TEST_CRASH_AFTER) right after each step
-// of a new cluster's static bootstrap (docs/design/bootstrap.md; its seed Pods, made in one pass, under a quota that
-// refuses the third), of a remove and of a learner add, as its own
+// of a new cluster's static bootstrap (docs/design/bootstrap.md; its seed PVCs, then its seed Pods, each made in one
+// pass, under quotas that refuse all but one PVC, then the third Pod), of a remove and of a learner add, as its own
 // process on the local Kubernetes; each kill leaves exactly the state of that step, and a controller started again
 // without the switch converges: the right member count, and etcd's member list, the member Pods and the PVCs name
 // the same members (no orphan member). From the moment the cluster serves, a writer records every acknowledged
@@ -98,21 +98,61 @@ describe('EtcdCluster membership with the controller killed at every step', () =
       .map((entry) => entry.split('=')[0]);
   let token = '';
 
-  // A new cluster: its whole initial membership, recorded on the seed PVCs first (docs/design/bootstrap.md).
-  test('GIVEN a new size-3 cluster WHEN killed after the first CreatePVC THEN crash-0’s PVC records the token and all three initial members, and no Pod exists', async () => {
-    await crashAfter('CreatePVC');
-    const pvc = await readPvc(member(0));
-    token = annotation(pvc, 'cluster-token') ?? '';
-    assert.match(token, /^crash-/);
-    assert.equal(annotation(pvc, 'initial-members'), initial.join(','));
-    assert.deepEqual(await pvcs(), [`${member(0)}-data`]);
-    assert.deepEqual(await pods(), []);
+  /** Creates a ResourceQuota and waits until the quota controller has counted the namespace against it. */
+  async function quota(quotaName: string, hard: Record<string, string>): Promise<void> {
+    await core().createNamespacedResourceQuota({
+      namespace: ns,
+      body: { metadata: { name: quotaName }, spec: { hard } },
+    });
+    await waitFor(
+      async () => {
+        const status = (await core().readNamespacedResourceQuota({ namespace: ns, name: quotaName })).status;
+        return Object.entries(hard).every(
+          ([key, value]) => status?.hard?.[key] === value && status.used?.[key] !== undefined,
+        );
+      },
+      {
+        what: `the quota controller to count the namespace against ${quotaName}`,
+        timeoutMs: 30_000,
+        intervalMs: 200,
+      },
+    );
+  }
+
+  // A new cluster: its whole initial membership, recorded on the seed PVCs first (docs/design/bootstrap.md), all of
+  // them in one pass (CreatePVCs). A ResourceQuota that admits one PVC refuses the other two: the one made carries the
+  // whole record, and the next pass reads it from there.
+  test('GIVEN a new size-3 cluster and a ResourceQuota that admits one PVC WHEN a controller creates the seed PVCs THEN one PVC records the token and all three initial members, the quota refuses the other two (the log says so), and no Pod is made', async () => {
+    await quota('one-pvc', { persistentvolumeclaims: '1' });
+    const run = await controllers.start();
+    try {
+      const made = await waitFor(
+        async () => {
+          const names = await pvcs();
+          return names.length === 1 && (names[0] as string);
+        },
+        { what: 'one seed PVC', timeoutMs: 60_000, intervalMs: 200 },
+      );
+      await waitFor(async () => /exceeded quota/.test(run.process.logTail(200)), {
+        what: 'the controller to log the quota refusing the other seed PVCs',
+        timeoutMs: 30_000,
+        intervalMs: 500,
+      });
+      const pvc = await core().readNamespacedPersistentVolumeClaim({ namespace: ns, name: made });
+      token = annotation(pvc, 'cluster-token') ?? '';
+      assert.match(token, /^crash-/);
+      assert.equal(annotation(pvc, 'initial-members'), initial.join(','));
+      assert.deepEqual(await pvcs(), [made], 'still one PVC');
+      assert.deepEqual(await pods(), [], 'no Pod before every seed PVC exists');
+    } finally {
+      await run.process.stop();
+    }
   });
 
-  test('WHEN killed after the second and third CreatePVC THEN crash-1 and crash-2 have PVCs with the same token and membership, and no Pod exists', async () => {
-    await crashAfter('CreatePVC');
-    await crashAfter('CreatePVC');
-    for (const name of initial.slice(1)) {
+  test('WHEN the quota is gone and the controller is killed after the next CreatePVCs THEN all three have PVCs with that same token and membership, and no Pod exists', async () => {
+    await core().deleteNamespacedResourceQuota({ namespace: ns, name: 'one-pvc' });
+    await crashAfter('CreatePVCs');
+    for (const name of initial) {
       const pvc = await readPvc(name);
       assert.equal(annotation(pvc, 'cluster-token'), token, `${name}'s token`);
       assert.equal(annotation(pvc, 'initial-members'), initial.join(','), `${name}'s membership`);
@@ -128,14 +168,7 @@ describe('EtcdCluster membership with the controller killed at every step', () =
   // two form the cluster without it, the late member of a static bootstrap (docs/design/bootstrap.md).
   let late = '';
   test('GIVEN a ResourceQuota that admits two Pods WHEN a controller creates the seed Pods THEN two start new with that token and all three in their initial cluster, the quota refuses the third, and the two form the cluster without it, which etcd names but which never served', async () => {
-    const quota = { metadata: { name: 'two-pods' }, spec: { hard: { pods: '2' } } };
-    await core().createNamespacedResourceQuota({ namespace: ns, body: quota });
-    await waitFor(
-      async () =>
-        (await core().readNamespacedResourceQuota({ namespace: ns, name: 'two-pods' })).status?.hard?.pods ===
-        '2',
-      { what: 'the quota controller to count the namespace', timeoutMs: 30_000, intervalMs: 200 },
-    );
+    await quota('two-pods', { pods: '2' });
     const run = await controllers.start();
     try {
       const created = await waitFor(

@@ -2,7 +2,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { planMembership } from '../../../controller/etcdcluster/plan.js';
-import type { Action, CreatePodAction, PlanInput } from '../../../controller/etcdcluster/types.js';
+import type {
+  Action,
+  CreatePodAction,
+  CreatePvcAction,
+  PlanInput,
+} from '../../../controller/etcdcluster/types.js';
 import { cluster, etcd, member, pod, pvc, restoreLock, steady, UID } from './fixtures.js';
 
 interface Case {
@@ -30,6 +35,12 @@ const s3 = steady(3);
 const INITIAL = ['demo-0', 'demo-1', 'demo-2'];
 const staticPvc = (index: number) => pvc(index, { token: 'demo-a1b2c3d4-fedcba', initialCluster: INITIAL });
 const starting = { running: false, ready: false, initialState: 'new' } as const;
+const staticSeedPvc = (index: number): CreatePvcAction => ({
+  kind: 'CreatePVC',
+  member: `demo-${index}`,
+  token: 'demo-a1b2c3d4-fedcba',
+  initialCluster: INITIAL,
+});
 const staticSeedPod = (index: number): CreatePodAction => ({
   kind: 'CreatePod',
   member: `demo-${index}`,
@@ -239,35 +250,50 @@ const cases: Case[] = [
   },
   // 5: no member answers. A new cluster starts from its whole initial membership (docs/design/bootstrap.md).
   {
-    given: 'a new cluster of 3',
+    given:
+      'a new cluster of 3: every seed PVC in one pass, each recording the token and the whole membership',
     input: empty(),
     expect: {
-      kind: 'CreatePVC',
-      member: 'demo-0',
-      token: 'demo-a1b2c3d4-abc123',
-      initialCluster: INITIAL,
+      kind: 'CreatePVCs',
+      pvcs: INITIAL.map((member) => ({
+        kind: 'CreatePVC',
+        member,
+        token: 'demo-a1b2c3d4-abc123',
+        initialCluster: INITIAL,
+      })),
     },
   },
   {
     given: 'a new cluster of 1: a lone seed',
     input: empty({ cluster: cluster({ size: 1 }) }),
-    expect: { kind: 'CreatePVC', member: 'demo-0', token: 'demo-a1b2c3d4-abc123', initialCluster: undefined },
+    expect: { kind: 'CreatePVC', member: 'demo-0', token: 'demo-a1b2c3d4-abc123' },
   },
   {
     given: 'a new cluster of 3 that restores spec.bootstrap.backup: a lone seed',
     input: empty({ cluster: cluster({ bootstrapsFromBackup: true }) }),
-    expect: { kind: 'CreatePVC', member: 'demo-0', token: 'demo-a1b2c3d4-abc123', initialCluster: undefined },
-  },
-  {
-    given: 'a crash after the first static seed PVC',
-    input: empty({ pvcs: [staticPvc(0)] }),
-    expect: { kind: 'CreatePVC', member: 'demo-1', token: 'demo-a1b2c3d4-fedcba', initialCluster: INITIAL },
+    expect: { kind: 'CreatePVC', member: 'demo-0', token: 'demo-a1b2c3d4-abc123' },
   },
   {
     given:
-      'a crash after the second static seed PVC, the size changed to 5 meanwhile: the recorded membership wins',
+      'only the first static seed PVC exists (a refused create, or a crash amid the pass): the other two at once, same token and membership',
+    input: empty({ pvcs: [staticPvc(0)] }),
+    expect: { kind: 'CreatePVCs', pvcs: [staticSeedPvc(1), staticSeedPvc(2)] },
+  },
+  {
+    given: 'only the middle static seed PVC exists: the record is read from it, the other two at once',
+    input: empty({ pvcs: [staticPvc(1)] }),
+    expect: { kind: 'CreatePVCs', pvcs: [staticSeedPvc(0), staticSeedPvc(2)] },
+  },
+  {
+    given:
+      'two static seed PVCs exist, the size changed to 5 meanwhile: the recorded membership wins, the last PVC alone',
     input: empty({ cluster: cluster({ size: 5 }), pvcs: [staticPvc(1), staticPvc(0)] }),
-    expect: { kind: 'CreatePVC', member: 'demo-2', token: 'demo-a1b2c3d4-fedcba', initialCluster: INITIAL },
+    expect: staticSeedPvc(2),
+  },
+  {
+    given: 'a static seed PVC still missing while an earlier incarnation’s PVC of that name terminates: wait',
+    input: empty({ pvcs: [staticPvc(0), staticPvc(1), pvc(2, { terminating: true })] }),
+    expect: { kind: 'Wait', reason: 'PVCTerminating' },
   },
   {
     given: 'every static seed PVC made: every seed Pod in one pass',
@@ -446,10 +472,13 @@ const cases: Case[] = [
       ],
     }),
     expect: {
-      kind: 'CreatePVC',
-      member: 'demo-2',
-      token: 'demo-a1b2c3d4-abc123',
-      initialCluster: ['demo-2', 'demo-3', 'demo-4'],
+      kind: 'CreatePVCs',
+      pvcs: ['demo-2', 'demo-3', 'demo-4'].map((member) => ({
+        kind: 'CreatePVC',
+        member,
+        token: 'demo-a1b2c3d4-abc123',
+        initialCluster: ['demo-2', 'demo-3', 'demo-4'],
+      })),
     },
   },
   {
@@ -1106,8 +1135,10 @@ describe('planMembership', () => {
   }
 
   it('GIVEN the seed token THEN it is unique to the incarnation (uid prefix and nonce)', () => {
-    const first = planMembership(empty({ nonce: 'aaaaaa' }));
-    const second = planMembership(empty({ nonce: 'bbbbbb', cluster: cluster({ uid: 'ffffffff-1' }) }));
+    const lone = (nonce: string, uid = UID) =>
+      planMembership(empty({ nonce, cluster: cluster({ size: 1, uid }) }));
+    const first = lone('aaaaaa');
+    const second = lone('bbbbbb', 'ffffffff-1');
     assert.equal(first.kind === 'CreatePVC' && first.token, `demo-${UID.slice(0, 8)}-aaaaaa`);
     assert.equal(second.kind === 'CreatePVC' && second.token, 'demo-ffffffff-bbbbbb');
   });
