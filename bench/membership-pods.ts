@@ -24,6 +24,7 @@ import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from
 import {
   addLearner,
   type EtcdMember,
+  isCaughtUp,
   isEtcdBusy,
   listMembers,
   memberStatus,
@@ -33,6 +34,7 @@ import {
 import type { EtcdCluster } from '../controller/etcdcluster/api.js';
 import { buildMemberPod, buildMemberPvc } from '../controller/etcdcluster/member-pod.js';
 import { hasServed } from '../controller/etcdcluster/plan-facts.js';
+import { apiStatus } from '../controller/runtime/kube.js';
 import type { Environment } from '../test/env/environment.js';
 import { waitFor } from '../test/env/wait.js';
 import { createClusterHandle } from '../test/integration/helpers/membership-kube.js';
@@ -79,7 +81,7 @@ async function allVoters(url: string, size: number): Promise<void> {
 }
 
 /** Deletes every Pod and PVC of the member selector of `name`, and its two Services, and waits until they are gone. */
-async function removeAll(env: Environment, namespace: string, name: string): Promise<void> {
+export async function removeAll(env: Environment, namespace: string, name: string): Promise<void> {
   const selector = memberSelectorString(name);
   await env.kubectl([
     'delete',
@@ -103,14 +105,15 @@ async function removeAll(env: Environment, namespace: string, name: string): Pro
 }
 
 /** Our member Pods and PVCs for one cluster, made by a script (no owner, no controller). */
-function byHand(env: Environment, namespace: string, name: string, version: string) {
+export function byHand(env: Environment, namespace: string, name: string, version: string) {
   const core = env.kubeConfig.makeApiClient(CoreV1Api);
-  const cluster: EtcdCluster = {
+  const clusterAt = (at: string): EtcdCluster => ({
     apiVersion: 'etcd.gitops.dev/v1alpha1',
     kind: 'EtcdCluster',
     metadata: { name, namespace, uid: 'by-hand' },
-    spec: { size: 1, version },
-  };
+    spec: { size: 1, version: at },
+  });
+  const cluster = clusterAt(version);
   const member = (index: number) => `${name}-${index}`;
   const url = (index: number) => clientURL(name, namespace, member(index), 'http');
   const token = `${name}-by-hand`;
@@ -119,8 +122,8 @@ function byHand(env: Environment, namespace: string, name: string, version: stri
     delete pvc.metadata?.ownerReferences;
     return core.createNamespacedPersistentVolumeClaim({ namespace, body: pvc });
   };
-  const podOf = (index: number, state: 'new' | 'existing', initialCluster: string[]) => {
-    const pod = buildMemberPod(cluster, {
+  const podOf = (index: number, state: 'new' | 'existing', initialCluster: string[], at = version) => {
+    const pod = buildMemberPod(clusterAt(at), {
       member: member(index),
       state,
       initialCluster,
@@ -139,6 +142,30 @@ function byHand(env: Environment, namespace: string, name: string, version: stri
       await Promise.all(initial.map((_, index) => pvcOf(index, initial)));
       await Promise.all(initial.map((_, index) => podOf(index, 'new', initial)));
       await allVoters(url(0), size);
+    },
+    /**
+     * A member restarted on its PVC at another version, as a person rolls one by hand: delete its Pod, wait until it
+     * is gone, create it again (`existing`, the same initial cluster) with the new version, and wait until the
+     * member answers and has caught up (a linearizable read through it, as ours decides).
+     */
+    async restart(index: number, members: string[], at: string): Promise<void> {
+      await core.deleteNamespacedPod({ namespace, name: member(index) });
+      await waitFor(
+        async () =>
+          core.readNamespacedPod({ namespace, name: member(index) }).then(
+            () => false,
+            (error: unknown) => apiStatus(error) === 404,
+          ),
+        { what: `Pod ${member(index)} gone`, timeoutMs: TIMEOUT_MS, intervalMs: POLL_MS },
+      );
+      await podOf(index, 'existing', members, at);
+      await waitFor(
+        async () => {
+          const status = await memberStatus(url(index)).catch(() => undefined);
+          return status !== undefined && status.version === at && (await isCaughtUp(url(index)));
+        },
+        { what: `${member(index)} at ${at}, caught up`, timeoutMs: TIMEOUT_MS, intervalMs: POLL_MS },
+      );
     },
     /** `member add --learner`, the PVC and Pod with `existing`, `member promote` once caught up (polling). */
     async join(index: number, members: string[]): Promise<void> {

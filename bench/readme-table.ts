@@ -29,7 +29,9 @@ interface RollingRow {
   readonly case: string;
   readonly runs: number;
   readonly oursMs: number;
+  readonly ours?: Spread;
   readonly floorMs: number;
+  readonly podFloorMs?: number;
 }
 interface BackupRow {
   readonly databaseMiB: number;
@@ -112,23 +114,29 @@ type Row = readonly [
   source: string,
 ];
 
+/** Ours (median, min–max), the floor (our Pods by script where measured, else loopback) and the ratio to it. */
+function besideFloor(row: RollingRow): [ours: string, floor: string, ratio: string] {
+  const fair = row.podFloorMs;
+  const spread = row.ours
+    ? ` (${(row.ours.minMs / 1000).toFixed(1)}–${(row.ours.maxMs / 1000).toFixed(1)})`
+    : '';
+  return [
+    `${s(row.oursMs)}${spread}, ${row.runs} runs`,
+    fair === undefined
+      ? `${s(row.floorMs)} etcd on loopback`
+      : `${s(fair)} our Pods by script (loopback ${s(row.floorMs)})`,
+    ratio(row.oursMs, fair ?? row.floorMs),
+  ];
+}
+
 function membershipRows(results: BenchResults['membership']): Row[] {
   const source = `membership, ${day(results.date)}`;
-  const rows: Row[] = results.rows.map((row) => {
-    const fair = row.podFloorMs;
-    const floor =
-      fair === undefined
-        ? `${s(row.floorMs)} etcd on loopback`
-        : `${s(fair)} our Pods by script (loopback ${s(row.floorMs)})`;
-    return [
-      row.case,
-      `${s(row.oursMs)} (${(row.ours.minMs / 1000).toFixed(1)}–${(row.ours.maxMs / 1000).toFixed(1)}), ${row.runs} runs`,
-      floor,
-      ratio(row.oursMs, fair ?? row.floorMs),
-      row.peerMs === undefined ? '–' : `${s(row.peerMs)} StatefulSet, Parallel`,
-      source,
-    ];
-  });
+  const rows: Row[] = results.rows.map((row) => [
+    row.case,
+    ...besideFloor(row),
+    row.peerMs === undefined ? '–' : `${s(row.peerMs)} StatefulSet, Parallel`,
+    source,
+  ]);
   rows.push([
     'controller RSS after the runs',
     `${results.controllerRssMiB.toFixed(0)} MiB`,
@@ -143,9 +151,7 @@ function membershipRows(results: BenchResults['membership']): Row[] {
 function rollingRows(results: BenchResults['rolling']): Row[] {
   return results.rows.map((row) => [
     `rolling upgrade, ${row.case}`,
-    `${s(row.oursMs)}, ${row.runs} runs`,
-    `${s(row.floorMs)} etcd on loopback`,
-    ratio(row.oursMs, row.floorMs),
+    ...besideFloor(row),
     '–',
     `rolling, ${day(results.date)}`,
   ]);

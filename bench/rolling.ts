@@ -1,14 +1,15 @@
-// Rolling upgrade speed on the local Kubernetes, beside the floor measured in the same run: the same etcd builds
+// Rolling upgrade speed on the local Kubernetes, beside two floors measured in the same run: the fair floor, our own
+// member Pods on the same nodes rolled by a script (podsFloorRun); and the same etcd builds
 // upgraded by hand with etcdctl on loopback, no Kubernetes (each member in turn, the leader last after
 // `etcdctl move-leader`: stop it, start the next version on its data dir, wait until it is healthy and answers a
-// linearizable read). Cases: a size-3 and a size-5 cluster from etcd 3.5 to 3.6. Medians over 3 runs; a table on
+// linearizable read). Cases: a size-3 and a size-5 cluster from etcd 3.5 to 3.6. Medians over 3 runs (ours with min and max); a table on
 // stdout, JSON in bench/results/rolling.json. `npm run bench rolling`.
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { memberStatus } from '../controller/etcd/members.js';
+import { listMembers, memberStatus, moveLeader } from '../controller/etcd/members.js';
 import { etcdBinary, etcdVersions } from '../test/env/binaries.js';
 import { type Environment, startEnvironment } from '../test/env/environment.js';
 import { waitFor } from '../test/env/wait.js';
@@ -19,6 +20,7 @@ import {
   createClusterHandle,
   prepareNamespace,
 } from '../test/integration/helpers/membership-kube.js';
+import { byHand, removeAll } from './membership-pods.js';
 import { median } from './stats.js';
 
 const results = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bench', 'results');
@@ -102,6 +104,41 @@ async function rolled(cluster: ClusterHandle, size: number): Promise<void> {
   );
 }
 
+// ---- the fair floor: our member Pods on the same nodes, rolled by a script ------------------------------------
+
+/**
+ * The same roll done by a script on the same nodes: our member Pods and PVCs of a static cluster at `from` (made
+ * without the controller), then each member in turn, the leader last after `move-leader`: its Pod deleted and made
+ * again at `to` on its PVC, then waited for until it answers at `to` and has caught up. What ours costs beyond
+ * that is the controller's.
+ */
+async function podsFloorRun(env: Environment, size: number, index: number): Promise<number> {
+  const name = `hand${size}-${index}`;
+  await createClusterHandle(env, ns, name);
+  const hand = byHand(env, ns, name, from);
+  try {
+    await hand.startStatic(size);
+    const members = Array.from({ length: size }, (_, member) => hand.member(member));
+    const start = performance.now();
+    const { leaderId } = await memberStatus(hand.url(0));
+    const { members: listed } = await listMembers(hand.url(0));
+    const leader = members.indexOf(listed.find((member) => member.id === leaderId)?.name ?? '');
+    if (leader < 0) throw new Error(`no leader among ${members.join(', ')}`);
+    const order = [...members.keys()].filter((member) => member !== leader);
+    for (const member of [...order, leader]) {
+      if (member === leader) {
+        const now = await memberStatus(hand.url(leader));
+        const target = listed.find((entry) => entry.name === hand.member(order[0] as number));
+        if (now.leaderId === now.memberId && target) await moveLeader(hand.url(leader), target.id);
+      }
+      await hand.restart(member, members, to);
+    }
+    return performance.now() - start;
+  } finally {
+    await removeAll(env, ns, name);
+  }
+}
+
 async function ourRun(env: Environment, size: number, index: number): Promise<number> {
   const spec = {
     size,
@@ -124,18 +161,22 @@ export async function run(): Promise<void> {
   const controllers = await controllerProcesses(env, { namespaces: [ns] });
   const ours: Sample[] = [];
   const floor: Sample[] = [];
+  const pods: Sample[] = [];
   try {
     await prepareNamespace(env, ns);
     await controllers.start();
     for (let index = 0; index < RUNS; index += 1) {
       const oursSample = {} as Sample;
       const floorSample = {} as Sample;
+      const podsSample = {} as Sample;
       for (const size of SIZES) {
         oursSample[`size ${size}`] = await ourRun(env, size, index);
+        podsSample[`size ${size}`] = await podsFloorRun(env, size, index);
         floorSample[`size ${size}`] = await floorRun(size);
       }
       ours.push(oursSample);
       floor.push(floorSample);
+      pods.push(podsSample);
     }
   } finally {
     await controllers.stop();
@@ -143,24 +184,34 @@ export async function run(): Promise<void> {
   }
   const rows = SIZES.map((size) => {
     const key = `size ${size}` as const;
-    const oursMs = median(ours.map((sample) => sample[key]));
+    const samples = ours.map((sample) => sample[key]);
+    const oursMs = median(samples);
     const floorMs = median(floor.map((sample) => sample[key]));
-    return { case: `${key}: ${from} → ${to}`, runs: RUNS, oursMs, floorMs, ratio: oursMs / floorMs };
+    const podFloorMs = median(pods.map((sample) => sample[key]));
+    return {
+      case: `${key}: ${from} → ${to}`,
+      runs: RUNS,
+      oursMs,
+      ours: { minMs: Math.min(...samples), maxMs: Math.max(...samples) },
+      floorMs,
+      podFloorMs,
+      ratio: oursMs / podFloorMs,
+    };
   });
   console.log(
-    `\nrolling upgrade (median of ${RUNS} runs; floor: the same etcd builds upgraded by hand with etcdctl, leader last)`,
+    `\nrolling upgrade (median of ${RUNS} runs; floors, leader last: our Pods rolled by a script on the same nodes, and the same etcd builds by hand with etcdctl on loopback)`,
   );
-  console.log('case                          runs    ours s   floor s  ratio');
+  console.log('case                          runs    ours s  pods s  loopback s  ratio (pods)');
   for (const r of rows) {
     console.log(
-      `${r.case.padEnd(29)} ${String(r.runs).padStart(4)} ${(r.oursMs / 1000).toFixed(1).padStart(9)} ${(r.floorMs / 1000).toFixed(1).padStart(9)} ${r.ratio.toFixed(2).padStart(6)}`,
+      `${r.case.padEnd(29)} ${String(r.runs).padStart(4)} ${(r.oursMs / 1000).toFixed(1).padStart(9)} ${(r.podFloorMs / 1000).toFixed(1).padStart(7)} ${(r.floorMs / 1000).toFixed(1).padStart(11)} ${r.ratio.toFixed(2).padStart(6)}`,
     );
   }
   mkdirSync(results, { recursive: true });
   const file = join(results, 'rolling.json');
   writeFileSync(
     file,
-    `${JSON.stringify({ bench: 'rolling', node: process.version, from, to, date: new Date().toISOString(), rows, samples: { ours, floor } }, null, 2)}\n`,
+    `${JSON.stringify({ bench: 'rolling', node: process.version, from, to, date: new Date().toISOString(), rows, samples: { ours, floor, pods } }, null, 2)}\n`,
   );
   console.log(`wrote ${file}`);
 }
