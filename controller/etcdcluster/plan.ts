@@ -229,10 +229,7 @@ function seed(input: PlanInput): Action | undefined {
     const token = newClusterToken(input);
     if (input.cluster.storage.ephemeral) return seedPod(members[0] as string, members, token);
     if (members.length === 1) return { kind: 'CreatePVC', member: members[0] as string, token };
-    return together(
-      members.map((member) => seedPvc(member, members, token)),
-      (pvcs) => ({ kind: 'CreatePVCs', pvcs }),
-    );
+    return { kind: 'CreatePVCs', pvcs: members.map((member) => seedPvc(member, members, token)) };
   }
   const { token } = recorded;
   const members = recorded.initialCluster ?? [recorded.member];
