@@ -213,9 +213,13 @@ describe('real nodes', () => {
       async () => {
         const pod = await core.readNamespacedPod({ namespace, name: 'restarts' });
         const main = pod.status?.containerStatuses?.[0];
-        return main?.restartCount === 1 && main.state?.running ? main : undefined;
+        // The kubelet may report the restart one status update before it reports the container it replaced (a CI
+        // run read restartCount 1 with no lastState): wait for both, then check it is the one killed.
+        return main?.restartCount === 1 && main.state?.running && main.lastState?.terminated
+          ? main
+          : undefined;
       },
-      { what: 'the killed container to restart', timeoutMs: 60_000 },
+      { what: 'the killed container to restart, with its last state reported', timeoutMs: 60_000 },
     );
     assert.equal(status.lastState?.terminated?.containerID, `containerd://${killed}`);
     assert.equal(status.lastState?.terminated?.exitCode, 137);

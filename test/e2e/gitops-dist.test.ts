@@ -261,16 +261,16 @@ describe('GitOps: dist/ applied as Argo CD would, on a cluster that runs Pods', 
       assert.equal(spec.spec.containers[0]?.image, image);
       assert.match(spec.spec.containers[0]?.resources.limits.memory ?? '', /^\d+Mi$/);
       // The image has no shell: exec its Node.js, the only program besides our CLI.
-      const out = await env.kubectl([
-        'exec',
-        '-n',
-        operatorNamespace,
-        pod.name,
-        '--',
-        '/nodejs/bin/node',
-        '-e',
-        probe,
-      ]);
+      const out = await env
+        .kubectl(['exec', '-n', operatorNamespace, pod.name, '--', '/nodejs/bin/node', '-e', probe])
+        .catch(async (error: unknown) => {
+          // Say why the probe died (a CI run saw exit 137): the container's state, restarts and last termination.
+          const now = await env.kubectl(['get', 'pod', pod.name, '-n', operatorNamespace, '-o', 'json']);
+          const statuses = (JSON.parse(now.stdout) as { status?: { containerStatuses?: unknown } }).status
+            ?.containerStatuses;
+          throw new Error(`${(error as Error).message}
+container statuses: ${JSON.stringify(statuses)}`);
+        });
       assert.equal(out.stdout, '65532 65532\nEROFS\n');
     }
   });
