@@ -76,13 +76,23 @@ async function createPod(context: ExecuteContext, action: CreatePodAction): Prom
 }
 
 /**
- * Sends every write at once and waits for all of them; when one is refused the others are still made, and the pass
- * fails with the first refusal: the next pass finds what exists and creates the rest.
+ * Sends every write at once and waits for all of them; when some are refused the others are still made, and the pass
+ * fails with one error that names every refusal (the first as its cause): the next pass finds what exists and creates
+ * the rest.
  */
-async function allOrFirstRefusal(writes: readonly Promise<unknown>[]): Promise<void> {
-  const results = await Promise.allSettled(writes);
-  const refused = results.find((result) => result.status === 'rejected');
-  if (refused) throw refused.reason;
+async function allOrRefusals(writes: readonly Promise<unknown>[]): Promise<void> {
+  const refusals = (await Promise.allSettled(writes)).flatMap((result) =>
+    result.status === 'rejected' ? [result.reason as unknown] : [],
+  );
+  if (refusals.length === 0) return;
+  if (refusals.length === 1) throw refusals[0];
+  const text = (error: unknown) => (error instanceof Error ? error.message : String(error));
+  throw new Error(
+    `${refusals.length} of ${writes.length} writes refused: ${refusals.map(text).join(' | ')}`,
+    {
+      cause: refusals[0],
+    },
+  );
 }
 
 /** The seed PVCs of a static bootstrap, created at once (docs/design/bootstrap.md, step 2). */
@@ -90,7 +100,7 @@ async function createPvcs(
   context: ExecuteContext,
   action: Extract<Action, { kind: 'CreatePVCs' }>,
 ): Promise<Outcome> {
-  await allOrFirstRefusal(action.pvcs.map((pvc) => createPvc(context, pvc)));
+  await allOrRefusals(action.pvcs.map((pvc) => createPvc(context, pvc)));
   const names = action.pvcs.map((pvc) => pvcName(pvc.member)).join(', ');
   return done(
     CLUSTER_REASONS.memberPVCCreated,
@@ -103,7 +113,7 @@ async function createPods(
   context: ExecuteContext,
   action: Extract<Action, { kind: 'CreatePods' }>,
 ): Promise<Outcome> {
-  await allOrFirstRefusal(action.pods.map((pod) => createPod(context, pod)));
+  await allOrRefusals(action.pods.map((pod) => createPod(context, pod)));
   const [first] = action.pods;
   const names = action.pods.map((pod) => pod.member).join(', ');
   return {
