@@ -180,7 +180,8 @@ async function replaceDeadMember(env: Environment, cluster: ClusterHandle): Prom
   const oldId = (await cluster.membership()).ids.get(victim);
   await core.deleteNamespacedPersistentVolumeClaim({ namespace: ns, name: `${victim}-data` });
   await core.deleteNamespacedPod({ namespace: ns, name: victim });
-  // The freed name is reused by the replacement: wait, in one status, for Ready at 5 without the old member id.
+  // The replacement takes a new name (the old Pod and PVC still hold theirs while it is added; membership.md, "Dead
+  // members"): wait, in one status, for Ready at 5 without the old member id.
   await waitFor(
     async () => {
       const status = (await cluster.read()).status;

@@ -58,12 +58,40 @@ export function nextMemberName(input: PlanInput, reserved: readonly string[] = [
   return memberName(input.cluster.name, index);
 }
 
-/** After removing `victim`, the healthy voters left still form a quorum of the voters left (and one is left). */
-export function canRemove(etcd: EtcdView, victim: EtcdMemberView): boolean {
+/**
+ * After removing `victim`, the healthy voters left still form a quorum of the voters left (and one is left). Voters
+ * named in `stopping` (by member name) count as not healthy: they answer now, but are about to stop.
+ */
+export function canRemove(
+  etcd: EtcdView,
+  victim: EtcdMemberView,
+  stopping: ReadonlySet<string> = new Set(),
+): boolean {
   if (victim.learner) return true;
   const votersAfter = etcd.members.filter((member) => !member.learner && member.id !== victim.id);
-  const healthyAfter = votersAfter.filter((member) => member.healthy);
+  const healthyAfter = votersAfter.filter((member) => member.healthy && !stopping.has(member.member ?? ''));
   return votersAfter.length > 0 && healthyAfter.length >= quorumOf(votersAfter.length);
+}
+
+/** Why a doomed member is dead: its `RemoveMember`'s detail, so its Event and its `MemberDead` condition say it. */
+export const DOOMED_DETAIL = 'its Pod and its PVC are being deleted';
+
+/**
+ * The member's Pod and its PVC are both being deleted: its data cannot outlive the Pod, so it is dead even while
+ * etcd still answers (docs/design/membership.md, "Dead members"). Ephemeral members are not covered: they wait for
+ * their Pod to go, as before.
+ */
+export function isDoomed(input: PlanInput, pod: PodView): boolean {
+  if (!pod.terminating || input.cluster.storage.ephemeral) return false;
+  return pvcOf(input, pod.member)?.terminating === true;
+}
+
+/** Members that are about to stop or to lose their data: their Pod or their PVC is terminating. */
+export function stoppingMembers(input: PlanInput): Set<string> {
+  return new Set([
+    ...input.pods.filter((pod) => pod.terminating).map((pod) => pod.member),
+    ...input.pvcs.filter((pvc) => pvc.terminating && !pvc.retained).map((pvc) => pvc.member),
+  ]);
 }
 
 /**

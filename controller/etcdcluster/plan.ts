@@ -5,7 +5,9 @@ import { seedFailureStalls, stallWhen } from '../restore/facts.js';
 import {
   canRemove,
   canStop,
+  DOOMED_DETAIL,
   indexOf,
+  isDoomed,
   isMarked,
   isOutOfDate,
   isStarting,
@@ -17,6 +19,7 @@ import {
   pvcOf,
   quorumOf,
   scaleInVictim,
+  stoppingMembers,
   targetSize,
 } from './plan-facts.js';
 import { planRestoreLock } from './plan-restore.js';
@@ -107,8 +110,9 @@ export function planMembership(input: PlanInput): Action {
   if (refusal) return refusal;
   if (input.missingServices?.length) return serviceMissing(cluster.name, input.missingServices);
   // A lost Pod (its node died, or it is stuck) may never finish terminating: it does not block (see "Lost members").
+  // Nor does a Pod deleted with its PVC: its member is dead already (step 10, "Dead members").
   // Waiting is no reason to hide a quorum loss: the status says it while the Pod terminates (nothing is done).
-  const terminating = input.pods.find((pod) => pod.terminating && !pod.lost);
+  const terminating = input.pods.find((pod) => pod.terminating && !pod.lost && !isDoomed(input, pod));
   if (terminating) {
     const lost = input.etcd && reportQuorumLoss(input, input.etcd, terminating);
     if (lost?.kind === 'ReportQuorumLost') return lost;
@@ -446,7 +450,7 @@ function isDead(input: PlanInput, member: EtcdMemberView): boolean {
   if (member.wrongIdentity) return true;
   const name = member.member as string;
   const pod = podOf(input, name);
-  if (pod) return (pod.crashLooping || pod.lost !== undefined) && !member.healthy;
+  if (pod) return isDoomed(input, pod) || ((pod.crashLooping || pod.lost !== undefined) && !member.healthy);
   const pvc = pvcOf(input, name);
   return member.started && (input.cluster.storage.ephemeral || !pvc || pvc.terminating);
 }
@@ -481,17 +485,28 @@ function replaceDead(input: PlanInput, etcd: EtcdView): Action | undefined {
     };
   }
   if (failed) return rollAction(input, failed, false);
-  const lost = podOf(input, dead.member as string)?.lost;
+  const pod = podOf(input, dead.member as string);
+  const lost = dead.wrongIdentity ? undefined : pod?.lost;
+  const doomed = pod !== undefined && !dead.wrongIdentity && isDoomed(input, pod);
+  const detail = lost ?? (doomed ? DOOMED_DETAIL : undefined);
+  // The voters left must keep a quorum once every other member that is stopping or losing its data (its Pod or
+  // PVC terminating) has stopped: a majority deleted together is a quorum loss, whatever order the passes saw the
+  // deletions in, never a race between the removals and the Pods' ends.
   const removal = removeKeepingQuorum(
     etcd,
     dead,
-    lost && !dead.wrongIdentity ? 'lost' : 'dead',
+    lost ? 'lost' : 'dead',
     CLUSTER_REASONS.replacementWouldLoseQuorum,
-    `removing ${lost ? 'lost' : 'dead'} member ${dead.member}${lost ? ` (${lost})` : ''}`,
+    `removing ${lost ? 'lost' : 'dead'} member ${dead.member}${detail ? ` (${detail})` : ''}${alsoStopping(input, dead)}`,
+    stoppingMembers(input),
   );
-  return removal.kind === 'RemoveMember' && removal.reason === 'lost'
-    ? { ...removal, detail: lost }
-    : removal;
+  return removal.kind === 'RemoveMember' && detail ? { ...removal, detail } : removal;
+}
+
+/** The other members stopping or losing their data, counted as stopped by a dead member's removal. */
+function alsoStopping(input: PlanInput, dead: EtcdMemberView): string {
+  const others = [...stoppingMembers(input)].filter((member) => member !== dead.member).sort();
+  return others.length === 0 ? '' : `, counting ${others.join(', ')} as stopped,`;
 }
 
 /** `RemoveMember` (etcd first) if the healthy voters left are a quorum of the voters left, else `Wait` naming why. */
@@ -501,8 +516,10 @@ function removeKeepingQuorum(
   reason: RemoveReason,
   waitReason: string,
   what: string,
+  stopping?: ReadonlySet<string>,
 ): Action {
-  if (!canRemove(etcd, member)) return wait(waitReason, `${what} would lose quorum`, REQUEUE.quorum);
+  if (!canRemove(etcd, member, stopping))
+    return wait(waitReason, `${what} would lose quorum`, REQUEUE.quorum);
   return { kind: 'RemoveMember', member: member.member ?? member.id, id: member.id, reason };
 }
 

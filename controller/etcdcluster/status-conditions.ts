@@ -71,7 +71,11 @@ export function conditionsFor(
   const degraded = degradedCondition(cluster, action, observation, abandoned, pausedLoss, roll.pods);
   const stalled = isStalled(action, pausedLoss);
   const size = cluster.spec.size ?? DEFAULT_SIZE;
-  const allReady = isAllReady(size, observation);
+  // A member being removed as dead is not ready, even while it still answers (deleted with its data: its Pod and
+  // PVC terminate; docs/design/membership.md, "Dead members").
+  const removingDead =
+    action.kind === 'RemoveMember' && (action.reason === 'dead' || action.reason === 'lost');
+  const allReady = isAllReady(size, observation) && !removingDead;
   // Marking members that served `existing` once every member is ready (the static bootstrap's last passes,
   // docs/design/bootstrap.md) patches an annotation read at their next start: housekeeping, not progress a GitOps
   // tool should wait for (a Healthy cluster read Progressing for one pass, then Healthy again).

@@ -85,9 +85,8 @@ function memberDown(
     const why =
       action.reason === 'lost'
         ? `its Pod is lost: ${action.detail ?? pod?.lost ?? 'see spec.failureDetection'}`
-        : pod?.crashLooping
-          ? crashLoop(pod)
-          : 'its data is gone, or it answers as another member';
+        : (action.detail ??
+          (pod?.crashLooping ? crashLoop(pod) : 'its data is gone, or it answers as another member'));
     return {
       type: 'Degraded',
       status: 'True',

@@ -10,6 +10,7 @@ import { CoreV1Api, CustomObjectsApi, DiscoveryV1Api } from '@kubernetes/client-
 import { etcdClusterCrd } from '../../constructs/api/crds.js';
 import { restrictedNamespaceLabels } from '../../constructs/security.js';
 import type { EtcdCluster } from '../../controller/etcdcluster/api.js';
+import { DOOMED_DETAIL } from '../../controller/etcdcluster/plan-facts.js';
 import { etcdVersions } from '../env/binaries.js';
 import { type Environment, startEnvironment } from '../env/environment.js';
 import { waitFor } from '../env/wait.js';
@@ -150,7 +151,7 @@ describe('EtcdCluster membership on the local Kubernetes', () => {
     );
   });
 
-  test('GIVEN three members WHEN a member loses its PVC (data) THEN it is removed from etcd and replaced, Ready again', async () => {
+  test('GIVEN three members WHEN a member’s PVC and Pod are deleted THEN it is removed from etcd as dead while its Pod terminates (not waited for) and replaced, Ready again', async () => {
     const core = env.kubeConfig.makeApiClient(CoreV1Api);
     const idBefore = (await read()).status?.members?.find((member) => member.name === 'demo-2')?.id;
     await recorder.stage('member-data-lost');
@@ -168,6 +169,18 @@ describe('EtcdCluster membership on the local Kubernetes', () => {
       throw new Error(`${error.message}\n${await diagnose()}`);
     });
     assert.equal(status.members?.length, 3);
+    // The pass that removed it saw its Pod and PVC terminating (membership.md, "Dead members"): a pass that came only
+    // once the Pod was gone would name no detail.
+    const removals = await core.listNamespacedEvent({
+      namespace: ns,
+      fieldSelector: `involvedObject.name=${name},reason=MemberRemoved`,
+    });
+    assert.ok(
+      removals.items.some((event) =>
+        event.message?.startsWith(`removed member demo-2 (dead: ${DOOMED_DETAIL},`),
+      ),
+      `a MemberRemoved Event for demo-2 naming "${DOOMED_DETAIL}": ${JSON.stringify(removals.items.map((event) => event.message))}`,
+    );
   });
 
   /** The cluster's conditions and members, its Pods (uid, IP) and the peer Service's EndpointSlices, for a failure. */

@@ -17,6 +17,7 @@ import { AUDIT_LAG_MS, requestsButWatches, untilNoRequestsButWatches } from '../
 import { etcdVersions } from '../env/binaries.js';
 import { CONTROLLER_USERNAME } from '../env/controller-identity.js';
 import { type Environment, startEnvironment } from '../env/environment.js';
+import { loseMembersWithData } from '../env/lose-data.js';
 import { waitFor } from '../env/wait.js';
 import { assertHealthAsExpected } from '../health/judge.js';
 import type { Recording } from '../health/recorded.js';
@@ -321,10 +322,7 @@ describe('EtcdCluster sizes, scaling and member failures (controller process)', 
     // so etcd may let an empty joiner back in to vote the survivor leader; see membership.md.)
     const lost = ['alpha-5', 'alpha-7'];
     await recorder.stage('quorum-lost');
-    for (const member of lost) {
-      await core.deleteNamespacedPersistentVolumeClaim({ namespace: ns, name: `${member}-data` });
-      await core.deleteNamespacedPod({ namespace: ns, name: member });
-    }
+    await loseMembersWithData(core, ns, lost);
     const status = await waitFor(
       async () => {
         const current = (await alpha.read()).status;

@@ -25,6 +25,7 @@ import {
   summary,
 } from '../env/gitops/argocd.js';
 import { type GitRepository, startGitServer } from '../env/gitops/git-server.js';
+import { loseMembersWithData } from '../env/lose-data.js';
 import { nodeNetwork } from '../env/nodes/layout.js';
 import { waitFor } from '../env/wait.js';
 import { minioClient } from '../integration/helpers/backup-cli.js';
@@ -331,10 +332,7 @@ describe('Argo CD (real application-controller and repo-server) syncs dist/ from
     // A majority lost with its data.
     const others = (await memberPods()).filter((pod) => pod !== member);
     assert.equal(others.length, 2);
-    for (const other of others) {
-      await core().deleteNamespacedPersistentVolumeClaim({ namespace, name: `${other}-data` });
-      await core().deleteNamespacedPod({ namespace, name: other, gracePeriodSeconds: 0 });
-    }
+    await loseMembersWithData(core(), namespace, others, { force: true });
     await waitFor(
       async () =>
         (await readCluster()).status?.conditions?.find((c) => c.type === 'Available')?.status === 'False',

@@ -12,6 +12,7 @@ import { Etcd3 } from 'etcd3';
 import { etcdVersions } from '../env/binaries.js';
 import { distDir } from '../env/dist-manifests.js';
 import type { Environment } from '../env/environment.js';
+import { loseMembersWithData } from '../env/lose-data.js';
 import { waitFor } from '../env/wait.js';
 import {
   backupNow,
@@ -117,10 +118,7 @@ describe('backup and in-place restore by the operator of dist/ (real nodes, our 
   });
 
   test('GIVEN a majority lost with its data WHEN an EtcdRestore names the backup THEN the operator brings the cluster back Ready at 3 with exactly its keys', async () => {
-    for (const member of [`${name}-1`, `${name}-2`]) {
-      await core().deleteNamespacedPersistentVolumeClaim({ namespace: ns, name: `${member}-data` });
-      await core().deleteNamespacedPod({ namespace: ns, name: member, gracePeriodSeconds: 0 });
-    }
+    await loseMembersWithData(core(), ns, [`${name}-1`, `${name}-2`], { force: true });
     await waitFor(
       async () =>
         (await objects().readCluster(name)).status?.conditions?.find((c) => c.type === 'Available')

@@ -15,6 +15,7 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { Etcd3 } from 'etcd3';
 import { etcdVersions } from '../env/binaries.js';
 import type { Environment } from '../env/environment.js';
+import { loseMembersWithData } from '../env/lose-data.js';
 import type { ManagedProcess } from '../env/process-group.js';
 import { waitFor } from '../env/wait.js';
 import {
@@ -80,10 +81,7 @@ describe('in-place restore survives the controller being killed between steps (l
 
   test('GIVEN a majority lost with its data WHEN the controller is killed after each restore step in turn THEN a restarted controller completes the restore with exactly the keys of the backup', async () => {
     // GIVEN two of three members lose Pod and PVC
-    for (const member of [`${name}-1`, `${name}-2`]) {
-      await core().deleteNamespacedPersistentVolumeClaim({ namespace: ns, name: `${member}-data` });
-      await core().deleteNamespacedPod({ namespace: ns, name: member, gracePeriodSeconds: 0 });
-    }
+    await loseMembersWithData(core(), ns, [`${name}-1`, `${name}-2`], { force: true });
     await waitFor(
       async () =>
         (await objects().readCluster(name)).status?.conditions?.find((c) => c.type === 'Available')

@@ -24,6 +24,7 @@ import type { EtcdCluster } from '../../controller/etcdcluster/api.js';
 import type { EtcdRestore } from '../../controller/etcdrestore/api.js';
 import { etcdVersions } from '../env/binaries.js';
 import { type Environment, startEnvironment } from '../env/environment.js';
+import { loseMembersWithData } from '../env/lose-data.js';
 import type { ManagedProcess } from '../env/process-group.js';
 import { waitFor } from '../env/wait.js';
 import { assertHealthAsExpected } from '../health/judge.js';
@@ -241,10 +242,7 @@ describe('in-place restore after quorum loss (local Kubernetes, MinIO)', () => {
   test('GIVEN a majority killed with its data WHEN a restore names a corrupt backup THEN it fails before any Pod or PVC changes', async () => {
     // GIVEN two of three members lose Pod and PVC
     await recorder.stage('quorum-lost');
-    for (const member of ['demo-1', 'demo-2']) {
-      await core().deleteNamespacedPersistentVolumeClaim({ namespace: ns, name: `${member}-data` });
-      await core().deleteNamespacedPod({ namespace: ns, name: member, gracePeriodSeconds: 0 });
-    }
+    await loseMembersWithData(core(), ns, ['demo-1', 'demo-2'], { force: true });
     await waitFor(
       async () =>
         (await readCluster()).status?.conditions?.find((c) => c.type === 'Available')?.status === 'False',

@@ -12,6 +12,7 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { Etcd3 } from 'etcd3';
 import { etcdVersions } from '../env/binaries.js';
 import type { Environment } from '../env/environment.js';
+import { loseMembersWithData } from '../env/lose-data.js';
 import type { ManagedProcess } from '../env/process-group.js';
 import { waitFor } from '../env/wait.js';
 import {
@@ -80,10 +81,7 @@ describe('a survivor restore recovers writes newer than the last backup, with th
       survivor.close();
     }
     // Two of three members lose Pod and PVC: no quorum, and the backup lacks the last AFTER writes.
-    for (const member of [`${name}-1`, `${name}-2`]) {
-      await core().deleteNamespacedPersistentVolumeClaim({ namespace: ns, name: `${member}-data` });
-      await core().deleteNamespacedPod({ namespace: ns, name: member, gracePeriodSeconds: 0 });
-    }
+    await loseMembersWithData(core(), ns, [`${name}-1`, `${name}-2`], { force: true });
     await waitFor(
       async () =>
         (await objects().readCluster(name)).status?.conditions?.find((c) => c.type === 'Available')

@@ -167,6 +167,130 @@ const cases: Case[] = [
     input: { ...s3, pods: [pod(0), pod(1), pod(2, { terminating: true })] },
     expect: { kind: 'Wait', reason: 'PodTerminating' },
   },
+  // 4 and 10: a member deleted with its data (Pod and PVC terminating) is dead at once (membership.md, "Dead members")
+  {
+    given: 'a member whose Pod and PVC are both being deleted, still answering: removed at once',
+    input: {
+      ...s3,
+      pods: [pod(0), pod(1, { terminating: true }), pod(2)],
+      pvcs: [pvc(0), pvc(1, { terminating: true }), pvc(2)],
+    },
+    expect: {
+      kind: 'RemoveMember',
+      member: 'demo-1',
+      reason: 'dead',
+      detail: 'its Pod and its PVC are being deleted',
+    },
+  },
+  {
+    given: 'a member deleted with its data, its etcd stopped already: removed, not waited for',
+    input: {
+      ...s3,
+      pods: [pod(0), pod(1, { terminating: true, running: false, ready: false }), pod(2)],
+      pvcs: [pvc(0), pvc(1, { terminating: true }), pvc(2)],
+      etcd: etcd([member(0), member(1, { healthy: false }), member(2)]),
+    },
+    expect: { kind: 'RemoveMember', member: 'demo-1', reason: 'dead' },
+  },
+  {
+    given: 'a crash after removing a member deleted with its data: its replacement is added under a new name',
+    input: {
+      ...s3,
+      pods: [pod(0), pod(1, { terminating: true }), pod(2)],
+      pvcs: [pvc(0), pvc(1, { terminating: true }), pvc(2)],
+      etcd: etcd([member(0), member(2)]),
+    },
+    expect: { kind: 'AddLearner', member: 'demo-3' },
+  },
+  {
+    given:
+      'the replacement of a member deleted with its data, added: its PVC is made while the old one terminates',
+    input: {
+      ...s3,
+      pods: [pod(0), pod(1, { terminating: true }), pod(2)],
+      pvcs: [pvc(0), pvc(1, { terminating: true }), pvc(2)],
+      etcd: etcd([member(0), member(2), member(3, { learner: true, started: false, healthy: false })]),
+    },
+    expect: { kind: 'CreatePVC', member: 'demo-3' },
+  },
+  {
+    given:
+      'two of three members deleted with their data, both still answering: no removal, quorum would be lost',
+    input: {
+      ...s3,
+      pods: [pod(0), pod(1, { terminating: true }), pod(2, { terminating: true })],
+      pvcs: [pvc(0), pvc(1, { terminating: true }), pvc(2, { terminating: true })],
+    },
+    expect: {
+      kind: 'Wait',
+      reason: 'ReplacementWouldLoseQuorum',
+      message:
+        'removing dead member demo-1 (its Pod and its PVC are being deleted), counting demo-2 as stopped, would lose quorum',
+    },
+  },
+  {
+    given: 'a member deleted with its data while another PVC (only) is being deleted: no removal',
+    input: {
+      ...s3,
+      pods: [pod(0), pod(1, { terminating: true }), pod(2)],
+      pvcs: [pvc(0), pvc(1, { terminating: true }), pvc(2, { terminating: true })],
+    },
+    expect: { kind: 'Wait', reason: 'ReplacementWouldLoseQuorum' },
+  },
+  {
+    given:
+      'two of three members force-deleted (Pods gone at once, etcd still answering), PVCs terminating: no removal',
+    input: {
+      ...s3,
+      pods: [pod(0)],
+      pvcs: [pvc(0), pvc(1, { terminating: true }), pvc(2, { terminating: true })],
+    },
+    expect: {
+      kind: 'Wait',
+      reason: 'ReplacementWouldLoseQuorum',
+      message: 'removing dead member demo-1, counting demo-2 as stopped, would lose quorum',
+    },
+  },
+  {
+    given: 'a member deleted with its data while another Pod (only) terminates: that Pod is waited for',
+    input: {
+      ...s3,
+      pods: [pod(0), pod(1, { terminating: true }), pod(2, { terminating: true })],
+      pvcs: [pvc(0), pvc(1, { terminating: true }), pvc(2)],
+    },
+    expect: { kind: 'Wait', reason: 'PodTerminating', message: 'member Pod demo-2 is terminating' },
+  },
+  {
+    given: 'two of five members deleted with their data: the first removed (three stay healthy of four)',
+    input: {
+      ...steady(5),
+      pods: [pod(0), pod(1, { terminating: true }), pod(2, { terminating: true }), pod(3), pod(4)],
+      pvcs: [pvc(0), pvc(1, { terminating: true }), pvc(2, { terminating: true }), pvc(3), pvc(4)],
+    },
+    expect: { kind: 'RemoveMember', member: 'demo-1', reason: 'dead' },
+  },
+  {
+    given: 'the lone member of size 1 deleted with its data: nothing to keep quorum with',
+    input: {
+      ...steady(1),
+      pods: [pod(0, { terminating: true })],
+      pvcs: [pvc(0, { terminating: true })],
+    },
+    expect: { kind: 'Wait', reason: 'ReplacementWouldLoseQuorum' },
+  },
+  {
+    given: 'an ephemeral member Pod terminating: waited for (only PVC-backed members are dead at once)',
+    input: {
+      ...withCluster(s3, { storage: { size: '1Gi', ephemeral: true } }),
+      pods: [
+        pod(0, { ephemeral: true }),
+        pod(1, { ephemeral: true, terminating: true }),
+        pod(2, { ephemeral: true }),
+      ],
+      pvcs: [],
+    },
+    expect: { kind: 'Wait', reason: 'PodTerminating' },
+  },
   {
     given: 'two of three members deleted, their Pods terminating with stopped containers: quorum lost',
     input: {

@@ -299,6 +299,26 @@ const cases: Case[] = [
     message: /^member demo-2 is dead \(its data is gone, or it answers as another member\)/,
   },
   {
+    given: 'a member deleted with its data while it still answers, removed as dead',
+    action: {
+      kind: 'RemoveMember',
+      member: 'demo-1',
+      id: '1001',
+      reason: 'dead',
+      detail: 'its Pod and its PVC are being deleted',
+    },
+    observation: observed([member(0), member(1), member(2)]),
+    pods: podsOf(current(0), current(1, { terminating: true }), current(2)),
+    expect: {
+      Ready: ['False', 'ReplacingMember'],
+      Progressing: ['True', 'ReplacingMember'],
+      Degraded: ['True', 'MemberDead'],
+      Stalled: notStalled,
+    },
+    message:
+      /^member demo-1 is dead \(its Pod and its PVC are being deleted\); it is removed from etcd and replaced$/,
+  },
+  {
     given: 'a member whose node is not Ready, for less than spec.failureDetection.nodeNotReady',
     action: wait('MembersNotReady'),
     observation: observed([member(0), down(1), member(2)]),
