@@ -104,6 +104,27 @@ export async function removeAll(env: Environment, namespace: string, name: strin
   ]);
 }
 
+/**
+ * Deletes an EtcdCluster of ours and waits until its member Pods and PVCs are gone (garbage collection removes them
+ * after the cluster object), as {@link removeAll} waits for the script's: the next measurement must not start
+ * beside a cluster that is still being torn down (its Pods stopping, its volumes released on the same nodes).
+ */
+export async function removeCluster(env: Environment, namespace: string, name: string): Promise<void> {
+  await env.kubectl(['delete', 'etcdcluster', name, '-n', namespace, '--wait=true', '--timeout=120s']);
+  const core = env.kubeConfig.makeApiClient(CoreV1Api);
+  const labelSelector = memberSelectorString(name);
+  await waitFor(
+    async () => {
+      const [pods, pvcs] = await Promise.all([
+        core.listNamespacedPod({ namespace, labelSelector }),
+        core.listNamespacedPersistentVolumeClaim({ namespace, labelSelector }),
+      ]);
+      return pods.items.length === 0 && pvcs.items.length === 0;
+    },
+    { what: `the Pods and PVCs of ${name} gone`, timeoutMs: 120_000, intervalMs: POLL_MS },
+  );
+}
+
 /** Our member Pods and PVCs for one cluster, made by a script (no owner, no controller). */
 export function byHand(env: Environment, namespace: string, name: string, version: string) {
   const core = env.kubeConfig.makeApiClient(CoreV1Api);

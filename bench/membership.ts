@@ -26,7 +26,13 @@ import {
   createClusterHandle,
   prepareNamespace,
 } from '../test/integration/helpers/membership-kube.js';
-import { type MembershipSample, POLL_MS, podsByHand, staticStatefulSet } from './membership-pods.js';
+import {
+  type MembershipSample,
+  POLL_MS,
+  podsByHand,
+  removeCluster,
+  staticStatefulSet,
+} from './membership-pods.js';
 import { median, timed } from './stats.js';
 
 const results = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bench', 'results');
@@ -158,13 +164,13 @@ async function ourRun(env: Environment, index: number): Promise<Sample> {
     await three.readyAt(5, READY_TIMEOUT_MS, POLL_MS);
   });
   const replace = await timed(() => replaceDeadMember(env, three));
-  await env.kubectl(['delete', 'etcdcluster', three.name, '-n', ns, '--wait=true', '--timeout=120s']);
+  await removeCluster(env, ns, three.name);
   const five = await createClusterHandle(env, ns, `five-${index}`);
   const size5 = await timed(async () => {
     await five.apply({ ...spec, size: 5 });
     await five.readyAt(5, READY_TIMEOUT_MS, POLL_MS);
   });
-  await env.kubectl(['delete', 'etcdcluster', five.name, '-n', ns, '--wait=true', '--timeout=120s']);
+  await removeCluster(env, ns, five.name);
   return {
     'size 3 → Ready': size3,
     'size 5 → Ready': size5,

@@ -20,7 +20,7 @@ import {
   createClusterHandle,
   prepareNamespace,
 } from '../test/integration/helpers/membership-kube.js';
-import { byHand, removeAll } from './membership-pods.js';
+import { byHand, removeAll, removeCluster } from './membership-pods.js';
 import { median } from './stats.js';
 
 const results = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bench', 'results');
@@ -152,7 +152,7 @@ async function ourRun(env: Environment, size: number, index: number): Promise<nu
   await cluster.apply({ ...spec, version: to });
   await rolled(cluster, size);
   const elapsed = performance.now() - start;
-  await env.kubectl(['delete', 'etcdcluster', cluster.name, '-n', ns, '--wait=true', '--timeout=120s']);
+  await removeCluster(env, ns, cluster.name);
   return elapsed;
 }
 

@@ -33,7 +33,7 @@ import {
 } from '../test/integration/helpers/membership-controller.js';
 import { createClusterHandle, prepareNamespace } from '../test/integration/helpers/membership-kube.js';
 import { importFloor } from './import-floor.js';
-import { POLL_MS } from './membership-pods.js';
+import { POLL_MS, removeCluster } from './membership-pods.js';
 import { processMiB } from './proc-status.js';
 import { type Buckets, parseBuckets, quantileBound } from './scale-stats.js';
 import { median, timed } from './stats.js';
@@ -103,7 +103,7 @@ async function bootstrapRows(env: Environment): Promise<BootstrapRow[]> {
         await cluster.readyAt(size, READY_TIMEOUT_MS, POLL_MS);
       });
       seconds.push(ms / 1000);
-      await env.kubectl(['delete', 'etcdcluster', cluster.name, '-n', ns, '--wait=true', '--timeout=120s']);
+      await removeCluster(env, ns, cluster.name);
     }
     rows.push({
       size,

@@ -70,8 +70,8 @@ const wait = (
  *  1. cluster being deleted → Wait;  2. paused → Paused; an in-place restore's lock (`status.restore`) in phase
  *     Restoring, Completed or Abandoned → its steps 2.1-2.11 (plan-restore.ts);  3. refused spec → Refuse; then
  *     the peer or client Service missing 30 s after the cluster's creation → Wait ServiceMissing (Degraded);
- *  4. a member Pod terminating, not lost (docs/design/membership.md, "Lost members") → Wait, or ReportQuorumLost
- *     (and nothing else) when quorum is lost as in 7;
+ *  4. a member Pod terminating, not lost (docs/design/membership.md, "Lost members") and not deleted with its PVC
+ *     ("Dead members") → Wait, or ReportQuorumLost (and nothing else) when quorum is lost as in 7;
  *  5. no member answers → seed a new cluster (docs/design/bootstrap.md: its whole initial membership, or a lone
  *     seed when ephemeral or restoring spec.bootstrap.backup; CreatePVCs, then CreatePods `new`), recreate
  *     a known member's Pod, wait for the seed members (Degraded `BootstrapRestoreFailed` while a seed's `restore
@@ -83,8 +83,9 @@ const wait = (
  *     a new cluster's initial members answering before their first election: Wait MembersStarting);
  *  8. a healthy started voter whose Pod still says `new` (a seed that has served) → MarkExisting;
  *  9. Pod without member, not yet terminating → DeletePod; PVC without member or Pod and whenScaled Delete → DeletePVC;
- * 10. dead member (a lost Pod and no answer: reason `lost`), or a marked (`etcd.gitops.dev/evict`) one not healthy →
- *     RemoveMember if quorum survives it.
+ * 10. dead member (a lost Pod and no answer: reason `lost`; its Pod and PVC both terminating, answering or not), or a
+ *     marked (`etcd.gitops.dev/evict`) one not healthy → RemoveMember if quorum survives it, counting every other
+ *     member whose Pod or PVC terminates as stopped.
  *     A crash-looping member on a revision no healthy member runs is not dead (its spec is the likely cause):
  *     on the current revision → Wait `RollingUpdateFailed` (Degraded); on an older one → RollMember (delete);
  * 11. learner: more members than the target (size, +1 while a healthy marked voter waits to be replaced) →
