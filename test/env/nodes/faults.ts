@@ -51,8 +51,10 @@ export function nodeFaults(
         await nodes.node(nodeName).containerd.ctr(['tasks', 'kill', '--signal', signal, id]);
       } catch (error) {
         // The process exited between the Pod's status and the kill (an e2e run wiped a member's volume, then found
-        // its etcd already gone): the container stopped either way and the kubelet restarts it.
-        if (!/cannot kill a deleted process/.test(String((error as { stderr?: string }).stderr))) throw error;
+        // its etcd already gone; containerd says so in either of two ways, depending on whether it has cleaned up the
+        // task yet): the container stopped either way and the kubelet restarts it.
+        const stderr = String((error as { stderr?: string }).stderr);
+        if (!/cannot kill a deleted process|no running task found/.test(stderr)) throw error;
         log.info({ pod: `${namespace}/${podName}`, container: id, signal }, 'Container had already exited');
       }
       return id;
