@@ -493,20 +493,21 @@ function replaceDead(input: PlanInput, etcd: EtcdView): Action | undefined {
   // The voters left must keep a quorum once every other member that is stopping or losing its data (its Pod or
   // PVC terminating) has stopped: a majority deleted together is a quorum loss, whatever order the passes saw the
   // deletions in, never a race between the removals and the Pods' ends.
+  const stopping = stoppingMembers(input);
   const removal = removeKeepingQuorum(
     etcd,
     dead,
     lost ? 'lost' : 'dead',
     CLUSTER_REASONS.replacementWouldLoseQuorum,
-    `removing ${lost ? 'lost' : 'dead'} member ${dead.member}${detail ? ` (${detail})` : ''}${alsoStopping(input, dead)}`,
-    stoppingMembers(input),
+    `removing ${lost ? 'lost' : 'dead'} member ${dead.member}${detail ? ` (${detail})` : ''}${alsoStopping(stopping, dead)}`,
+    stopping,
   );
   return removal.kind === 'RemoveMember' && detail ? { ...removal, detail } : removal;
 }
 
 /** The other members stopping or losing their data, counted as stopped by a dead member's removal. */
-function alsoStopping(input: PlanInput, dead: EtcdMemberView): string {
-  const others = [...stoppingMembers(input)].filter((member) => member !== dead.member).sort();
+function alsoStopping(stopping: ReadonlySet<string>, dead: EtcdMemberView): string {
+  const others = [...stopping].filter((member) => member !== dead.member).sort();
   return others.length === 0 ? '' : `, counting ${others.join(', ')} as stopped,`;
 }
 
