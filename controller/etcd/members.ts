@@ -101,14 +101,21 @@ export function listAlarms(endpoint: Endpoint): Promise<EtcdAlarm[]> {
   });
 }
 
-export type AddLearnerResult = { outcome: 'added'; member: EtcdMember } | { outcome: 'already-exists' };
+/** `added`: the learner and the member list etcd holds after the add. */
+export type AddLearnerResult =
+  | { outcome: 'added'; member: EtcdMember; members: EtcdMember[] }
+  | { outcome: 'already-exists' };
 
 /** `member add --learner`; a member with that peer URL already there is `already-exists`. */
 export function addLearner(endpoint: Endpoint, peerURL: string): Promise<AddLearnerResult> {
   return withClient(endpoint, async (client) => {
     try {
       const response = await client.cluster.memberAdd({ peerURLs: [peerURL], isLearner: true });
-      return { outcome: 'added', member: toMember(response.member) };
+      return {
+        outcome: 'added',
+        member: toMember(response.member),
+        members: response.members.map(toMember),
+      };
     } catch (error) {
       if (/peer ?urls? already exists|member id already exist/i.test(errorText(error)))
         return { outcome: 'already-exists' };

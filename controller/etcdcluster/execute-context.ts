@@ -17,15 +17,18 @@ export interface ExecuteContext {
   readonly image: string;
 }
 
+/** An Event for a membership change (Normal unless said). */
+export interface OutcomeEvent {
+  readonly reason: string;
+  readonly message: string;
+  readonly type?: 'Normal' | 'Warning';
+}
+
 /** What happened, for Events, metrics and the requeue. */
 export interface Outcome {
   readonly requeueAfterMs: number;
-  /** An Event for a membership change (Normal unless said). */
-  readonly event?: {
-    readonly reason: string;
-    readonly message: string;
-    readonly type?: 'Normal' | 'Warning';
-  };
+  /** One Event per change made, in the order made (a joiner's `AddLearner` makes up to three). */
+  readonly events?: readonly OutcomeEvent[];
   /** The membership-change metric's `action` label. */
   readonly change?: string;
   /** etcd refused for now (strict reconfiguration, learner not caught up). */

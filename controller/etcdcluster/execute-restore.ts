@@ -21,7 +21,7 @@ const CLUSTERS = { group: API_GROUP, version: API_VERSION, plural: ETCD_CLUSTER_
 
 const done = (reason: string, message: string, type: 'Normal' | 'Warning' = 'Normal'): Outcome => ({
   requeueAfterMs: REQUEUE.soon,
-  event: { type, reason, message },
+  events: [{ type, reason, message }],
 });
 
 /** Writes `status.restore` (`null` removes it) if the cluster is still as this pass read it. */

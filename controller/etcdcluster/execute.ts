@@ -1,6 +1,7 @@
 // Performs exactly one planned action: one etcd call or one Kubernetes write (docs/design/membership.md), except
 // `CreatePVCs` and `CreatePods`, one write per seed PVC or Pod of a static bootstrap, sent together
-// (docs/design/bootstrap.md). The restore branch's own actions are in execute-restore.ts.
+// (docs/design/bootstrap.md), and a joiner's `AddLearner`, followed by its PVC and Pod (membership.md, "A joiner in
+// one pass"). The restore branch's own actions are in execute-restore.ts.
 import { PatchStrategy } from '@kubernetes/client-node';
 import {
   ANNOTATION_INITIAL_CLUSTER_STATE,
@@ -9,7 +10,14 @@ import {
   schemes,
 } from '../../constructs/conventions/index.js';
 import type { Endpoint } from '../etcd/client.js';
-import { addLearner, isEtcdBusy, moveLeader, promoteMember, removeMember } from '../etcd/members.js';
+import {
+  addLearner,
+  type EtcdMember,
+  isEtcdBusy,
+  moveLeader,
+  promoteMember,
+  removeMember,
+} from '../etcd/members.js';
 import { describeSeedSource, seedSource } from '../restore/seed-init-container.js';
 import { apiStatus, deleteIgnoringNotFound, isAlreadyExists, patchOptions } from '../runtime/kube.js';
 import type { ExecuteContext, Outcome } from './execute-context.js';
@@ -23,7 +31,7 @@ import type { Action, CreatePodAction, CreatePvcAction } from './types.js';
 
 const done = (reason: string, message: string, change?: string): Outcome => ({
   requeueAfterMs: REQUEUE.soon,
-  event: { reason, message },
+  events: [{ reason, message }],
   ...(change ? { change } : {}),
 });
 
@@ -126,6 +134,60 @@ async function createPods(
   };
 }
 
+/**
+ * The learner's PVC and Pod in the pass of its `AddLearner` (docs/design/membership.md, "A joiner in one pass"):
+ * only when etcd's member list after the add is the `--initial-cluster` the plan gave the Pod; each write only after
+ * the previous one succeeded. A refused write ends the pass after what was made (the next pass resumes at step 6).
+ */
+async function join(
+  context: ExecuteContext,
+  action: Extract<Action, { kind: 'AddLearner' }>,
+  members: readonly EtcdMember[],
+  added: Outcome,
+): Promise<Outcome> {
+  const { name, namespace } = context.cluster.metadata as { name: string; namespace: string };
+  const scheme = schemes(context.cluster.spec.tls).peer;
+  const planned = action.join.pod.initialCluster.map((member) => peerURL(name, namespace, member, scheme));
+  const inEtcd = members.flatMap((member) => member.peerURLs);
+  if (!sameSet(planned, inEtcd)) {
+    context.log.info(
+      { planned, inEtcd },
+      'etcd holds other members than planned: the next pass makes the PVC and Pod from a fresh read',
+    );
+    return added;
+  }
+  let outcome = added;
+  for (const write of [action.join.pvc, action.join.pod]) {
+    if (!write) continue;
+    try {
+      const made =
+        write.kind === 'CreatePVC' ? await createPvc(context, write) : await createPod(context, write);
+      performed(context, write);
+      outcome = {
+        ...made,
+        events: [...(outcome.events ?? []), ...(made.events ?? [])],
+        change: outcome.change,
+      };
+    } catch (error) {
+      context.log.warn(
+        { action: write, err: error },
+        'the joiner’s write was refused: the next pass resumes the add from a fresh read',
+      );
+      return { ...outcome, requeueAfterMs: REQUEUE.soon };
+    }
+  }
+  return outcome;
+}
+
+/** Logs a change made and fires the test-only crash switch after it (membership.md, "Test-only crash switch"). */
+function performed(context: ExecuteContext, action: Action): void {
+  context.log.info({ action }, 'Performed membership action');
+  context.crash.after(action.kind);
+}
+
+const sameSet = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && a.every((item) => b.includes(item));
+
 async function etcdChange(action: Action, context: ExecuteContext): Promise<Outcome> {
   const { name, namespace } = context.cluster.metadata as { name: string; namespace: string };
   switch (action.kind) {
@@ -134,11 +196,14 @@ async function etcdChange(action: Action, context: ExecuteContext): Promise<Outc
         endpoint(context),
         peerURL(name, namespace, action.member, schemes(context.cluster.spec.tls).peer),
       );
-      return changed(
+      const added = changed(
         CLUSTER_REASONS.memberAdded,
         `added learner ${action.member} (${result.outcome})`,
         'add-learner',
       );
+      performed(context, action);
+      // Already a member: something this pass did not plan on added it; the next pass reads what is.
+      return result.outcome === 'added' ? join(context, action, result.members, added) : added;
     }
     case 'PromoteLearner': {
       const result = await promoteMember(endpoint(context), action.id);
@@ -282,7 +347,10 @@ const KUBE_ACTIONS = new Set<Action['kind']>([
 /** The outcome of a plan that performs nothing (Steady, Paused, a refusal, a report): the steady requeue. */
 export const RESTING_OUTCOME: Outcome = { requeueAfterMs: REQUEUE.steady };
 
-/** Performs `action` (at most one side effect; `CreatePVCs` and `CreatePods` one per PVC or Pod); waits, refusals and status-only actions do nothing here. */
+/**
+ * Performs `action` (at most one side effect; `CreatePVCs` and `CreatePods` one per PVC or Pod; a joiner's
+ * `AddLearner` also its PVC and Pod); waits, refusals and status-only actions do nothing here.
+ */
 export async function execute(action: Action, context: ExecuteContext): Promise<Outcome> {
   if (action.kind === 'Wait') return { requeueAfterMs: action.requeueAfterMs };
   if (!ETCD_ACTIONS.has(action.kind) && !KUBE_ACTIONS.has(action.kind) && !isRestoreLockAction(action))
@@ -303,9 +371,9 @@ export async function execute(action: Action, context: ExecuteContext): Promise<
   }
   if (outcome.notYet) {
     context.log.info({ action: action.kind, reason: outcome.notYet }, 'etcd refused the change for now');
-  } else {
-    context.log.info({ action }, 'Performed membership action');
-    context.crash.after(action.kind);
+  } else if (action.kind !== 'AddLearner') {
+    // A joiner's AddLearner tells each of its writes as it makes it (`join`).
+    performed(context, action);
   }
   return outcome;
 }

@@ -32,6 +32,7 @@ import type {
   CreatePvcAction,
   EtcdMemberView,
   EtcdView,
+  JoinWrites,
   PlanInput,
   PodView,
   PvcView,
@@ -42,9 +43,18 @@ import type {
  * Requeue delays, in milliseconds. `now` follows a membership change etcd accepted: no Kubernetes event will wake
  * the controller for the next step (a Pod or PVC write does), and the member list read next is the leader's, which
  * already holds the change. `soon` is for a step in flight that has nothing to watch (etcd refused for now, a
- * learner catching up).
+ * learner catching up). `learner` is the look at a learner whose Pod runs and whose etcd does not answer yet: it
+ * answers within about a second of its start, and each look sooner is one sooner promotion
+ * (docs/design/membership.md, step 11).
  */
-export const REQUEUE = { now: 0, soon: 1_000, starting: 2_000, quorum: 5_000, steady: 30_000 } as const;
+export const REQUEUE = {
+  now: 0,
+  learner: 250,
+  soon: 1_000,
+  starting: 2_000,
+  quorum: 5_000,
+  steady: 30_000,
+} as const;
 
 /**
  * The requeue of a wait on etcd itself once the member's process runs (an election, a member catching up): no
@@ -92,7 +102,8 @@ const wait = (
  *     RemoveMember (undo); Pod running → PromoteLearner; else Wait;
  * 12. a. more members than size → MoveLeader off / RemoveMember the marked member, else one not healthy, else the
  *        highest index;  b. a member not healthy → Wait;
- * 13. fewer members than the target → AddLearner;  14. (scale-in is 12a);
+ * 13. fewer members than the target → AddLearner, with the joiner's PVC and Pod made in the same pass;
+ * 14. (scale-in is 12a);
  * 15. roll (docs/design/rolling-update.md): members whose Pod is not at the spec's revision, once every Pod is
  *     Ready and every member caught up: followers by index, then the leader after MoveLeader; each only if
  *     stopping it keeps quorum → RollMember (evict); ephemeral members by RemoveMember (roll) and a new member;
@@ -311,6 +322,27 @@ function memberNames(input: PlanInput, etcd: EtcdView): string[] {
   return ourMembers(input, etcd).flatMap((member) => (member.member ? [member.member] : []));
 }
 
+/**
+ * The writes that give a member in etcd its PVC and Pod (`existing`, `--initial-cluster` of `members`): steps 6.2
+ * and 6.1 make one per pass, step 13 all of them in the pass of the `AddLearner` (membership.md, "A joiner in one
+ * pass"). The one derivation of a joiner's PVC and Pod.
+ */
+function joinerWrites(
+  input: PlanInput,
+  member: string,
+  reason: 'join' | 'recreate',
+  members: readonly string[],
+): JoinWrites {
+  const pod: CreatePodAction = {
+    kind: 'CreatePod',
+    member,
+    reason,
+    state: 'existing',
+    initialCluster: members,
+  };
+  return input.cluster.storage.ephemeral ? { pod } : { pvc: { kind: 'CreatePVC', member }, pod };
+}
+
 /** Step 6: a member in etcd without a Pod gets its PVC and Pod (the resume of an add, or a Pod that vanished). */
 function resumeAdd(input: PlanInput, etcd: EtcdView): Action | undefined {
   const ephemeral = input.cluster.storage.ephemeral;
@@ -319,18 +351,12 @@ function resumeAdd(input: PlanInput, etcd: EtcdView): Action | undefined {
     if (podOf(input, name)) continue;
     const pvc = pvcOf(input, name);
     const reason = member.started ? 'recreate' : 'join';
-    const createPod: Action = {
-      kind: 'CreatePod',
-      member: name,
-      reason,
-      state: 'existing',
-      initialCluster: memberNames(input, etcd),
-    };
     if (member.started && (ephemeral || !pvc || pvc.terminating)) continue; // data gone: dead, step 10
-    if (ephemeral || (pvc && !pvc.terminating)) return createPod;
+    const writes = joinerWrites(input, name, reason, memberNames(input, etcd));
+    if (ephemeral || (pvc && !pvc.terminating)) return writes.pod;
     if (pvc?.terminating)
       return wait(CLUSTER_REASONS.pvcTerminating, `PVC ${pvc.name} is terminating`, REQUEUE.soon);
-    return { kind: 'CreatePVC', member: name };
+    return writes.pvc;
   }
   return undefined;
 }
@@ -540,7 +566,8 @@ function handleLearner(input: PlanInput, etcd: EtcdView): Action | undefined {
   }
   const pod = podOf(input, name);
   if (pod?.running && learner.healthy) return { kind: 'PromoteLearner', member: name, id: learner.id };
-  return wait(CLUSTER_REASONS.learnerStarting, `waiting for learner ${name} to start`, untilEtcd(pod));
+  const requeue = untilEtcd(pod) === REQUEUE.soon ? REQUEUE.learner : untilEtcd(pod);
+  return wait(CLUSTER_REASONS.learnerStarting, `waiting for learner ${name} to start`, requeue);
 }
 
 /** Step 12. */
@@ -585,10 +612,18 @@ function scaleIn(input: PlanInput, etcd: EtcdView): Action | undefined {
   );
 }
 
-/** Step 13: one member more (a new name), up to `size`, or `size + 1` while a marked member waits to be replaced. */
+/**
+ * Step 13: one member more (a new name), up to `size`, or `size + 1` while a marked member waits to be replaced;
+ * with its PVC and Pod as 6.2 and 6.1 would plan them once the learner is in etcd.
+ */
 function scaleUp(input: PlanInput, etcd: EtcdView): Action | undefined {
   if (etcd.members.length >= targetSize(input, etcd)) return undefined;
-  return { kind: 'AddLearner', member: nextMemberName(input) };
+  const member = nextMemberName(input);
+  return {
+    kind: 'AddLearner',
+    member,
+    join: joinerWrites(input, member, 'join', [...memberNames(input, etcd), member]),
+  };
 }
 
 /** Step 15: one member of a rolling change, only at rest (docs/design/rolling-update.md, "The decision"). */

@@ -208,10 +208,8 @@ export class EtcdClusterReconciler implements Reconciler {
     const statusChanged =
       !cluster.metadata.deletionTimestamp && mergePatchChanges(cluster.status, { ...status });
     const events: PassEvent[] = [];
-    if (outcome.event) {
-      const { type, reason, message } = outcome.event;
+    for (const { type, reason, message } of outcome.events ?? [])
       events.push({ type: type ?? 'Normal', reason, message });
-    }
     for (const told of rollEvents(cluster.status ?? {}, status))
       events.push({ type: 'Normal', reason: told.reason, message: told.message });
     if (action.kind === 'Refuse')

@@ -180,6 +180,9 @@ export type CreatePodAction = {
   readonly token?: string;
 };
 
+/** A joiner's writes after its `AddLearner`: its PVC (none when ephemeral), then its Pod. */
+export type JoinWrites = { readonly pvc?: CreatePvcAction; readonly pod: CreatePodAction };
+
 export type Action =
   | ({
       readonly kind: 'Wait';
@@ -206,7 +209,13 @@ export type Action =
       readonly pods: readonly CreatePodAction[];
     }
   | { readonly kind: 'MarkExisting'; readonly member: string; readonly pod: string }
-  | { readonly kind: 'AddLearner'; readonly member: string }
+  | {
+      readonly kind: 'AddLearner';
+      readonly member: string;
+      /** The joiner's PVC (none when ephemeral) and Pod, made in the same pass once etcd added the learner, as
+       *  steps 6.2 and 6.1 would plan them then (membership.md, "A joiner in one pass"). */
+      readonly join: JoinWrites;
+    }
   | { readonly kind: 'PromoteLearner'; readonly member: string; readonly id: string }
   | {
       readonly kind: 'MoveLeader';

@@ -15,6 +15,7 @@ import { etcdVersions } from '../env/binaries.js';
 import { type Environment, startEnvironment } from '../env/environment.js';
 import { waitFor } from '../env/wait.js';
 import { assertHealthAsExpected } from '../health/judge.js';
+import type { Recording } from '../health/recorded.js';
 import { startWriter, type Writer } from '../integration/helpers/membership-writer.js';
 import { driveReconciler, type ReconcileDriver } from './reconcile-driver.js';
 import { recordStatuses, type StatusRecorder } from './status-recorder.js';
@@ -328,8 +329,36 @@ describe('EtcdCluster membership on the local Kubernetes', () => {
     assert.deepEqual(await writer?.lost(), []);
   });
 
+  let recording: Recording | undefined;
+
   test('THEN every status the controller wrote reads, for Argo CD, kstatus and Flux, as its stage expects', async (t) => {
-    const recording = await recorder.stop();
+    recording = await recorder.stop();
     t.diagnostic(assertHealthAsExpected(recording));
+  });
+
+  // docs/design/membership.md, "A joiner in one pass": a status is written by every pass whose in-flight step
+  // changed, so a joiner whose PVC or Pod took a pass of its own would have a status naming that step.
+  test('THEN each joiner got its PVC and Pod in the pass of its AddLearner: no status written names either as a step of its own', () => {
+    assert.ok(recording, 'the statuses were recorded');
+    // The stages that add members (the others recreate a known member's Pod: `CreatePod` of its own, rightly).
+    const adding = new Set(['scaling-up', 'member-data-lost']);
+    const steps = recording.entries.flatMap((entry) => {
+      if (!adding.has(entry.stage)) return [];
+      const conditions = (entry.object as { status?: { conditions?: { type: string; message?: string }[] } })
+        .status?.conditions;
+      const progressing = conditions?.find((condition) => condition.type === 'Progressing')?.message;
+      return progressing ? [progressing] : [];
+    });
+    const joiners = [...new Set(steps.flatMap((step) => /^AddLearner (\S+)$/.exec(step)?.[1] ?? []))];
+    // demo-1 and demo-2 of the scale-up, the replacement of demo-2 after its data was deleted.
+    assert.ok(joiners.length >= 3, `three joiners or more were added: ${JSON.stringify(joiners)}`);
+    const ownPasses = steps.filter((step) =>
+      joiners.some((joiner) => step === `CreatePVC ${joiner}` || step === `CreatePod ${joiner}`),
+    );
+    assert.deepEqual(
+      ownPasses,
+      [],
+      `statuses naming a joiner's PVC or Pod as a step: ${JSON.stringify(ownPasses)}`,
+    );
   });
 });

@@ -1,7 +1,8 @@
 // The membership executor's etcd half against a real etcd 3.6 seed: what it asks the queue for after each answer.
 // A change etcd accepted runs the next step at once (no Kubernetes event will wake the controller for it: the
 // bootstrap timeline on the real nodes lost a second after every AddLearner to the old `soon` requeue); a change
-// etcd refuses for now comes back `soon`, with the reason.
+// etcd refuses for now comes back `soon`, with the reason. A joiner's PVC and Pod follow its AddLearner in the same
+// pass only when etcd's member list is the one planned.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
@@ -57,10 +58,28 @@ describe('the membership executor against a real etcd 3.6 seed', () => {
     await etcd?.stop();
   });
 
-  test('WHEN etcd accepts AddLearner THEN the next step is asked for at once, with the MemberAdded Event', async () => {
-    const outcome = await execute({ kind: 'AddLearner', member: 'main-1' }, await context());
+  // The seed's peer URL here is a loopback address, not the `main-0.main-peer.ns.svc` URL a member Pod would have:
+  // etcd's member list after the add is not the planned `--initial-cluster`, so the joiner's PVC and Pod are left to
+  // the next pass (membership.md, "A joiner in one pass", 2). The API server address answers nothing: a write would
+  // be refused and the pass would come back `soon`.
+  test('WHEN etcd accepts AddLearner and its member list is not the planned initial cluster THEN no PVC or Pod is written and the next step is asked for at once, with the one MemberAdded Event', async () => {
+    const initialCluster = ['main-0', 'main-1'];
+    const outcome = await execute(
+      {
+        kind: 'AddLearner',
+        member: 'main-1',
+        join: {
+          pvc: { kind: 'CreatePVC', member: 'main-1' },
+          pod: { kind: 'CreatePod', member: 'main-1', reason: 'join', state: 'existing', initialCluster },
+        },
+      },
+      await context(),
+    );
     assert.equal(outcome.requeueAfterMs, REQUEUE.now);
-    assert.equal(outcome.event?.reason, CLUSTER_REASONS.memberAdded);
+    assert.deepEqual(
+      outcome.events?.map((event) => event.reason),
+      [CLUSTER_REASONS.memberAdded],
+    );
     assert.equal(outcome.notYet, undefined);
     assert.deepEqual(performed, ['AddLearner']);
   });

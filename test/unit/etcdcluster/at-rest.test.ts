@@ -18,6 +18,7 @@ import {
 import type { Action } from '../../../controller/etcdcluster/types.js';
 import { nodeConditionsOnly } from '../../../controller/etcdcluster/views.js';
 import type { CacheLister, ReconcilerListers } from '../../../controller/runtime/types.js';
+import { joinOf } from './fixtures.js';
 
 const NOW = Date.parse('2026-11-27T08:00:00Z');
 const EVERY = 300_000;
@@ -56,7 +57,7 @@ describe('isRestingPlan and endsAtRest', () => {
       0,
       false,
     ],
-    ['an AddLearner', { kind: 'AddLearner', member: 'demo-2' }, false, 0, false],
+    ['an AddLearner', { kind: 'AddLearner', member: 'demo-2', join: joinOf('demo-2') }, false, 0, false],
   ];
   for (const [name, action, statusChanged, events, expected] of cases) {
     it(`GIVEN ${name} THEN the pass ${expected ? 'ends' : 'does not end'} at rest`, () => {

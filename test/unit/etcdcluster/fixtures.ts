@@ -3,6 +3,7 @@ import type {
   ClusterView,
   EtcdMemberView,
   EtcdView,
+  JoinWrites,
   PlanInput,
   PodView,
   PvcView,
@@ -108,5 +109,13 @@ export function restoreLock(
     source: { backup: { bucket: 'backups', key: 'ns/demo/b.db', credentialsSecretName: 's3' } },
     phase,
     ...overrides,
+  };
+}
+
+/** The writes a joiner's `AddLearner` carries, for tests that only need a well-formed one. */
+export function joinOf(name: string, initialCluster: readonly string[] = ['demo-0', name]): JoinWrites {
+  return {
+    pvc: { kind: 'CreatePVC', member: name },
+    pod: { kind: 'CreatePod', member: name, reason: 'join', state: 'existing', initialCluster },
   };
 }

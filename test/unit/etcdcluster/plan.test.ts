@@ -1145,7 +1145,8 @@ const cases: Case[] = [
       pvcs: [pvc(0), pvc(1)],
       etcd: etcd([member(0), member(1, { learner: true, started: false, healthy: false })]),
     },
-    expect: { kind: 'Wait', reason: 'LearnerStarting' },
+    // The Pod's status changes wake the controller; REQUEUE.starting is the fallback.
+    expect: { kind: 'Wait', reason: 'LearnerStarting', requeueAfterMs: 2_000 },
   },
   {
     given: 'a learner whose Pod runs',
@@ -1168,7 +1169,8 @@ const cases: Case[] = [
       pvcs: [pvc(0), pvc(1)],
       etcd: etcd([member(0), member(1, { learner: true, started: true, healthy: false })]),
     },
-    expect: { kind: 'Wait', reason: 'LearnerStarting' },
+    // Nothing in Kubernetes changes when etcd starts answering: looked at again in REQUEUE.learner.
+    expect: { kind: 'Wait', reason: 'LearnerStarting', requeueAfterMs: 250 },
   },
   {
     given: 'a learner while the cluster was scaled back down (undo the add)',
@@ -1254,6 +1256,53 @@ describe('planMembership', () => {
       // THEN
       for (const [key, value] of Object.entries(expect)) {
         assert.deepEqual(action[key], value, `${key} of ${JSON.stringify(action)}`);
+      }
+    });
+  }
+
+  // docs/design/membership.md, "A joiner in one pass": the writes an AddLearner carries are the ones steps 6.2 and
+  // 6.1 plan once the learner is in etcd, then once its PVC exists (one derivation, `joinerWrites`).
+  for (const { given, input, pvc: withPvc } of [
+    { given: 'a size-3 cluster of 2', input: withCluster(steady(2), { size: 3 }), pvc: true },
+    {
+      given: 'an ephemeral size-3 cluster of 2',
+      input: {
+        ...withCluster(steady(2), { size: 3, storage: { size: '1Gi', ephemeral: true } }),
+        pods: [pod(0, { ephemeral: true }), pod(1, { ephemeral: true })],
+        pvcs: [],
+      },
+      pvc: false,
+    },
+    {
+      given: 'a member of three deleted with its data and removed',
+      input: {
+        ...steady(3),
+        pods: [pod(0), pod(1, { terminating: true }), pod(2)],
+        pvcs: [pvc(0), pvc(1, { terminating: true }), pvc(2)],
+        etcd: etcd([member(0), member(2)]),
+      },
+      pvc: true,
+    },
+  ]) {
+    it(`GIVEN ${given} THEN AddLearner carries the ${withPvc ? 'PVC and ' : ''}Pod that steps 6.2 and 6.1 plan after it`, () => {
+      const action = planMembership(input);
+      assert.equal(action.kind, 'AddLearner');
+      if (action.kind !== 'AddLearner') return;
+      const learner = member(Number(action.member.split('-')[1]), {
+        learner: true,
+        started: false,
+        healthy: false,
+        id: '4242',
+      });
+      const added: PlanInput = { ...input, etcd: etcd([...(input.etcd?.members ?? []), learner]) };
+      assert.deepEqual(action.join.pod.initialCluster.at(-1), action.member);
+      if (withPvc) {
+        assert.deepEqual(planMembership(added), action.join.pvc);
+        const withItsPvc = { ...added, pvcs: [...added.pvcs, pvc(Number(action.member.split('-')[1]))] };
+        assert.deepEqual(planMembership(withItsPvc), action.join.pod);
+      } else {
+        assert.equal(action.join.pvc, undefined);
+        assert.deepEqual(planMembership(added), action.join.pod);
       }
     });
   }

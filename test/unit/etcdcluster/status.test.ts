@@ -5,7 +5,7 @@ import type { EtcdCluster } from '../../../controller/etcdcluster/api.js';
 import type { EtcdObservation } from '../../../controller/etcdcluster/observe-etcd.js';
 import { buildStatus } from '../../../controller/etcdcluster/status.js';
 import { crashSwitchFromEnv } from '../../../controller/runtime/crash-switch.js';
-import { etcd, member } from './fixtures.js';
+import { etcd, joinOf, member } from './fixtures.js';
 
 const cluster = (status?: EtcdCluster['status']): EtcdCluster => ({
   apiVersion: 'etcd.gitops.dev/v1alpha1',
@@ -162,7 +162,7 @@ describe('buildStatus', () => {
     const first = buildStatus(cluster(), { kind: 'Steady' }, observation([true, true, true]), new Date(1000));
     const second = buildStatus(
       cluster(first),
-      { kind: 'AddLearner', member: 'demo-3' },
+      { kind: 'AddLearner', member: 'demo-3', join: joinOf('demo-3') },
       observation([true, true, true]),
       new Date(2000),
     );
