@@ -24,7 +24,7 @@ import {
 import { isNotFound } from '../runtime/kube.js';
 import type { ObjectKey } from '../runtime/types.js';
 import type { EtcdCluster } from './api.js';
-import { type EtcdObservation, observeEtcd } from './observe-etcd.js';
+import { type EtcdObservation, type MemberEndpoint, observeEtcd } from './observe-etcd.js';
 import { readTlsSecrets, type TlsSecrets } from './observe-tls.js';
 import { type TlsFindings, tlsFindings } from './tls-views.js';
 import type { PlanInput } from './types.js';
@@ -100,17 +100,24 @@ async function readNodes(core: CoreV1Api, pods: readonly V1Pod[]): Promise<NodeR
 }
 
 /**
- * The etcd view through the client URLs of the member Pods that are not terminating, with the client certificate
- * of `tls`; none without such a Pod.
+ * The deadline of the `Status` call to a member whose Pod is not Ready: etcd accepts connections before it has joined
+ * its cluster and answers only once it has, so a pass asking a starting member would otherwise wait out the whole
+ * `DEFAULT_CALL_TIMEOUT_MS` (docs/design/membership.md, "The etcd view").
  */
-export async function observeEtcdOf(
+export const STARTING_MEMBER_TIMEOUT_MS = 1_000;
+
+/**
+ * What to ask each member Pod that is not terminating: its client URL, the client certificate of `tls`, and
+ * `STARTING_MEMBER_TIMEOUT_MS` when the Pod is not Ready.
+ */
+export function memberEndpoints(
   cluster: EtcdCluster,
   pods: readonly V1Pod[],
   tls: TlsFindings | undefined,
-): Promise<EtcdObservation | undefined> {
+): MemberEndpoint[] {
   const { name, namespace } = cluster.metadata as { name: string; namespace: string };
   const scheme = schemes(cluster.spec.tls).client;
-  const endpoints = pods
+  return pods
     .map((pod) => toPodView(pod))
     .flatMap((pod) =>
       pod && !pod.terminating
@@ -119,10 +126,21 @@ export async function observeEtcdOf(
               member: pod.member,
               clientURL: clientURL(name, namespace, pod.member, scheme),
               ...(scheme === 'https' && tls?.client ? { tls: tls.client } : {}),
+              ...(pod.ready ? {} : { statusTimeoutMs: STARTING_MEMBER_TIMEOUT_MS }),
             },
           ]
         : [],
     );
+}
+
+/** The etcd view through `memberEndpoints`; none without a member Pod that is not terminating. */
+export async function observeEtcdOf(
+  cluster: EtcdCluster,
+  pods: readonly V1Pod[],
+  tls: TlsFindings | undefined,
+): Promise<EtcdObservation | undefined> {
+  const { name, namespace } = cluster.metadata as { name: string; namespace: string };
+  const endpoints = memberEndpoints(cluster, pods, tls);
   if (endpoints.length === 0) return undefined;
   return observeEtcd(
     endpoints,
