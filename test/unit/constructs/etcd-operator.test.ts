@@ -225,13 +225,16 @@ describe('EtcdCrds construct', () => {
     );
   });
 
-  it('GIVEN the default memory limit THEN NODE_OPTIONS caps the V8 heap at half of it; another limit moves the cap, none removes it', () => {
+  it('GIVEN the default memory limit THEN NODE_OPTIONS caps the V8 heap at half of it and the semi-spaces at 2 MiB; another limit moves the cap, none removes both', () => {
     const nodeOptions = (props: EtcdOperatorProps) =>
       only(operator(props), 'Deployment', 'etcd-gitops-controller').spec.template.spec.containers[0].env.find(
         (variable: Manifest) => variable.name === 'NODE_OPTIONS',
       )?.value;
-    assert.equal(nodeOptions({}), '--max-old-space-size=128');
-    assert.equal(nodeOptions({ resources: { limits: { memory: '1Gi' } } }), '--max-old-space-size=512');
+    assert.equal(nodeOptions({}), '--max-old-space-size=128 --max-semi-space-size=2');
+    assert.equal(
+      nodeOptions({ resources: { limits: { memory: '1Gi' } } }),
+      '--max-old-space-size=512 --max-semi-space-size=2',
+    );
     assert.equal(nodeOptions({ resources: { requests: { memory: '64Mi' }, limits: {} } }), undefined);
   });
 });
