@@ -619,11 +619,11 @@ function scaleIn(input: PlanInput, etcd: EtcdView): Action | undefined {
 function scaleUp(input: PlanInput, etcd: EtcdView): Action | undefined {
   if (etcd.members.length >= targetSize(input, etcd)) return undefined;
   const member = nextMemberName(input);
-  return {
-    kind: 'AddLearner',
-    member,
-    join: joinerWrites(input, member, 'join', [...memberNames(input, etcd), member]),
-  };
+  // In index order, as memberNames gives them once the learner is in etcd (a new name may fill a gap).
+  const members = [...memberNames(input, etcd), member].sort(
+    (a, b) => indexOf(input.cluster.name, a) - indexOf(input.cluster.name, b),
+  );
+  return { kind: 'AddLearner', member, join: joinerWrites(input, member, 'join', members) };
 }
 
 /** Step 15: one member of a rolling change, only at rest (docs/design/rolling-update.md, "The decision"). */
