@@ -5,7 +5,7 @@
 // chosen member; a 3.5 cluster whose members are replaced one at a time by 3.6 on their data dirs stays at cluster
 // version 3.5 until the last one, after which a 3.5 binary refuses a member's data dir.
 import assert from 'node:assert/strict';
-import { readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Etcd3 } from 'etcd3';
@@ -173,6 +173,18 @@ async function timedCaughtUp(url: string, timeoutMs: number): Promise<{ caughtUp
   return { caughtUp, ms: Date.now() - started };
 }
 
+/** Every thread of `pid` is in state T (stopped), as /proc says. */
+async function allThreadsStopped(pid: number): Promise<boolean> {
+  const threads = await readdir(`/proc/${pid}/task`);
+  const states = await Promise.all(
+    threads.map(async (tid) => {
+      const line = await readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      return line.slice(line.lastIndexOf(')') + 2, line.lastIndexOf(')') + 3);
+    }),
+  );
+  return states.every((state) => state === 'T');
+}
+
 for (const version of ['3.4', '3.5', '3.6'] as const) {
   describe(`etcd ${etcdVersions[version]}: the roll's gates (isCaughtUp, moveLeader)`, () => {
     let cluster: TestCluster;
@@ -213,6 +225,13 @@ for (const version of ['3.4', '3.5', '3.6'] as const) {
       const frozen = member(follower);
       const pid = frozen.process?.pid as number;
       process.kill(pid, 'SIGSTOP');
+      // The signal is queued, not awaited: ask only once every thread of the member is stopped (a CI run of
+      // 9cfbbaa saw the 3.4 member answer the gate 68 ms after the kill).
+      await waitFor(() => allThreadsStopped(pid), {
+        what: `${follower} stopped`,
+        timeoutMs: 5_000,
+        intervalMs: 10,
+      });
       let resumedAt = 0;
       let mark = 0;
       let atLeader = { commit: 0, revision: 0 };
