@@ -72,26 +72,22 @@ export function listMembers(endpoint: Endpoint): Promise<{ clusterId: string; me
   });
 }
 
-export function memberStatus(endpoint: Endpoint, timeoutMs?: number): Promise<EtcdStatus> {
-  return withClient(
-    endpoint,
-    async (client) => {
-      const status = await client.maintenance.status();
-      return {
-        memberId: String(status.header.member_id),
-        clusterId: String(status.header.cluster_id),
-        leaderId: String(status.leader),
-        version: status.version,
-        isLearner: status.isLearner === true,
-        raftIndex: String(status.raftIndex),
-        revision: String(status.header.revision),
-        raftTerm: String(status.raftTerm ?? status.header.raft_term),
-        dbSize: Number(status.dbSize),
-        dbSizeInUse: Number(status.dbSizeInUse ?? status.dbSize),
-      };
-    },
-    timeoutMs,
-  );
+export function memberStatus(endpoint: Endpoint): Promise<EtcdStatus> {
+  return withClient(endpoint, async (client) => {
+    const status = await client.maintenance.status();
+    return {
+      memberId: String(status.header.member_id),
+      clusterId: String(status.header.cluster_id),
+      leaderId: String(status.leader),
+      version: status.version,
+      isLearner: status.isLearner === true,
+      raftIndex: String(status.raftIndex),
+      revision: String(status.header.revision),
+      raftTerm: String(status.raftTerm ?? status.header.raft_term),
+      dbSize: Number(status.dbSize),
+      dbSizeInUse: Number(status.dbSizeInUse ?? status.dbSize),
+    };
+  });
 }
 
 /** The cluster's active alarms, as any member knows them (alarms are replicated through raft). */

@@ -19,8 +19,6 @@ export interface MemberEndpoint {
   readonly member: string;
   readonly clientURL: string;
   readonly tls?: ClientTls;
-  /** The deadline of its `Status` call. @default DEFAULT_CALL_TIMEOUT_MS */
-  readonly statusTimeoutMs?: number;
 }
 
 /** What a call to the member goes to. */
@@ -78,7 +76,7 @@ async function askAll(endpoints: readonly MemberEndpoint[]): Promise<Answer[]> {
   const answers = await Promise.all(
     endpoints.map(async (endpoint) => {
       try {
-        return { endpoint, status: await memberStatus(dial(endpoint), endpoint.statusTimeoutMs) };
+        return { endpoint, status: await memberStatus(dial(endpoint)) };
       } catch {
         return undefined;
       }

@@ -99,17 +99,7 @@ async function readNodes(core: CoreV1Api, pods: readonly V1Pod[]): Promise<NodeR
   return new Map(read);
 }
 
-/**
- * The deadline of the `Status` call to a member whose Pod is not Ready: etcd accepts connections before it has joined
- * its cluster and answers only once it has, so a pass asking a starting member would otherwise wait out the whole
- * `DEFAULT_CALL_TIMEOUT_MS` (docs/design/membership.md, "The etcd view").
- */
-export const STARTING_MEMBER_TIMEOUT_MS = 1_000;
-
-/**
- * What to ask each member Pod that is not terminating: its client URL, the client certificate of `tls`, and
- * `STARTING_MEMBER_TIMEOUT_MS` when the Pod is not Ready.
- */
+/** What to ask each member Pod that is not terminating: its client URL and the client certificate of `tls`. */
 export function memberEndpoints(
   cluster: EtcdCluster,
   pods: readonly V1Pod[],
@@ -126,7 +116,6 @@ export function memberEndpoints(
               member: pod.member,
               clientURL: clientURL(name, namespace, pod.member, scheme),
               ...(scheme === 'https' && tls?.client ? { tls: tls.client } : {}),
-              ...(pod.ready ? {} : { statusTimeoutMs: STARTING_MEMBER_TIMEOUT_MS }),
             },
           ]
         : [],

@@ -1,10 +1,10 @@
-// What a pass asks each member (observe.ts, `memberEndpoints`): a member whose Pod is not Ready gets the short
-// deadline (docs/design/membership.md, "The etcd view"); a terminating Pod is not asked.
+// What a pass asks each member (observe.ts, `memberEndpoints`): every member Pod that is not terminating, Ready or
+// not, with the same deadline (docs/design/membership.md, "The etcd view").
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
 import type { EtcdCluster } from '../../../controller/etcdcluster/api.js';
-import { memberEndpoints, STARTING_MEMBER_TIMEOUT_MS } from '../../../controller/etcdcluster/observe.js';
+import { memberEndpoints } from '../../../controller/etcdcluster/observe.js';
 
 const cluster: EtcdCluster = {
   apiVersion: 'etcd.gitops.dev/v1alpha1',
@@ -28,7 +28,7 @@ function memberPod(member: string, options: { ready: boolean; terminating?: bool
 }
 
 describe('memberEndpoints', () => {
-  it('GIVEN a Ready Pod, one not Ready and one terminating THEN the first two are asked, the one not Ready with the short deadline', () => {
+  it('GIVEN a Ready Pod, one not Ready and one terminating THEN the first two are asked, alike', () => {
     const endpoints = memberEndpoints(
       cluster,
       [
@@ -40,11 +40,7 @@ describe('memberEndpoints', () => {
     );
     assert.deepEqual(endpoints, [
       { member: 'demo-0', clientURL: 'http://demo-0.demo-peer.ns.svc:2379' },
-      {
-        member: 'demo-1',
-        clientURL: 'http://demo-1.demo-peer.ns.svc:2379',
-        statusTimeoutMs: STARTING_MEMBER_TIMEOUT_MS,
-      },
+      { member: 'demo-1', clientURL: 'http://demo-1.demo-peer.ns.svc:2379' },
     ]);
   });
 });
