@@ -58,11 +58,11 @@ export const REQUEUE = {
 
 /**
  * The requeue of a wait on etcd itself once the member's process runs (an election, a member catching up): no
- * Kubernetes event follows it, so the next look comes `soon`. Before the process runs (or while its node is not
+ * Kubernetes event follows it, so the next look comes `whenRunning` (`soon` unless told). Before the process runs (or while its node is not
  * Ready), the Pod's own status changes wake the controller and `starting` is only the fallback.
  */
-const untilEtcd = (pod: PodView | undefined): number =>
-  pod?.running && !pod.nodeNotReady ? REQUEUE.soon : REQUEUE.starting;
+const untilEtcd = (pod: PodView | undefined, whenRunning: number = REQUEUE.soon): number =>
+  pod?.running && !pod.nodeNotReady ? whenRunning : REQUEUE.starting;
 
 const wait = (
   reason: string,
@@ -566,8 +566,11 @@ function handleLearner(input: PlanInput, etcd: EtcdView): Action | undefined {
   }
   const pod = podOf(input, name);
   if (pod?.running && learner.healthy) return { kind: 'PromoteLearner', member: name, id: learner.id };
-  const requeue = untilEtcd(pod) === REQUEUE.soon ? REQUEUE.learner : untilEtcd(pod);
-  return wait(CLUSTER_REASONS.learnerStarting, `waiting for learner ${name} to start`, requeue);
+  return wait(
+    CLUSTER_REASONS.learnerStarting,
+    `waiting for learner ${name} to start`,
+    untilEtcd(pod, REQUEUE.learner),
+  );
 }
 
 /** Step 12. */
