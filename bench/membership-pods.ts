@@ -8,7 +8,7 @@
 //   Bitnami chart and etcd-druid bootstrap a cluster (podManagementPolicy Parallel, written as a person would).
 // Both end when etcd itself answers with every member a started voter (ours ends at the EtcdCluster's Ready, which
 // the controller decides from the same answer).
-import { AppsV1Api, CoreV1Api, type V1StatefulSet } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, type V1Pod, type V1StatefulSet } from '@kubernetes/client-node';
 import {
   clientServiceName,
   clientURL,
@@ -20,6 +20,7 @@ import {
   peerServiceName,
   peerURL,
 } from '../constructs/conventions/index.js';
+import type { S3Location } from '../constructs/imports/etcd.gitops.dev.js';
 import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from '../constructs/security.js';
 import {
   addLearner,
@@ -34,6 +35,7 @@ import {
 import type { EtcdCluster } from '../controller/etcdcluster/api.js';
 import { buildMemberPod, buildMemberPvc } from '../controller/etcdcluster/member-pod.js';
 import { hasServed } from '../controller/etcdcluster/plan-facts.js';
+import { withRestoreInitContainer } from '../controller/restore/seed-init-container.js';
 import { apiStatus } from '../controller/runtime/kube.js';
 import type { Environment } from '../test/env/environment.js';
 import { waitFor } from '../test/env/wait.js';
@@ -62,7 +64,7 @@ async function whileBusy<T>(what: string, call: () => Promise<T>): Promise<T> {
 
 /** Waits until the member at `url` sees `size` voters that have all served (published client URLs: a static
  *  member is named before it ever ran, so its name is no sign) and a leader. */
-async function allVoters(url: string, size: number): Promise<void> {
+export async function allVoters(url: string, size: number): Promise<void> {
   await waitFor(
     async () => {
       try {
@@ -143,7 +145,13 @@ export function byHand(env: Environment, namespace: string, name: string, versio
     delete pvc.metadata?.ownerReferences;
     return core.createNamespacedPersistentVolumeClaim({ namespace, body: pvc });
   };
-  const podOf = (index: number, state: 'new' | 'existing', initialCluster: string[], at = version) => {
+  const podOf = (
+    index: number,
+    state: 'new' | 'existing',
+    initialCluster: string[],
+    at = version,
+    shape: (pod: V1Pod) => V1Pod = (pod) => pod,
+  ) => {
     const pod = buildMemberPod(clusterAt(at), {
       member: member(index),
       state,
@@ -151,7 +159,7 @@ export function byHand(env: Environment, namespace: string, name: string, versio
       ...(state === 'new' ? { token } : {}),
     });
     delete pod.metadata?.ownerReferences;
-    return core.createNamespacedPod({ namespace, body: pod });
+    return core.createNamespacedPod({ namespace, body: shape(pod) });
   };
   return {
     core,
@@ -188,17 +196,41 @@ export function byHand(env: Environment, namespace: string, name: string, versio
         { what: `${member(index)} at ${at}, caught up`, timeoutMs: TIMEOUT_MS, intervalMs: POLL_MS },
       );
     },
-    /** `member add --learner`, the PVC and Pod with `existing`, `member promote` once caught up (polling). */
+    /**
+     * A lone seed restored from a backup, as a person restores one by hand: its PVC, and its Pod with the init
+     * container of our image that fetches, verifies and restores the backup (`restore fetch`, the same as ours; a
+     * person would download and run `etcdutl snapshot restore`), under a new cluster token; waits until it answers
+     * as a started voter with a leader.
+     */
+    async seedFromBackup(index: number, location: S3Location, restoreToken: string): Promise<void> {
+      const seed = member(index);
+      await pvcOf(index, [seed]);
+      await podOf(index, 'new', [seed], version, (pod) =>
+        withRestoreInitContainer(pod, {
+          location,
+          clusterVersion: version,
+          member: seed,
+          peerURL: peerURL(name, namespace, seed, 'http'),
+          token: restoreToken,
+        }),
+      );
+      await allVoters(url(index), 1);
+    },
+    /**
+     * `member add --learner` through the first of `members` (the current voters), the PVC and Pod with `existing`,
+     * `member promote` once caught up (polling).
+     */
     async join(index: number, members: string[]): Promise<void> {
+      const through = clientURL(name, namespace, members[0] as string, 'http');
       const added = await whileBusy(`member add ${member(index)}`, () =>
-        addLearner(url(0), peerURL(name, namespace, member(index), 'http')),
+        addLearner(through, peerURL(name, namespace, member(index), 'http')),
       );
       if (added.outcome !== 'added') throw new Error(`${member(index)} was already a member`);
       await pvcOf(index);
       await podOf(index, 'existing', [...members, member(index)]);
       await waitFor(
         async () => {
-          const promoted = await promoteMember(url(0), added.member.id).catch((error: unknown) => {
+          const promoted = await promoteMember(through, added.member.id).catch((error: unknown) => {
             if (isEtcdBusy(error)) return 'not-ready' as const;
             throw error;
           });

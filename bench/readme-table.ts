@@ -190,12 +190,19 @@ function restoreRows(results: BenchResults['restore']): Row[] {
       ],
     ),
     ...results.kubernetes.map((row): Row => {
-      const floor = byHand.get(row.databaseMiB);
+      const loopback = byHand.get(row.databaseMiB);
+      const ours = `${row.requestToCompletedSeconds.toFixed(1)} s${restoreSteps(row)}, ${row.runs} run${row.runs === 1 ? '' : 's'}`;
+      const title = `EtcdRestore request → Completed, ${row.databaseMiB} MiB, real nodes`;
+      if (row.byHand) {
+        const hand = row.byHand;
+        const floor = `${hand.completedSeconds.toFixed(1)} s (${hand.completedMinSeconds.toFixed(1)}–${hand.completedMaxSeconds.toFixed(1)}; old Pod gone at ${hand.stoppedSeconds.toFixed(1)} s, seed answering at ${hand.seedReadySeconds.toFixed(1)} s) our Pods by script${loopback === undefined ? '' : ` (loopback, one member: ${loopback.toFixed(1)} s)`}`;
+        return [title, ours, floor, ratio(row.requestToCompletedSeconds, hand.completedSeconds), '–', source];
+      }
       return [
-        `EtcdRestore request → Completed, ${row.databaseMiB} MiB, real nodes`,
-        `${row.requestToCompletedSeconds.toFixed(1)} s${restoreSteps(row)}, ${row.runs} run${row.runs === 1 ? '' : 's'}`,
-        floor === undefined ? '–' : `${floor.toFixed(1)} s by hand to one healthy member on loopback`,
-        floor === undefined ? '–' : ratio(row.requestToCompletedSeconds, floor),
+        title,
+        ours,
+        loopback === undefined ? '–' : `${loopback.toFixed(1)} s by hand to one healthy member on loopback`,
+        loopback === undefined ? '–' : ratio(row.requestToCompletedSeconds, loopback),
         '–',
         source,
       ];

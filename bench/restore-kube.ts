@@ -16,6 +16,8 @@ import {
   whileRunning,
 } from '../test/integration/helpers/restore-kube.js';
 import { keys } from '../test/integration/helpers/s3-objects.js';
+import { removeCluster } from './membership-pods.js';
+import { type RestoreByHandSample, restoreByHand } from './restore-pods.js';
 import { median } from './stats.js';
 
 /** Restores per size on one environment (the first pays for the environment; each run restores anew). */
@@ -32,6 +34,15 @@ export interface KubernetesRestoreRow {
   readonly requestToCompletedMaxSeconds: number;
   /** Every run's times, in order. */
   readonly samples: readonly RestoreSample[];
+  /** The fair floor: the same recovery by a script on the same nodes (restore-pods.ts), medians over as many runs. */
+  readonly byHand?: {
+    readonly stoppedSeconds: number;
+    readonly seedReadySeconds: number;
+    readonly completedSeconds: number;
+    readonly completedMinSeconds: number;
+    readonly completedMaxSeconds: number;
+    readonly samples: readonly RestoreByHandSample[];
+  };
 }
 
 /** Seconds from creating the EtcdRestore until each phase was first seen (status read every 200 ms). */
@@ -81,6 +92,13 @@ export async function runOnKubernetes(databaseMiB: number): Promise<KubernetesRe
     const [key] = await keys(s3, bucket);
     s3.destroy();
     const core = env.kubeConfig.makeApiClient(CoreV1Api);
+    const location = {
+      bucket,
+      key,
+      endpoint: minio.podEndpoint,
+      forcePathStyle: true,
+      credentialsSecretName: 's3',
+    };
     const samples: RestoreSample[] = [];
     for (let run = 0; run < KUBE_RESTORE_RUNS; run += 1) {
       const members = (await objects.readyAt(name, 3, whileRunning(controller))).members ?? [];
@@ -107,13 +125,7 @@ export async function runOnKubernetes(databaseMiB: number): Promise<KubernetesRe
       await objects.createRestore(restore, {
         clusterName: name,
         // The seed's init container reads the backup from a Pod: MinIO's address inside the environment.
-        backup: {
-          bucket,
-          key,
-          endpoint: minio.podEndpoint,
-          forcePathStyle: true,
-          credentialsSecretName: 's3',
-        },
+        backup: location,
       });
       // A seed whose restore fails is retried by the kubelet for ever: give up at once, naming the failure.
       let failed: string | undefined;
@@ -149,6 +161,10 @@ export async function runOnKubernetes(databaseMiB: number): Promise<KubernetesRe
       samples.push({ lock, seedReady, completed });
       console.log(JSON.stringify({ databaseMiB, run, lock, seedReady, completed }));
     }
+    // The floor on the same nodes, once ours is gone (nothing of it runs beside the script's Pods).
+    await removeCluster(env, ns, name);
+    const hand = await restoreByHand(env, ns, 'hand', etcdVersions['3.6'], location, KUBE_RESTORE_RUNS);
+    const handCompleted = hand.map((sample) => sample.completed);
     const completed = samples.map((sample) => sample.completed);
     return {
       databaseMiB,
@@ -159,6 +175,14 @@ export async function runOnKubernetes(databaseMiB: number): Promise<KubernetesRe
       requestToCompletedMinSeconds: Math.min(...completed),
       requestToCompletedMaxSeconds: Math.max(...completed),
       samples,
+      byHand: {
+        stoppedSeconds: median(hand.map((sample) => sample.stopped)),
+        seedReadySeconds: median(hand.map((sample) => sample.seedReady)),
+        completedSeconds: median(handCompleted),
+        completedMinSeconds: Math.min(...handCompleted),
+        completedMaxSeconds: Math.max(...handCompleted),
+        samples: hand,
+      },
     };
   } finally {
     await controller?.stop(5_000);

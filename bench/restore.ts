@@ -5,7 +5,8 @@
 // Then, once per size (each takes minutes: a local Kubernetes, a 3-member cluster, 64 or 256 MiB written and backed
 // up by a Job from the synthesized CronJob): an in-place restore on the local Kubernetes with the controller as a
 // process, from the EtcdRestore request to Completed (the cluster Ready at 3 with the restored data), split at the
-// seed's Ready. BENCH_RESTORE_KUBE=0 skips it; BENCH_RESTORE_KUBE_MIB=64 picks the sizes (default 64,256).
+// seed's Ready, beside its fair floor on the same nodes: the same recovery of our member Pods by a script
+// (restore-pods.ts). BENCH_RESTORE_KUBE=0 skips it; BENCH_RESTORE_KUBE_MIB=64 picks the sizes (default 64,256).
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
