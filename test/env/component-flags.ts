@@ -85,6 +85,9 @@ export function apiServerFlags(input: ApiServerInput): string[] {
   ];
 }
 
+/** With real nodes, how long a Node may miss its heartbeats before it is NotReady (20 s; Kubernetes' default 40 s). */
+export const NODE_MONITOR_GRACE_SECONDS = 20;
+
 export function controllerManagerFlags(input: {
   dir: string;
   pki: Pki;
@@ -94,7 +97,9 @@ export function controllerManagerFlags(input: {
   nodes?: boolean;
 }): string[] {
   const { pki } = input;
-  const nodes = input.nodes ? ['--node-monitor-period=2s', '--node-monitor-grace-period=20s'] : [];
+  const nodes = input.nodes
+    ? ['--node-monitor-period=2s', `--node-monitor-grace-period=${NODE_MONITOR_GRACE_SECONDS}s`]
+    : [];
   return [
     ...nodes,
     `--kubeconfig=${input.kubeconfig}`,
