@@ -80,9 +80,13 @@ export async function run(): Promise<void> {
     for (let index = 0; index < RUNS; index += 1) {
       await cluster.readyAt(3);
       const before = await cluster.membership();
-      const leaderId = await withClient(
-        cluster.clientURL,
-        async (client) => (await client.maintenance.status()).leader,
+      // The client Service answers a moment after Ready (its endpoints, the network policy enforcer's admission).
+      const leaderId = await waitFor(
+        () =>
+          withClient(cluster.clientURL, async (client) => (await client.maintenance.status()).leader).catch(
+            () => undefined,
+          ),
+        { what: `the leader, asked through ${cluster.clientURL}`, timeoutMs: 60_000, intervalMs: 1_000 },
       );
       const lost = [...before.ids.entries()].find(([, id]) => id === leaderId)?.[0];
       if (!lost) throw new Error(`the leader ${leaderId} is none of ${podNames(before).join(', ')}`);

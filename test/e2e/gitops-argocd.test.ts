@@ -178,6 +178,22 @@ describe('Argo CD (real application-controller and repo-server) syncs dist/ from
     exampleText = await repo.read(EXAMPLE_FILE);
   });
 
+  /** The example's Pods, PVCs, PDB and EtcdCluster status, and the operator's last log lines (for a failure). */
+  async function exampleState(): Promise<string> {
+    const operator = manifests.find((m) => m.kind === 'Deployment');
+    const run = async (args: string[]) => {
+      const out = await env.kubectl(args, { allowFailure: true });
+      return `$ kubectl ${args.join(' ')}\n${out.stdout}${out.stderr}`;
+    };
+    return [
+      await run(['get', 'pods,pvc,pdb,events', '-n', namespace, '-o', 'wide']),
+      await run(['get', 'etcdcluster', name, '-n', namespace, '-o', 'jsonpath={.status}']),
+      operator
+        ? await run(['logs', '-n', operator.namespace ?? '', `deployment/${operator.name}`, '--tail=60'])
+        : 'no operator Deployment in dist/',
+    ].join('\n');
+  }
+
   after(async () => {
     await env?.stop();
     await rm(dir, { recursive: true, force: true });
@@ -187,7 +203,10 @@ describe('Argo CD (real application-controller and repo-server) syncs dist/ from
     const started = Date.now();
     app = await argo.createApplication(repo.url);
     const head = await repo.head();
-    const synced = await argo.synced(app, head, { timeoutMs: 420_000 });
+    const synced = await argo.synced(app, head, { timeoutMs: 420_000 }).catch(async (error: unknown) => {
+      // What Argo CD's health was judging: the example's objects, its status and the operator's last words.
+      throw new Error(`${(error as Error).message}\n${await exampleState()}`);
+    });
     const seconds = (Date.now() - started) / 1000;
     t.diagnostic(`first sync: Synced and Healthy ${seconds.toFixed(1)} s after the Application was created`);
     // Synced by Argo CD's automated sync, no one asking again.
