@@ -3,6 +3,7 @@
 // README's performance table is rendered again from bench/results (readme-table.ts).
 import * as backup from './backup.js';
 import * as membership from './membership.js';
+import * as nodeLoss from './node-loss.js';
 import { writeReadmeTable } from './readme-table.js';
 import * as restore from './restore.js';
 import * as rolling from './rolling.js';
@@ -18,6 +19,7 @@ const benches: Array<[string, BenchModule]> = [
   ['backup', backup],
   ['restore', restore],
   ['membership', membership],
+  ['node-loss', nodeLoss],
   ['rolling', rolling],
   ['scale', scale],
 ];

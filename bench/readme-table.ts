@@ -5,6 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ImportFloor } from './import-floor.js';
+import type { NodeLossResults } from './node-loss.js';
 import type { KubernetesRestoreRow } from './restore-kube.js';
 import type { BootstrapRow, ScaleRow } from './scale.js';
 
@@ -73,6 +74,7 @@ export interface BenchResults {
     readonly rows: MembershipRow[];
     readonly controllerRssMiB: number;
   };
+  readonly nodeLoss: NodeLossResults;
   readonly rolling: { readonly date: string; readonly rows: RollingRow[] };
   readonly backup: { readonly date: string; readonly rows: BackupRow[] };
   readonly restore: {
@@ -92,11 +94,23 @@ export interface BenchResults {
   };
 }
 
-const NAMES = ['membership', 'rolling', 'backup', 'restore', 'synth', 'scale'] as const;
+/** Each key of {@link BenchResults} and the file it is read from. */
+const FILES: Record<keyof BenchResults, string> = {
+  membership: 'membership',
+  nodeLoss: 'node-loss',
+  rolling: 'rolling',
+  backup: 'backup',
+  restore: 'restore',
+  synth: 'synth',
+  scale: 'scale',
+};
 
 export function readResults(dir: string): BenchResults {
   return Object.fromEntries(
-    NAMES.map((name) => [name, JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8'))]),
+    Object.entries(FILES).map(([key, file]) => [
+      key,
+      JSON.parse(readFileSync(join(dir, `${file}.json`), 'utf8')),
+    ]),
   ) as unknown as BenchResults;
 }
 
@@ -146,6 +160,21 @@ function membershipRows(results: BenchResults['membership']): Row[] {
     source,
   ]);
   return rows;
+}
+
+/** A node lost: ours against the bound no one can beat without replacing members that may come back. */
+function nodeLossRows(results: NodeLossResults): Row[] {
+  const at = (seconds: number) => `${seconds.toFixed(1)} s`;
+  return [
+    [
+      `a node lost → Ready at 3 again (nodeNotReady ${results.nodeNotReadySeconds} s)`,
+      `${at(results.replacedMedianSeconds)} (${results.replacedMinSeconds.toFixed(1)}–${results.replacedMaxSeconds.toFixed(1)}; Node NotReady at ${at(results.nodeNotReadyMedianSeconds)}, member removed at ${at(results.removedMedianSeconds)}), ${results.runs} runs`,
+      `${results.boundSeconds} s, the bound: node-monitor-grace-period ${results.nodeMonitorGraceSeconds} s + nodeNotReady ${results.nodeNotReadySeconds} s`,
+      `bound + ${(results.replacedMedianSeconds - results.boundSeconds).toFixed(1)} s`,
+      '–',
+      `node-loss, ${day(results.date)}`,
+    ],
+  ];
 }
 
 function rollingRows(results: BenchResults['rolling']): Row[] {
@@ -265,6 +294,7 @@ function synthRows(results: BenchResults['synth']): Row[] {
 export function renderTable(results: BenchResults): string {
   const rows = [
     ...membershipRows(results.membership),
+    ...nodeLossRows(results.nodeLoss),
     ...scaleRows(results.scale),
     ...rollingRows(results.rolling),
     ...backupRows(results.backup),
