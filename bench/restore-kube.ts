@@ -16,7 +16,7 @@ import {
   whileRunning,
 } from '../test/integration/helpers/restore-kube.js';
 import { keys } from '../test/integration/helpers/s3-objects.js';
-import { removeCluster } from './membership-pods.js';
+import { removeAll } from './membership-pods.js';
 import { type RestoreByHandSample, restoreByHand } from './restore-pods.js';
 import { median } from './stats.js';
 
@@ -161,8 +161,10 @@ export async function runOnKubernetes(databaseMiB: number): Promise<KubernetesRe
       samples.push({ lock, seedReady, completed });
       console.log(JSON.stringify({ databaseMiB, run, lock, seedReady, completed }));
     }
-    // The floor on the same nodes, once ours is gone (nothing of it runs beside the script's Pods).
-    await removeCluster(env, ns, name);
+    // The floor on the same nodes, once ours is gone (nothing of it runs beside the script's Pods). Its PVCs are
+    // retained when it is deleted (whenDeleted: Retain, the default): the bench deletes them and the Services too.
+    await env.kubectl(['delete', 'etcdcluster', name, '-n', ns, '--wait=true', '--timeout=120s']);
+    await removeAll(env, ns, name);
     const hand = await restoreByHand(env, ns, 'hand', etcdVersions['3.6'], location, KUBE_RESTORE_RUNS);
     const handCompleted = hand.map((sample) => sample.completed);
     const completed = samples.map((sample) => sample.completed);
