@@ -51,10 +51,11 @@ export function nodeFaults(
         await nodes.node(nodeName).containerd.ctr(['tasks', 'kill', '--signal', signal, id]);
       } catch (error) {
         // The process exited between the Pod's status and the kill (an e2e run wiped a member's volume, then found
-        // its etcd already gone; containerd says so in either of two ways, depending on whether it has cleaned up the
-        // task yet): the container stopped either way and the kubelet restarts it.
+        // its etcd already gone; containerd says so in one of three ways, depending on how far it has cleaned up the
+        // task: the task deleted, not found, or its shim gone with it, "ttrpc: closed"): the container stopped
+        // either way and the kubelet restarts it.
         const stderr = String((error as { stderr?: string }).stderr);
-        if (!/cannot kill a deleted process|no running task found/.test(stderr)) throw error;
+        if (!/cannot kill a deleted process|no running task found|ttrpc: closed/.test(stderr)) throw error;
         log.info({ pod: `${namespace}/${podName}`, container: id, signal }, 'Container had already exited');
       }
       return id;
