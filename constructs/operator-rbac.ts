@@ -21,8 +21,12 @@ export const CONTROLLER_WATCHED_NAMESPACE_RULES: readonly k8s.PolicyRule[] = [
   // Member Pods and PVCs carry an ownerReference to their EtcdCluster with blockOwnerDeletion, which the
   // OwnerReferencesPermissionEnforcement admission plugin allows only to who may update the owner's finalizers.
   { apiGroups: [API_GROUP], resources: [`${ETCD_CLUSTER_PLURAL}/finalizers`], verbs: ['update'] },
-  // Read through the informers only (never a single GET); patch: the member record annotation (MarkExisting).
+  // Read through the informers only (never a single GET); patch: the member record annotation (MarkExisting) and
+  // the budget recompute request.
   { apiGroups: [''], resources: ['pods'], verbs: [...WATCH, 'create', 'delete', 'patch'] },
+  // The clusters' budgets, through an informer: a budget kube-controller-manager failed to compute is asked for
+  // again by annotating a member Pod (docs/design/disruption-budget.md).
+  { apiGroups: ['policy'], resources: ['poddisruptionbudgets'], verbs: WATCH },
   // A rolling change stops a healthy member by eviction, so the PodDisruptionBudget is honoured.
   { apiGroups: [''], resources: ['pods/eviction'], verbs: ['create'] },
   // patch: the restore labels the PVCs it retains and annotates those it abandons.

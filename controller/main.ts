@@ -1,9 +1,11 @@
 // `etcd-gitops controller`: flags → logger → Kubernetes client → manager (probes, metrics, leader election,
 // informers, controllers). The reconcilers are wired in `controllers()` below: EtcdCluster keys, enqueued by
 // changes of the cluster, its member Pods and PVCs, and the EtcdRestores naming it; EtcdRestore keys (its own
-// controller factory, controller/etcdrestore/controller.ts).
+// controller factory, controller/etcdrestore/controller.ts); the clusters' PodDisruptionBudget keys
+// (controller/disruptionbudget/controller.ts).
 import { pino } from 'pino';
 import { CONTROLLER_NAME } from '../constructs/conventions/names.js';
+import { createDisruptionBudgetController } from './disruptionbudget/controller.js';
 import { createEtcdClusterReconciler, observeCluster } from './etcdcluster/index.js';
 import { createEtcdRestoreController } from './etcdrestore/controller.js';
 import { Controller } from './runtime/controller.js';
@@ -97,5 +99,7 @@ function controllers(
   const restores = createEtcdRestoreController(deps, informers, flags, metrics, (key) =>
     observeCluster(deps.kubeConfig, key),
   );
-  return [etcdClusters, restores];
+  // Asks kube-controller-manager to compute a cluster's budget again when it failed (docs/design/disruption-budget.md).
+  const budgets = createDisruptionBudgetController(deps, informers, flags, metrics);
+  return [etcdClusters, restores, budgets];
 }

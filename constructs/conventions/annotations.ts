@@ -22,3 +22,6 @@ export const ANNOTATION_EVICT = `${API_GROUP}/evict`;
 /** Member PVC retained by an in-place restore that was deleted before it completed: that restore's name, set by the
  *  controller and removed by the user once the old data is no longer needed (docs/design/restore.md). */
 export const ANNOTATION_ABANDONED_BY_RESTORE = `${API_GROUP}/abandoned-by-restore`;
+/** Member Pod, set by the controller while the cluster's PodDisruptionBudget reports `SyncFailed`: when it asked
+ *  kube-controller-manager to compute the budget again (RFC 3339; docs/design/disruption-budget.md). */
+export const ANNOTATION_BUDGET_RECOMPUTE = `${API_GROUP}/disruption-budget-recompute`;

@@ -72,6 +72,12 @@ export function selectorString(labels: Readonly<Record<string, string>>): string
 /** The label selector of everything the controller makes (member Pods and PVCs). */
 export const managedBySelector = selectorString({ [LABEL_MANAGED_BY]: MANAGED_BY });
 
+/** The label selector of the clusters' PodDisruptionBudgets (docs/design/disruption-budget.md). */
+export const memberBudgetSelector = selectorString({
+  [LABEL_MANAGED_BY]: MANAGED_BY,
+  [LABEL_COMPONENT]: 'member',
+});
+
 /** Labels of a member's Pod and PVC: the member selector, managed-by and the member label. */
 export function memberLabels(cluster: string, member: string): Record<string, string> {
   return { ...memberSelector(cluster), [LABEL_MANAGED_BY]: MANAGED_BY, [MEMBER_LABEL]: member };

@@ -1,15 +1,22 @@
 // The informers the controller process shares between its controllers: one per watched resource (or, with
 // `--watch-namespaces`, one per resource and watched namespace), created before leadership (so reconcilers can hold
 // their listers) and started only by the leader.
-import type { KubeConfig, KubernetesObject, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
+import type {
+  KubeConfig,
+  KubernetesObject,
+  V1PersistentVolumeClaim,
+  V1Pod,
+  V1PodDisruptionBudget,
+} from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { managedBySelector } from '../../constructs/conventions/labels.js';
+import { managedBySelector, memberBudgetSelector } from '../../constructs/conventions/labels.js';
 import { Informer, type InformerOptions } from './informer.js';
 import { MultiNamespaceInformer } from './namespaces.js';
 import {
   EtcdClusterResource,
   EtcdRestoreResource,
   PersistentVolumeClaimResource,
+  PodDisruptionBudgetResource,
   PodResource,
 } from './resources.js';
 import type { Watched } from './watched.js';
@@ -30,6 +37,8 @@ export class SharedInformers {
   readonly pods: Watched<V1Pod>;
   /** PVCs labelled `app.kubernetes.io/managed-by=etcd-gitops` only. */
   readonly persistentVolumeClaims: Watched<V1PersistentVolumeClaim>;
+  /** The clusters' PodDisruptionBudgets only (`managed-by=etcd-gitops`, `component=member`). */
+  readonly disruptionBudgets: Watched<V1PodDisruptionBudget>;
 
   constructor(options: SharedInformersOptions) {
     const informerOf = <T extends KubernetesObject>(
@@ -52,10 +61,14 @@ export class SharedInformers {
       resource: PersistentVolumeClaimResource,
       labelSelector: managedBySelector,
     });
+    this.disruptionBudgets = informerOf({
+      resource: PodDisruptionBudgetResource,
+      labelSelector: memberBudgetSelector,
+    });
   }
 
   private get all(): Array<Watched<KubernetesObject>> {
-    return [this.clusters, this.restores, this.pods, this.persistentVolumeClaims];
+    return [this.clusters, this.restores, this.pods, this.persistentVolumeClaims, this.disruptionBudgets];
   }
 
   start(): void {

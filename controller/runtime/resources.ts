@@ -31,6 +31,14 @@ export const PersistentVolumeClaimResource: ResourceType = {
   model: 'V1PersistentVolumeClaim',
 };
 
+export const PodDisruptionBudgetResource: ResourceType = {
+  group: 'policy',
+  version: 'v1',
+  kind: 'PodDisruptionBudget',
+  plural: 'poddisruptionbudgets',
+  model: 'V1PodDisruptionBudget',
+};
+
 export function apiVersionOf(resource: ResourceType): string {
   return resource.group === '' ? resource.version : `${resource.group}/${resource.version}`;
 }

@@ -82,7 +82,8 @@ describe('EtcdOperator construct', () => {
       'etcdclusters/status': 'patch', // merge patches only, never a replace
       'etcdrestores/status': 'patch',
       'etcdclusters/finalizers': 'update', // blockOwnerDeletion on member Pods and PVCs
-      pods: 'list,watch,create,delete,patch', // read through informers; patch: the member record (MarkExisting)
+      pods: 'list,watch,create,delete,patch', // read through informers; patch: the member record, a budget recompute
+      poddisruptionbudgets: 'list,watch', // the clusters' budgets, through an informer (disruption-budget.md)
       'pods/eviction': 'create', // a rolling change stops a healthy member through the PodDisruptionBudget
       persistentvolumeclaims: 'list,watch,create,delete,patch', // patch: PVCs a restore retains or abandons
       events: 'create,patch',

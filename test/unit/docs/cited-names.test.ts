@@ -16,6 +16,10 @@ import { repoRoot } from '../../env/binaries.js';
 /** Names the docs cite that are not ours, or not built (the note says so), with what each is. */
 const NOT_OURS: Readonly<Record<string, string>> = {
   ReadyNotify: 'etcd server internals (rolling-update.md)',
+  CalculateExpectedPodCountFailed:
+    "kube-controller-manager's disruption controller Event (disruption-budget.md)",
+  InsufficientPods: 'PodDisruptionBudget condition reason (policy/v1)',
+  SufficientPods: 'PodDisruptionBudget condition reason (policy/v1)',
   ErrBadLeaderTransferee: 'etcd server error',
   ErrGRPCNotLeader: 'etcd gRPC error',
   TryTransferLeadershipOnShutdown: 'etcd server internals',
