@@ -17,7 +17,7 @@ import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { CoordinationV1Api, CustomObjectsApi, PolicyV1Api, type V1Pod } from '@kubernetes/client-node';
 import { ANNOTATION_BUDGET_RECOMPUTE } from '../../constructs/conventions/annotations.js';
-import { memberSelector, selectorString } from '../../constructs/conventions/labels.js';
+import { clusterLabels, memberSelector, selectorString } from '../../constructs/conventions/labels.js';
 import { RECOMPUTE_REQUESTED_REASON } from '../../controller/disruptionbudget/decide.js';
 import type { EtcdCluster } from '../../controller/etcdcluster/api.js';
 import { defaultToolsDir } from '../../controller/restore/cli-args.js';
@@ -502,6 +502,157 @@ container statuses: ${JSON.stringify(statuses)}`);
       t.diagnostic('the budget was computed at the first try (discovery knew the CRD already)');
     }
     await readyCluster();
+  });
+
+  test('GIVEN a budget kube-controller-manager failed to compute (an owner kind its discovery does not know yet) over a member Pod that never changes WHEN the controller runs THEN it annotates that Pod 35 s after the failure and the budget is computed', async (t) => {
+    // The gitops-dist budget above fails only when the discovery reset falls after the members' last change (a
+    // matter of timing). Here the failure is made certain: a CRD created a moment before the budget, whose kind
+    // owns a Pod that no scheduler picks up (so no kubelet or scheduler ever updates it). Without the controller's
+    // request this budget stays SyncFailed for as long as kube-controller-manager's informers do not resync (12 h+).
+    const policy = env.kubeConfig.makeApiClient(PolicyV1Api);
+    const group = 'e2e.etcd.gitops.dev';
+    const probeNamespace = 'budget-probe';
+    await env.kubectl(['create', 'namespace', probeNamespace]);
+    let failure: { kind: string; sinceMs: number } | undefined;
+    // Discovery may reset between the CRD's creation and the budget's first sync (about 2 s of 30): then that
+    // kind is known at once and the budget computed; a new kind is tried, at most three.
+    for (let attempt = 1; attempt <= 3 && !failure; attempt += 1) {
+      const kind = `Probe${attempt}`;
+      const plural = `probe${attempt}s`;
+      const budgetName = `probe-${attempt}`;
+      const crd = {
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: `${plural}.${group}` },
+        spec: {
+          group,
+          scope: 'Namespaced',
+          names: { plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List` },
+          versions: [
+            {
+              name: 'v1',
+              served: true,
+              storage: true,
+              subresources: {
+                scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' },
+              },
+              schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+            },
+          ],
+        },
+      };
+      await env.kubectl(['apply', '-f', '-'], { input: JSON.stringify(crd) });
+      await env.kubectl(['wait', '--for=condition=Established', `crd/${plural}.${group}`, '--timeout=30s']);
+      const owner = {
+        apiVersion: `${group}/v1`,
+        kind,
+        metadata: { name: 'owner', namespace: probeNamespace },
+        spec: { replicas: 3 },
+      };
+      const created = JSON.parse(
+        (await env.kubectl(['create', '-f', '-', '-o', 'json'], { input: JSON.stringify(owner) })).stdout,
+      ) as { metadata: { uid: string } };
+      const labels = { ...clusterLabels(budgetName) };
+      await env.kubectl(['create', '-f', '-'], {
+        input: JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: {
+            name: `${budgetName}-0`,
+            namespace: probeNamespace,
+            labels,
+            ownerReferences: [
+              { apiVersion: `${group}/v1`, kind, name: 'owner', uid: created.metadata.uid, controller: true },
+            ],
+          },
+          spec: {
+            schedulerName: 'no-such-scheduler',
+            securityContext: {
+              runAsNonRoot: true,
+              runAsUser: 65532,
+              seccompProfile: { type: 'RuntimeDefault' },
+            },
+            containers: [
+              {
+                name: 'never-started',
+                image: 'registry.invalid/never-pulled:1',
+                securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
+              },
+            ],
+          },
+        }),
+      });
+      await policy.createNamespacedPodDisruptionBudget({
+        namespace: probeNamespace,
+        body: {
+          metadata: { name: budgetName, labels },
+          spec: { maxUnavailable: 1, selector: { matchLabels: memberSelector(budgetName) } },
+        },
+      });
+      const first = await waitFor(
+        async () => {
+          const condition = (
+            await policy.readNamespacedPodDisruptionBudget({ namespace: probeNamespace, name: budgetName })
+          ).status?.conditions?.find((c) => c.type === 'DisruptionAllowed');
+          return condition && { reason: condition.reason, since: condition.lastTransitionTime };
+        },
+        { what: `budget ${budgetName} synced once`, timeoutMs: 30_000, intervalMs: 500 },
+      );
+      if (first.reason === 'SyncFailed') failure = { kind, sinceMs: new Date(first.since).getTime() };
+      else t.diagnostic(`${kind}: computed at the first sync (${first.reason}); trying a new kind`);
+      if (failure) {
+        const computed = await waitFor(
+          async () => {
+            const budget = await policy.readNamespacedPodDisruptionBudget({
+              namespace: probeNamespace,
+              name: budgetName,
+            });
+            const condition = budget.status?.conditions?.find((c) => c.type === 'DisruptionAllowed');
+            return condition?.reason !== 'SyncFailed' && condition && { budget, condition, at: Date.now() };
+          },
+          // Due 35 s after the failure's whole-second time; 25 s more for the watch, the patch and the sync.
+          {
+            what: `budget ${budgetName} computed after the controller's request`,
+            timeoutMs: 60_000,
+            intervalMs: 500,
+          },
+        );
+        // The owner's scale says 3; the one Pod is not Ready: computed, and honestly no disruption allowed.
+        assert.equal(computed.budget.status?.expectedPods, 3);
+        assert.equal(computed.condition.reason, 'InsufficientPods');
+        const pod = JSON.parse(
+          (await env.kubectl(['get', 'pod', '-n', probeNamespace, `${budgetName}-0`, '-o', 'json'])).stdout,
+        ) as V1Pod;
+        const requestedAt = pod.metadata?.annotations?.[ANNOTATION_BUDGET_RECOMPUTE];
+        assert.ok(requestedAt, 'the member Pod carries the recompute request');
+        const afterMs = new Date(requestedAt).getTime() - failure.sinceMs;
+        assert.ok(afterMs >= 35_000 && afterMs < 37_000, `requested ${afterMs} ms after the failure`);
+        assert.equal(pod.status?.phase, 'Pending', 'never scheduled');
+        const events = JSON.parse(
+          (
+            await env.kubectl([
+              'get',
+              'events',
+              '-n',
+              probeNamespace,
+              '--field-selector',
+              `involvedObject.kind=PodDisruptionBudget,involvedObject.name=${budgetName},reason=${RECOMPUTE_REQUESTED_REASON}`,
+              '-o',
+              'json',
+            ])
+          ).stdout,
+        ) as { items: { message?: string }[] };
+        assert.equal(events.items.length, 1);
+        assert.match(
+          events.items[0]?.message ?? '',
+          new RegExp(`no matches for kind "${kind}".*annotated member Pod ${budgetName}-0`),
+        );
+      }
+    }
+    assert.ok(failure, 'one of three new kinds made the budget fail');
+    await env.kubectl(['delete', 'namespace', probeNamespace, '--wait=false']);
+    for (let attempt = 1; attempt <= 3; attempt += 1)
+      await env.kubectl(['delete', 'crd', `probe${attempt}s.${group}`, '--ignore-not-found', '--wait=false']);
   });
 
   test('WHEN kubectl logs and kubectl exec are run on a member Pod THEN they reach its etcd: etcdctl endpoint health and status as typed, at its default endpoint', async () => {

@@ -86,11 +86,11 @@ GO
   mkdir -p "$out.tmp"
   # Keep what an earlier build of this version left, so adding a command builds only that one.
   [ -d "$out" ] && cp -a "$out/." "$out.tmp/"
-  for cmd in "${cmds[@]}"; do
-    [ -x "$out.tmp/$cmd" ] && continue
-    (cd "$work" && go build -tags tools -trimpath -ldflags "$ldflags" -o "$out.tmp/$cmd" "k8s.io/kubernetes/cmd/$cmd")
-    log "built $cmd"
-  done
+  local pkgs=()
+  for cmd in "${cmds[@]}"; do [ -x "$out.tmp/$cmd" ] || pkgs+=("k8s.io/kubernetes/cmd/$cmd"); done
+  # One go build for every command: their shared packages are loaded once, and the links run in parallel.
+  (cd "$work" && go build -tags tools -trimpath -ldflags "$ldflags" -o "$out.tmp/" "${pkgs[@]}")
+  log "built ${pkgs[*]##*/}"
   rm -rf "$out" && mv "$out.tmp" "$out"
 }
 
@@ -123,9 +123,10 @@ import (
 GO
   (cd "$work" && go mod tidy -e >/dev/null 2>&1 || true)
   mkdir -p "$out.tmp"
-  (cd "$work" && go build -tags tools -trimpath -ldflags "-s -w" -o "$out.tmp/etcd" go.etcd.io/etcd/server/v3)
-  (cd "$work" && go build -tags tools -trimpath -ldflags "-s -w" -o "$out.tmp/etcdctl" go.etcd.io/etcd/etcdctl/v3)
-  (cd "$work" && go build -tags tools -trimpath -ldflags "-s -w" -o "$out.tmp/etcdutl" go.etcd.io/etcd/etcdutl/v3)
+  # One go build for the three commands; a directory -o names each after its package (server/v3 → server).
+  (cd "$work" && go build -tags tools -trimpath -ldflags "-s -w" -o "$out.tmp/" \
+    go.etcd.io/etcd/server/v3 go.etcd.io/etcd/etcdctl/v3 go.etcd.io/etcd/etcdutl/v3)
+  mv "$out.tmp/server" "$out.tmp/etcd"
   rm -rf "$out" && mv "$out.tmp" "$out"
   log "built etcd $ver"
 }
@@ -139,8 +140,8 @@ build_etcd_tools_for() {
   log "building etcdctl and etcdutl $ver for linux/$arch"
   local work="$cache/src/etcd-$ver"
   mkdir -p "$out.tmp"
-  (cd "$work" && GOARCH="$arch" go build -tags tools -trimpath -ldflags "-s -w" -o "$out.tmp/etcdctl" go.etcd.io/etcd/etcdctl/v3)
-  (cd "$work" && GOARCH="$arch" go build -tags tools -trimpath -ldflags "-s -w" -o "$out.tmp/etcdutl" go.etcd.io/etcd/etcdutl/v3)
+  (cd "$work" && GOARCH="$arch" go build -tags tools -trimpath -ldflags "-s -w" -o "$out.tmp/" \
+    go.etcd.io/etcd/etcdctl/v3 go.etcd.io/etcd/etcdutl/v3)
   rm -rf "$out" && mv "$out.tmp" "$out"
 }
 
