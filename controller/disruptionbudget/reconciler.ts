@@ -27,7 +27,6 @@ export class DisruptionBudgetReconciler implements Reconciler {
   constructor(
     private readonly deps: Pick<ReconcilerDeps, 'kubeConfig' | 'log' | 'events'>,
     private readonly listers: DisruptionBudgetListers,
-    private readonly now: () => number = Date.now,
   ) {
     this.core = deps.kubeConfig.makeApiClient(CoreV1Api);
   }
@@ -35,7 +34,7 @@ export class DisruptionBudgetReconciler implements Reconciler {
   async reconcile(key: ObjectKey): Promise<ReconcileResult> {
     const budget = this.listers.budgets.get(key.namespace, key.name);
     if (!budget) return {};
-    const nowMs = this.now();
+    const nowMs = Date.now();
     const decision = decideBudget(budgetFacts(budget, this.listers.pods.list(key.namespace), nowMs));
     const log = this.deps.log.child({ podDisruptionBudget: key.name, namespace: key.namespace });
     switch (decision.kind) {
