@@ -49,6 +49,12 @@ function binary(dir: string, name: string): string {
 
 export const kubernetesVersion = pinned('KUBERNETES_VERSION');
 
+/**
+ * The cache directory of a tool that stands beside our product only in the tests: build.sh compiles those without
+ * optimizations, and their directories end in versions.env's TEST_TOOLS_BUILD label.
+ */
+const testToolDir = (dir: string) => `${dir}-${pinned('TEST_TOOLS_BUILD')}`;
+
 /** A binary of the pinned Kubernetes. */
 export function kubernetesBinary(
   name:
@@ -90,12 +96,12 @@ export function containerdBinary(name: 'containerd' | 'containerd-shim-runc-v2' 
 
 /** promtool, for the alert rule tests. */
 export function promtoolBinary(): string {
-  return binary(`prometheus-${pinned('PROMETHEUS_VERSION')}`, 'promtool');
+  return binary(testToolDir(`prometheus-${pinned('PROMETHEUS_VERSION')}`), 'promtool');
 }
 
 /** The Prometheus server (Kubernetes service discovery only), for the image the Prometheus e2e runs. */
 export function prometheusBinary(): string {
-  return binary(`prometheus-${pinned('PROMETHEUS_VERSION')}`, 'prometheus');
+  return binary(testToolDir(`prometheus-${pinned('PROMETHEUS_VERSION')}`), 'prometheus');
 }
 
 /** distribution's `registry`, serving the images built here to the nodes (registry.ts). */
@@ -105,7 +111,10 @@ export function registryBinary(): string {
 
 /** kube-state-metrics, for the image the Prometheus e2e runs. */
 export function kubeStateMetricsBinary(): string {
-  return binary(`kube-state-metrics-${pinned('KUBE_STATE_METRICS_VERSION')}`, 'kube-state-metrics');
+  return binary(
+    testToolDir(`kube-state-metrics-${pinned('KUBE_STATE_METRICS_VERSION')}`),
+    'kube-state-metrics',
+  );
 }
 
 /** The pinned kube-state-metrics release (its image tag). */
@@ -136,7 +145,7 @@ export function kubeRouterBinary(): string {
 }
 
 export function corednsBinary(): string {
-  return binary(`coredns-${pinned('COREDNS_VERSION')}`, 'coredns');
+  return binary(testToolDir(`coredns-${pinned('COREDNS_VERSION')}`), 'coredns');
 }
 
 /**
@@ -147,7 +156,7 @@ export function corednsBinary(): string {
 function sourceBuiltBinary(name: string, versionNames: readonly string[]): string {
   const source = readFileSync(join(repoRoot, 'test', 'env', 'bin-build', name, 'main.go'));
   const sum = createHash('sha256').update(source).digest('hex').slice(0, 12);
-  return binary([name, ...versionNames.map(pinned), sum].join('-'), name);
+  return binary(testToolDir([name, ...versionNames.map(pinned), sum].join('-')), name);
 }
 
 /** health-check (test/env/bin-build/health-check/main.go): kstatus and Flux's CEL health checks. */
@@ -193,7 +202,7 @@ const fluxVersion = (name: FluxController) =>
   );
 
 export function fluxBinary(name: FluxController): string {
-  return binary(`${name}-${fluxVersion(name)}`, name);
+  return binary(testToolDir(`${name}-${fluxVersion(name)}`), name);
 }
 
 /** The CRDs (YAML files) of a Flux controller's pinned release: every kind it reconciles. */
