@@ -36,7 +36,10 @@ export interface EtcdObservation {
   readonly leaderEndpoint?: Endpoint;
   /** Client endpoints of healthy members, the leader first. */
   readonly healthyEndpoints: readonly Endpoint[];
-  /** Active alarms with the member name each is raised for; undefined when no member answered the question. */
+  /**
+   * Active alarms with the member name each is raised for; undefined when no member answered the question, or when
+   * the healthy voters are no quorum (none is asked then: etcd answers the alarm list through raft).
+   */
   readonly alarms?: readonly (EtcdAlarm & { readonly member?: string })[];
 }
 
@@ -166,7 +169,11 @@ function memberView(
   };
 }
 
-/** Each healthy voter gets one linearizable read through its own client URL (docs/design/rolling-update.md). */
+/**
+ * Each healthy voter gets one linearizable read through its own client URL (docs/design/rolling-update.md). Only
+ * asked while the healthy voters are a quorum: the read needs the leader to hear from a quorum (ReadIndex), so
+ * without one it could only wait out its deadline (docs/design/membership.md, "The etcd view").
+ */
 async function withCaughtUp(
   views: readonly EtcdMemberView[],
   byMember: ReadonlyMap<string, Answer>,
@@ -211,17 +218,20 @@ export async function observeEtcd(
       return memberView(member, name, name ? byMember.get(name) : undefined, { clusterId, leader });
     })
     .sort((a, b) => (a.member ?? '~').localeCompare(b.member ?? '~', 'en', { numeric: true }));
-  const views = await withCaughtUp(judged, byMember);
-  const voters = views.filter((view) => !view.learner);
+  const voters = judged.filter((view) => !view.learner);
   const healthyVoters = voters.filter((view) => view.healthy).length;
-  const quorum = list.fromLeader && leaderId !== undefined && healthyVoters >= quorumOf(voters.length);
+  const quorumAnswered = healthyVoters >= quorumOf(voters.length);
+  // Without a quorum no member is caught up and no alarm can be read (etcd answers the alarm list through raft):
+  // neither is asked.
+  const views = quorumAnswered ? await withCaughtUp(judged, byMember) : judged;
+  const quorum = list.fromLeader && leaderId !== undefined && quorumAnswered;
   const healthyNames = new Set(views.filter((view) => view.healthy).map((view) => view.member));
   const leaderAnswer = sameCluster.find((answer) => answer.status.memberId === leaderId);
   const healthyEndpoints = sameCluster
     .filter((answer) => healthyNames.has(answer.endpoint.member))
     .sort((a, b) => Number(b === leaderAnswer) - Number(a === leaderAnswer))
     .map((answer) => dial(answer.endpoint));
-  const alarms = await readAlarms(healthyEndpoints, list.members, memberOf);
+  const alarms = quorumAnswered ? await readAlarms(healthyEndpoints, list.members, memberOf) : undefined;
   return {
     ...(alarms ? { alarms } : {}),
     view: { members: views, leaderId, quorum },

@@ -33,7 +33,7 @@ export function podOf(input: PlanInput, member: string): PodView | undefined {
   return input.pods.find((pod) => pod.member === member);
 }
 
-/** The member's PVC, whoever made it (a name is never reused, see nextMemberName). */
+/** The member's PVC, whoever made it (a name is not taken again while a PVC holds it, see nextMemberName). */
 export function pvcOf(input: PlanInput, member: string): PvcView | undefined {
   return input.pvcs.find((pvc) => pvc.member === member && !pvc.retained);
 }
