@@ -340,8 +340,8 @@ build_etcd34() {
 
 # A command whose main.go lives in this directory ($1/main.go), built against the modules "path version" given after
 # it into <cache>/$1-<versions joined by ->-<first 12 hex of the source's sha256>-$TEST_TOOLS_BUILD/$1 (every such
-# command is a test tool): an edited main.go is a new directory, as test/env/binaries.ts (sourceBuiltBinary) names it. Lines in $SOURCE_MAIN_REPLACES (replace
-# directives) go into the wrapper's go.mod too.
+# command is a test tool): an edited main.go is a new directory, as test/env/binaries.ts (sourceBuiltBinary) names
+# it. Lines in $SOURCE_MAIN_REPLACES (replace directives) go into the wrapper's go.mod too.
 build_source_main() {
   local name=$1 && shift
   local src="$here/$name/main.go" sum key="" dep
@@ -422,7 +422,8 @@ build_argocd() {
 # that requires it and its api submodule at the same tag (its go.mod replaces that submodule by path) and repeats its
 # other replaces, into <cache>/$1-$2-$TEST_TOOLS_BUILD; its CRDs (config/crd/bases) go into <cache>/$1-crds-$2.
 build_flux_controller() {
-  local name=$1 ver=$2 out="$cache/$1-$2-$TEST_TOOLS_BUILD" crds="$cache/$1-crds-$2" mod="github.com/fluxcd/$1" dir gomod
+  local name=$1 ver=$2 out="$cache/$1-$2-$TEST_TOOLS_BUILD" crds="$cache/$1-crds-$2" mod="github.com/fluxcd/$1"
+  local dir gomod
   [ -x "$out/$name" ] && [ -d "$crds" ] && return 0
   log "building Flux's $name $ver ($TEST_TOOLS_BUILD)"
   local work="$cache/src/$name-$ver"
