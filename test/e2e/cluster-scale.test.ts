@@ -352,15 +352,12 @@ describe('EtcdCluster membership on the local Kubernetes', () => {
     const steps = staged.map(({ step }) => step);
     // Per stage: the replacement of demo-2 is named demo-2 again when the old Pod and PVC were gone before its
     // AddLearner (nextMemberName takes the lowest name nothing uses), else demo-3.
-    const joins = [
-      ...new Set(
-        staged.flatMap(({ stage, step }) => {
-          const joiner = /^AddLearner (\S+)$/.exec(step)?.[1];
-          return joiner ? [`${stage}: ${joiner}`] : [];
-        }),
-      ),
-    ];
-    const joiners = [...new Set(joins.map((join) => join.slice(join.indexOf(': ') + 2)))];
+    const added = staged.flatMap(({ stage, step }) => {
+      const joiner = /^AddLearner (\S+)$/.exec(step)?.[1];
+      return joiner ? [{ stage, joiner }] : [];
+    });
+    const joins = [...new Set(added.map(({ stage, joiner }) => `${stage}: ${joiner}`))];
+    const joiners = [...new Set(added.map(({ joiner }) => joiner))];
     // demo-1 and demo-2 of the scale-up, the replacement of demo-2 after its data was deleted.
     assert.ok(joins.length >= 3, `three joins or more were recorded: ${JSON.stringify(joins)}`);
     const ownPasses = steps.filter((step) =>
