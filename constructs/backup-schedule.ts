@@ -17,6 +17,7 @@ import {
   keyTemplateProblem,
 } from './conventions/backup.js';
 import { backupSave } from './conventions/cli/backup-save.js';
+import { DEFAULT_BACKUP_RESOURCES } from './conventions/limits.js';
 import { backupCronJobName } from './conventions/names.js';
 import {
   type ChecksumMode,
@@ -118,10 +119,6 @@ export interface EtcdBackupScheduleOptions extends CronScheduleOptions {
   readonly historyLimit?: { readonly successful?: number; readonly failed?: number };
 }
 
-/** A backup streams the snapshot into a multipart upload: about 160 MiB peak RSS with the default part size and
- *  queue (README, "Backups"), whatever the database size. */
-const BACKUP_RESOURCES = { requests: { cpu: '50m', memory: '192Mi' }, limits: { memory: '256Mi' } } as const;
-
 /** What a schedule needs to know about its cluster. */
 export interface EtcdBackupTarget extends OperatorJobTarget {
   /** The backup Jobs' ServiceAccount (`<cluster>-backup`, no API rights). */
@@ -207,7 +204,7 @@ export class EtcdBackupSchedule extends Construct {
       startingDeadlineSeconds: options.startingDeadlineSeconds ?? 300,
       activeDeadlineSeconds: options.activeDeadlineSeconds ?? 3600,
       backoffLimit: options.backoffLimit ?? 2,
-      defaultResources: BACKUP_RESOURCES,
+      defaultResources: DEFAULT_BACKUP_RESOURCES,
       historyLimit: {
         successful: options.historyLimit?.successful ?? 3,
         failed: options.historyLimit?.failed ?? 3,

@@ -11,15 +11,10 @@ import {
   operatorCronJob,
 } from './cluster/operator-cronjob.js';
 import { defrag } from './conventions/cli/defrag.js';
+import { DEFAULT_DEFRAG_RESOURCES } from './conventions/limits.js';
 import { defragCronJobName } from './conventions/names.js';
 import { validateCron } from './validate/cron.js';
 import { validateInteger } from './validate/names.js';
-
-/**
- * A defrag run holds one connection per member and little else: it peaked at 73–77 MiB RSS against one member
- * (`/usr/bin/time` of three runs, 2026-11-27); the request covers that.
- */
-const DEFRAG_RESOURCES = { requests: { cpu: '50m', memory: '96Mi' }, limits: { memory: '256Mi' } } as const;
 
 /** Sunday 03:30: defragmentation pauses each member for seconds per GiB, so it runs when traffic is lowest. */
 export const DEFAULT_DEFRAG_SCHEDULE = '30 3 * * 0';
@@ -90,7 +85,7 @@ export class EtcdDefragSchedule extends Construct {
       // A run that found too little to free would find the same again: no retries, the next schedule tries.
       backoffLimit: 0,
       historyLimit: { successful: 1, failed: 3 },
-      defaultResources: DEFRAG_RESOURCES,
+      defaultResources: DEFAULT_DEFRAG_RESOURCES,
       container: { name: 'defrag', args: defragArgs(target), env: namespaceEnv(target) },
     });
   }

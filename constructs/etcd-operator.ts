@@ -8,7 +8,7 @@ import {
   registerUnique,
   registryOf,
 } from './app-registry.js';
-import { containerResources } from './cluster/container-resources.js';
+import { containerResources, memoryLimitBytes, nodeOptionsEnv } from './cluster/container-resources.js';
 import { operatorControllerArgs } from './conventions/cli/controller.js';
 import { DEFAULT_OPERATOR_IMAGE, OPERATOR_ENTRYPOINT, OPERATOR_IMAGE_ENV } from './conventions/images.js';
 import { controllerSelector, operatorLabels } from './conventions/labels.js';
@@ -20,7 +20,6 @@ import {
   METRICS_SERVICE_NAME,
 } from './conventions/names.js';
 import { HEALTH_PORT, HEALTH_PORT_NAME, METRICS_PORT, METRICS_PORT_NAME } from './conventions/ports.js';
-import { quantityBytes } from './conventions/quantity.js';
 import { EtcdCrds } from './etcd-crds.js';
 import { foreignResourceAnnotations, SYNC_WAVE, SyncWave } from './gitops.js';
 import { OPERATOR_ALERT_PENDING_FOR, operatorAlerts } from './monitoring/alerts.js';
@@ -43,7 +42,7 @@ import {
   restrictedPodSecurityContext,
 } from './security.js';
 import { validateDnsLabel, validateInteger, validateObjectName } from './validate/names.js';
-import { quantityOf, type ResourceQuantities } from './validate/quantity.js';
+import type { ResourceQuantities } from './validate/quantity.js';
 import { validateWatchNamespaces } from './validate/watch-namespaces.js';
 
 /** Props of {@link EtcdOperator}; every one has a default. */
@@ -247,12 +246,7 @@ export class EtcdOperator extends Construct {
       resources?.requests ?? DEFAULT_CONTROLLER_RESOURCES.requests,
       limits,
     );
-    const memoryLimit = limits.memory;
-    const nodeOptions = controllerNodeOptions(
-      memoryLimit === undefined
-        ? undefined
-        : quantityBytes(quantityOf('resources.limits.memory', memoryLimit)),
-    );
+    const nodeOptions = controllerNodeOptions(memoryLimitBytes('resources', limits));
     const labels = operatorLabels();
     const probe = (path: string, period: number): k8s.Probe => ({
       httpGet: { path, port: k8s.IntOrString.fromString(HEALTH_PORT_NAME) },
@@ -307,7 +301,7 @@ export class EtcdOperator extends Construct {
                   fieldEnv('POD_NAMESPACE', 'metadata.namespace'),
                   // the controller gives the seed's `restore fetch` init container its own image
                   { name: OPERATOR_IMAGE_ENV, value: image },
-                  ...(nodeOptions ? [{ name: 'NODE_OPTIONS', value: nodeOptions }] : []),
+                  ...nodeOptionsEnv(nodeOptions),
                 ],
                 ports: [
                   { name: METRICS_PORT_NAME, containerPort: METRICS_PORT, protocol: 'TCP' },

@@ -1,6 +1,12 @@
 // A container's resources from quantities as props take them: validated, named by their prop, as cdk8s-plus writes them.
 import { k8s } from 'cdk8s-plus-27';
-import { type QuantityInput, renderQuantities, validateLimitsCoverRequests } from '../validate/quantity.js';
+import { quantityBytes } from '../conventions/quantity.js';
+import {
+  type QuantityInput,
+  quantityOf,
+  renderQuantities,
+  validateLimitsCoverRequests,
+} from '../validate/quantity.js';
 
 type Quantities = Readonly<Record<string, QuantityInput>> | undefined;
 
@@ -23,4 +29,15 @@ function kubeQuantities(
   return Object.fromEntries(
     Object.entries(map).map(([name, value]) => [name, k8s.Quantity.fromString(value)]),
   );
+}
+
+/** The memory limit among `limits`, in bytes (validated under `prop`), or undefined when none is set. */
+export function memoryLimitBytes(prop: string, limits: Quantities): number | undefined {
+  const memory = limits?.memory;
+  return memory === undefined ? undefined : quantityBytes(quantityOf(`${prop}.limits.memory`, memory));
+}
+
+/** The `NODE_OPTIONS` variable of a container of our image, when its memory limit gives one. */
+export function nodeOptionsEnv(nodeOptions: string | undefined): k8s.EnvVar[] {
+  return nodeOptions === undefined ? [] : [{ name: 'NODE_OPTIONS', value: nodeOptions }];
 }

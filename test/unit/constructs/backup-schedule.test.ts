@@ -102,9 +102,10 @@ describe('EtcdCluster.addBackupSchedule', () => {
   it('GIVEN a chart without namespace THEN the endpoints use the Pod namespace from the downward API', () => {
     const container = podSpec(only(withBackups(null, {}), 'CronJob', 'main-backup')).containers[0];
     assert.ok(container.args.includes('--endpoints=http://main-client.$(POD_NAMESPACE).svc:2379'));
-    assert.deepEqual(container.env, [
-      { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
-    ]);
+    assert.deepEqual(container.env[0], {
+      name: 'POD_NAMESPACE',
+      valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } },
+    });
   });
 
   it('fails when the cron schedule is invalid', () => {
@@ -179,7 +180,7 @@ describe('EtcdCluster.addBackupSchedule', () => {
   it('GIVEN no resources THEN the backup Job requests enough memory for its measured peak; given resources replace them', () => {
     const container = (objects: Manifest[]) => podSpec(only(objects, 'CronJob', 'main-backup')).containers[0];
     assert.deepEqual(container(withBackups('etcd-test', {})).resources, {
-      requests: { cpu: '50m', memory: '192Mi' },
+      requests: { cpu: '50m', memory: '160Mi' },
       limits: { memory: '256Mi' },
     });
     const custom = withBackups('etcd-test', {
@@ -189,6 +190,20 @@ describe('EtcdCluster.addBackupSchedule', () => {
       requests: { memory: '300Mi' },
       limits: { memory: '512Mi' },
     });
+  });
+
+  it('GIVEN a memory limit THEN NODE_OPTIONS caps the old space at half of it with a 1 MiB semi-space; none without a limit', () => {
+    const nodeOptions = (objects: Manifest[]) =>
+      podSpec(only(objects, 'CronJob', 'main-backup'))
+        .containers[0].env?.filter((e: Manifest) => e.name === 'NODE_OPTIONS')
+        .map((e: Manifest) => e.value);
+    assert.deepEqual(nodeOptions(withBackups('etcd-test', {})), [
+      '--max-old-space-size=128 --max-semi-space-size=1',
+    ]);
+    const custom = withBackups('etcd-test', { resources: { limits: { memory: Size.gibibytes(1) } } });
+    assert.deepEqual(nodeOptions(custom), ['--max-old-space-size=512 --max-semi-space-size=1']);
+    const unlimited = withBackups('etcd-test', { resources: { requests: { memory: '200Mi' } } });
+    assert.equal(nodeOptions(unlimited), undefined);
   });
 
   it('fails when a schedule memory limit is below its request', () => {

@@ -12,7 +12,7 @@ function withDefrag(props: Partial<EtcdClusterProps> = {}, options = {}) {
 }
 
 describe('EtcdCluster.addDefragSchedule', () => {
-  it('GIVEN defaults THEN a weekly CronJob runs our defrag command with the cluster quota, one try, restricted and without a token', () => {
+  it('GIVEN defaults THEN a weekly CronJob runs our defrag command with the cluster quota, one try, restricted, without a token, its memory bounded and V8 sized to it', () => {
     const { schedule, objects } = withDefrag();
     assert.equal(schedule.cronJobName, 'main-defrag');
     const cronJob = only(objects, 'CronJob', 'main-defrag');
@@ -35,6 +35,13 @@ describe('EtcdCluster.addDefragSchedule', () => {
       cluster: 'main',
       quotaBackendBytes: 384 * 2 ** 20,
     });
+    assert.deepEqual(container.resources, {
+      requests: { cpu: '50m', memory: '96Mi' },
+      limits: { memory: '256Mi' },
+    });
+    assert.deepEqual(container.env, [
+      { name: 'NODE_OPTIONS', value: '--max-old-space-size=128 --max-semi-space-size=1' },
+    ]);
     assert.equal(only(objects, 'ServiceAccount', 'main-defrag').automountServiceAccountToken, false);
   });
 

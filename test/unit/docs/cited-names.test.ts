@@ -49,6 +49,7 @@ const NOT_OURS: Readonly<Record<string, string>> = {
   ExternalSecret: "External Secrets Operator's kind",
   '--authorization-mode': 'a kube-apiserver flag (README, the local Kubernetes)',
   '--allow-privileged': 'a kube-apiserver flag',
+  '--cpu-prof': 'a Node.js flag (README, Performance: the backup profile)',
   'status.podIP': "a Pod's field",
   'status.ts': 'a file name (controller/etcdcluster/status.ts)',
 };
