@@ -194,7 +194,7 @@ function rollingRows(results: BenchResults['rolling']): Row[] {
 function backupRows(results: BenchResults['backup']): Row[] {
   return results.rows.map((row) => [
     `backup of a ${size(row.databaseMiB)} database`,
-    `${row.oursSeconds.toFixed(1)} s (${row.oursMinSeconds.toFixed(1)}–${row.oursMaxSeconds.toFixed(1)}; of it ${row.oursCopySeconds.toFixed(1)} s the \`.part\` copy; ${row.oursMiBps.toFixed(0)} MiB/s, peak RSS ${row.oursPeakRssMiB.toFixed(0)} MiB${results.nodeOptions ? ` with \`NODE_OPTIONS=${results.nodeOptions}\` as a Job gets it` : ''}), ${row.runs} runs`,
+    `${row.oursSeconds.toFixed(1)} s (${row.oursMinSeconds.toFixed(1)}–${row.oursMaxSeconds.toFixed(1)}; of it ${row.oursCopySeconds.toFixed(1)} s the \`.part\` copy; ${row.oursMiBps.toFixed(0)} MiB/s, peak RSS ${row.oursPeakRssMiB.toFixed(0)} MiB${results.nodeOptions ? " with a Job's `NODE_OPTIONS`" : ''}), ${row.runs} runs`,
     `${row.baselineSeconds.toFixed(1)} s (${row.baselineMiBps.toFixed(0)} MiB/s): etcdctl snapshot save ${row.etcdctlSeconds.toFixed(1)} s + upload ${row.uploadSeconds.toFixed(1)} s (peak RSS ${row.uploadPeakRssMiB.toFixed(0)} MiB); our etcd side alone ${row.receiveSeconds.toFixed(1)} s (peak RSS ${row.receivePeakRssMiB.toFixed(0)} MiB)`,
     ratio(row.oursSeconds, row.baselineSeconds),
     '–',
