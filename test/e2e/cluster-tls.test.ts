@@ -48,6 +48,7 @@ import {
   restoreObjects,
   startControllerProcess,
   startRestoreTestbed,
+  untilAnswering,
   whileRunning,
 } from '../integration/helpers/restore-kube.js';
 import { keys } from '../integration/helpers/s3-objects.js';
@@ -245,6 +246,9 @@ describe('EtcdCluster with client and peer TLS (local Kubernetes, MinIO)', () =>
     // With the client certificate: reads and writes.
     const good = etcdClient(https(name), clientTls);
     try {
+      // The client Service routes a moment after the members are Ready (its EndpointSlice, then each node's service
+      // proxy): a CI run's first put here went out before it did. Waiting still needs the client certificate.
+      await untilAnswering(good, https(name));
       await good.put('tls/hello').value('world');
       assert.equal(await good.get('tls/hello').string(), 'world');
     } finally {
@@ -436,6 +440,7 @@ describe('EtcdCluster with client and peer TLS (local Kubernetes, MinIO)', () =>
     await objects().readyAt(restored, 3, abortIf);
     const reader = etcdClient(https(restored), asClientTls(await issuedTls(`${restored}-client-tls`)));
     try {
+      await untilAnswering(reader, https(restored));
       assert.equal(await reader.get('tls/hello').string(), 'world');
       assert.ok((await reader.getAll().prefix('tls-writer/').keys()).length > 0);
     } finally {
