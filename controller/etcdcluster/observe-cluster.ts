@@ -3,10 +3,9 @@
 // controller/etcdrestore importing this package (docs/design/restore.md, invariant 7).
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { ObjectKey } from '../runtime/types.js';
-import { getCluster, type Observed, observe } from './observe.js';
+import { type Observed, observeByKey } from './observe.js';
 
 /** The cluster of `key` as the membership planner sees it, or `undefined` when there is none. */
 export async function observeCluster(kubeConfig: KubeConfig, key: ObjectKey): Promise<Observed | undefined> {
-  const cluster = await getCluster(kubeConfig, key);
-  return cluster ? observe(kubeConfig.makeApiClient(CoreV1Api), cluster) : undefined;
+  return observeByKey(kubeConfig, kubeConfig.makeApiClient(CoreV1Api), key);
 }

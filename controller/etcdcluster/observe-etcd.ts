@@ -223,15 +223,20 @@ export async function observeEtcd(
   const quorumAnswered = healthyVoters >= quorumOf(voters.length);
   // Without a quorum no member is caught up and no alarm can be read (etcd answers the alarm list through raft):
   // neither is asked.
-  const views = quorumAnswered ? await withCaughtUp(judged, byMember) : judged;
   const quorum = list.fromLeader && leaderId !== undefined && quorumAnswered;
-  const healthyNames = new Set(views.filter((view) => view.healthy).map((view) => view.member));
+  const healthyNames = new Set(judged.filter((view) => view.healthy).map((view) => view.member));
   const leaderAnswer = sameCluster.find((answer) => answer.status.memberId === leaderId);
   const healthyEndpoints = sameCluster
     .filter((answer) => healthyNames.has(answer.endpoint.member))
     .sort((a, b) => Number(b === leaderAnswer) - Number(a === leaderAnswer))
     .map((answer) => dial(answer.endpoint));
-  const alarms = quorumAnswered ? await readAlarms(healthyEndpoints, list.members, memberOf) : undefined;
+  // The two questions are independent (neither changes who is healthy): asked at once.
+  const [views, alarms] = quorumAnswered
+    ? await Promise.all([
+        withCaughtUp(judged, byMember),
+        readAlarms(healthyEndpoints, list.members, memberOf),
+      ])
+    : [judged, undefined];
   return {
     ...(alarms ? { alarms } : {}),
     view: { members: views, leaderId, quorum },

@@ -67,7 +67,7 @@ async function missingServices(core: CoreV1Api, name: string, namespace: string)
   return read.filter((service): service is string => service !== undefined);
 }
 
-export async function getCluster(kubeConfig: KubeConfig, key: ObjectKey): Promise<EtcdCluster | undefined> {
+async function getCluster(kubeConfig: KubeConfig, key: ObjectKey): Promise<EtcdCluster | undefined> {
   const api = kubeConfig.makeApiClient(CustomObjectsApi);
   try {
     return (await api.getNamespacedCustomObject({
@@ -139,30 +139,55 @@ export async function observeEtcdOf(
   );
 }
 
-/** Everything a fresh pass decides on, read from the API server (never a cache) and from etcd. */
-export async function observe(core: CoreV1Api, cluster: EtcdCluster): Promise<Observed> {
-  const { name, namespace } = cluster.metadata as { name: string; namespace: string };
+/** The member Pods and PVCs of a cluster and its missing Services: what a fresh pass lists, needing only its key. */
+export interface Listed {
+  readonly pods: readonly V1Pod[];
+  readonly pvcs: readonly V1PersistentVolumeClaim[];
+  readonly missingServices: readonly string[];
+}
+
+/** Lists the member Pods and PVCs of the cluster at `key` and looks up its Services, from the API server. */
+async function listMemberObjects(core: CoreV1Api, key: ObjectKey): Promise<Listed> {
+  const { name, namespace } = key;
   const labelSelector = memberSelectorString(name);
-  const [pods, pvcs, tlsSecrets, missing] = await Promise.all([
+  const [pods, pvcs, missing] = await Promise.all([
     core.listNamespacedPod({ namespace, labelSelector }),
     core.listNamespacedPersistentVolumeClaim({ namespace, labelSelector }),
-    readTlsSecrets(core, { namespace, cluster: name }, cluster.spec.tls),
     missingServices(core, name, namespace),
   ]);
+  return { pods: pods.items, pvcs: pvcs.items, missingServices: missing };
+}
+
+/** Everything a fresh pass decides on from the cluster and `listed`: the TLS Secrets the cluster names, then the
+ *  etcd view through its Pods and their Nodes, read from the API server (never a cache) and from etcd. */
+export async function observe(core: CoreV1Api, cluster: EtcdCluster, listed: Listed): Promise<Observed> {
+  const { name, namespace } = cluster.metadata as { name: string; namespace: string };
+  const { pods } = listed;
+  const tlsSecrets = await readTlsSecrets(core, { namespace, cluster: name }, cluster.spec.tls);
   const tls = tlsSecrets ? tlsFindings(cluster.spec.tls, tlsSecrets, new Date()) : undefined;
-  const [etcd, nodes] = await Promise.all([
-    observeEtcdOf(cluster, pods.items, tls),
-    readNodes(core, pods.items),
-  ]);
+  const [etcd, nodes] = await Promise.all([observeEtcdOf(cluster, pods, tls), readNodes(core, pods)]);
   return {
     cluster,
-    pods: pods.items,
-    pvcs: pvcs.items,
+    pods,
+    pvcs: listed.pvcs,
     etcd,
     nodes,
-    missingServices: missing,
+    missingServices: listed.missingServices,
     ...(tls && tlsSecrets ? { tls, tlsSecrets } : {}),
   };
+}
+
+/**
+ * The cluster of `key` and everything a fresh pass decides on; `undefined` when there is no cluster. The cluster
+ * and its member objects are read at once: neither waits for the other (a pass's latency is what a change waits for).
+ */
+export async function observeByKey(
+  kubeConfig: KubeConfig,
+  core: CoreV1Api,
+  key: ObjectKey,
+): Promise<Observed | undefined> {
+  const [cluster, listed] = await Promise.all([getCluster(kubeConfig, key), listMemberObjects(core, key)]);
+  return cluster ? observe(core, cluster, listed) : undefined;
 }
 
 /** The planner's input from what was observed, at `nowMs` (the clock the lost rule compares against). */

@@ -33,7 +33,7 @@ import {
 } from './at-rest.js';
 import { execute, RESTING_OUTCOME } from './execute.js';
 import type { ExecuteContext, Outcome } from './execute-context.js';
-import { getCluster, type Observed, observe, observeEtcdOf, planInput } from './observe.js';
+import { type Observed, observeByKey, observeEtcdOf, planInput } from './observe.js';
 import { planMembership } from './plan.js';
 import { CLUSTER_REASONS } from './reasons.js';
 import { buildStatus } from './status.js';
@@ -150,17 +150,20 @@ export class EtcdClusterReconciler implements Reconciler {
   private async freshPass(key: ObjectKey, signal: AbortSignal): Promise<ReconcileResult> {
     this.atRest.delete(keyString(key));
     const readAtMs = Date.now();
-    const cluster = await getCluster(this.deps.kubeConfig, key);
-    if (!cluster) {
+    const observed = await observeByKey(this.deps.kubeConfig, this.core, key);
+    if (!observed) {
       this.deps.metrics.forget(key);
       return {};
     }
-    const observed = await observe(this.core, cluster);
     if (signal.aborted) return {};
+    const { cluster } = observed;
+    const observeMs = Date.now() - readAtMs;
     const action = planMembership(planInput(observed, randomBytes(3).toString('hex')));
     const log = this.deps.log.child({ cluster: key.name, namespace: key.namespace, action: action.kind });
-    log.debug({ plan: action }, 'Planned membership action');
+    log.debug({ plan: action, observeMs }, 'Planned membership action');
+    const executeAtMs = Date.now();
     const outcome = await execute(action, this.executeContext(observed, log));
+    const executeMs = Date.now() - executeAtMs;
     const report = this.reportOf(observed, action, outcome);
     const written =
       !report.statusChanged ||
@@ -174,6 +177,10 @@ export class EtcdClusterReconciler implements Reconciler {
     for (const { type, reason, message } of report.events)
       await this.deps.events.event(subject, type, reason, message);
     this.recordMetrics(key, observed, action, outcome, report);
+    log.debug(
+      { executeMs, reportMs: Date.now() - executeAtMs - executeMs, statusWritten: report.statusChanged },
+      'Performed and reported',
+    );
     if (endsAtRest({ action, statusChanged: report.statusChanged, events: report.events.length })) {
       this.atRest.set(keyString(key), {
         versions: kubeVersions(observed),
