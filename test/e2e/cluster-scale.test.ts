@@ -21,6 +21,8 @@ import { driveReconciler, type ReconcileDriver } from './reconcile-driver.js';
 import { recordStatuses, type StatusRecorder } from './status-recorder.js';
 
 const ns = 'cluster-scale';
+/** Holds a deleted member Pod until the test has seen what it checks (removed before the test ends). */
+const HOLD_FINALIZER = 'e2e.etcd.gitops.dev/hold';
 const name = 'demo';
 const key = { namespace: ns, name };
 const labels = {
@@ -155,9 +157,42 @@ describe('EtcdCluster membership on the local Kubernetes', () => {
   test('GIVEN three members WHEN a member’s PVC and Pod are deleted THEN it is removed from etcd as dead while its Pod terminates (not waited for) and replaced, Ready again', async () => {
     const core = env.kubeConfig.makeApiClient(CoreV1Api);
     const idBefore = (await read()).status?.members?.find((member) => member.name === 'demo-2')?.id;
+    // A finalizer of the test's keeps the deleted Pod terminating until the removal is seen: an etcd that stops
+    // within a pass of its deletion would otherwise let a pass find the Pod already gone (a dead member, no detail).
+    await core.patchNamespacedPod({
+      namespace: ns,
+      name: 'demo-2',
+      body: [{ op: 'add', path: '/metadata/finalizers', value: [HOLD_FINALIZER] }],
+    });
     await recorder.stage('member-data-lost');
     await core.deleteNamespacedPersistentVolumeClaim({ namespace: ns, name: 'demo-2-data' });
     await core.deleteNamespacedPod({ namespace: ns, name: 'demo-2' });
+    try {
+      // The pass that removed it saw its Pod and PVC terminating (membership.md, "Dead members"); the Pod cannot go
+      // before the removal, so a removal that waited for it would never come.
+      const removal = await waitFor(
+        async () => {
+          const removals = await core.listNamespacedEvent({
+            namespace: ns,
+            fieldSelector: `involvedObject.name=${name},reason=MemberRemoved`,
+          });
+          return removals.items
+            .map((event) => event.message ?? '')
+            .find((message) => message.startsWith('removed member demo-2 '));
+        },
+        { what: 'a MemberRemoved Event for demo-2', timeoutMs: 60_000, intervalMs: 500 },
+      );
+      assert.ok(
+        removal.startsWith(`removed member demo-2 (dead: ${DOOMED_DETAIL},`),
+        `the removal of demo-2 names "${DOOMED_DETAIL}": ${removal}`,
+      );
+    } finally {
+      await core.patchNamespacedPod({
+        namespace: ns,
+        name: 'demo-2',
+        body: [{ op: 'remove', path: '/metadata/finalizers' }],
+      });
+    }
     const status = await waitFor(
       async () => {
         const current = await readyAt(3);
@@ -170,18 +205,6 @@ describe('EtcdCluster membership on the local Kubernetes', () => {
       throw new Error(`${error.message}\n${await diagnose()}`);
     });
     assert.equal(status.members?.length, 3);
-    // The pass that removed it saw its Pod and PVC terminating (membership.md, "Dead members"): a pass that came only
-    // once the Pod was gone would name no detail.
-    const removals = await core.listNamespacedEvent({
-      namespace: ns,
-      fieldSelector: `involvedObject.name=${name},reason=MemberRemoved`,
-    });
-    assert.ok(
-      removals.items.some((event) =>
-        event.message?.startsWith(`removed member demo-2 (dead: ${DOOMED_DETAIL},`),
-      ),
-      `a MemberRemoved Event for demo-2 naming "${DOOMED_DETAIL}": ${JSON.stringify(removals.items.map((event) => event.message))}`,
-    );
   });
 
   /** The cluster's conditions and members, its Pods (uid, IP) and the peer Service's EndpointSlices, for a failure. */
