@@ -140,7 +140,7 @@ export async function observeEtcdOf(
 }
 
 /** The member Pods and PVCs of a cluster and its missing Services: what a fresh pass lists, needing only its key. */
-export interface Listed {
+interface Listed {
   readonly pods: readonly V1Pod[];
   readonly pvcs: readonly V1PersistentVolumeClaim[];
   readonly missingServices: readonly string[];
@@ -160,7 +160,7 @@ async function listMemberObjects(core: CoreV1Api, key: ObjectKey): Promise<Liste
 
 /** Everything a fresh pass decides on from the cluster and `listed`: the TLS Secrets the cluster names, then the
  *  etcd view through its Pods and their Nodes, read from the API server (never a cache) and from etcd. */
-export async function observe(core: CoreV1Api, cluster: EtcdCluster, listed: Listed): Promise<Observed> {
+async function observe(core: CoreV1Api, cluster: EtcdCluster, listed: Listed): Promise<Observed> {
   const { name, namespace } = cluster.metadata as { name: string; namespace: string };
   const { pods } = listed;
   const tlsSecrets = await readTlsSecrets(core, { namespace, cluster: name }, cluster.spec.tls);
