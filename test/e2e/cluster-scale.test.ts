@@ -45,6 +45,14 @@ describe('EtcdCluster membership on the local Kubernetes', () => {
       namespace: ns,
       name,
     })) as EtcdCluster;
+  /** The cluster's Events with `reason`. */
+  const events = async (reason: string) =>
+    (
+      await env.kubeConfig.makeApiClient(CoreV1Api).listNamespacedEvent({
+        namespace: ns,
+        fieldSelector: `involvedObject.name=${name},reason=${reason}`,
+      })
+    ).items;
   const readyAt = (size: number) =>
     waitFor(
       async () => {
@@ -171,15 +179,10 @@ describe('EtcdCluster membership on the local Kubernetes', () => {
       // The pass that removed it saw its Pod and PVC terminating (membership.md, "Dead members"); the Pod cannot go
       // before the removal, so a removal that waited for it would never come.
       const removal = await waitFor(
-        async () => {
-          const removals = await core.listNamespacedEvent({
-            namespace: ns,
-            fieldSelector: `involvedObject.name=${name},reason=MemberRemoved`,
-          });
-          return removals.items
+        async () =>
+          (await events('MemberRemoved'))
             .map((event) => event.message ?? '')
-            .find((message) => message.startsWith('removed member demo-2 '));
-        },
+            .find((message) => message.startsWith('removed member demo-2 ')),
         { what: 'a MemberRemoved Event for demo-2', timeoutMs: 60_000, intervalMs: 500 },
       );
       assert.ok(
@@ -252,7 +255,6 @@ describe('EtcdCluster membership on the local Kubernetes', () => {
     env.kubectl(['patch', 'etcdcluster', name, '-n', ns, '--type=merge', '-p', JSON.stringify({ spec })]);
 
   test('GIVEN three members WHEN spec.storage.size changes (admission allows it) THEN the controller refuses it: Degraded InvalidSpec naming field and value, a Warning Event, no Pod or PVC changed, still Available; WHEN reverted THEN Degraded clears', async () => {
-    const core = env.kubeConfig.makeApiClient(CoreV1Api);
     const size = (await read()).spec.storage?.size ?? '1Gi';
     const before = await membersObjects();
     // WHEN
@@ -270,12 +272,9 @@ describe('EtcdCluster membership on the local Kubernetes', () => {
     assert.match(degraded.message, /^spec\.storage\.size: 3Gi is not allowed; allowed: 1Gi/);
     await waitFor(
       async () =>
-        (
-          await core.listNamespacedEvent({
-            namespace: ns,
-            fieldSelector: `involvedObject.name=${name},reason=InvalidSpec`,
-          })
-        ).items.some((event) => event.type === 'Warning' && /spec\.storage\.size/.test(event.message ?? '')),
+        (await events('InvalidSpec')).some(
+          (event) => event.type === 'Warning' && /spec\.storage\.size/.test(event.message ?? ''),
+        ),
       { what: 'a Warning Event InvalidSpec', timeoutMs: 30_000 },
     );
     await sleep(3_000); // several passes of the controller
