@@ -1,6 +1,7 @@
 // The memory floor of a controller written on the packages ours must use: a Node.js process that only imports them
-// (with the heap cap the Deployment gives ours), collects its garbage and idles, measured by its resident set. The
-// scale bench sets it beside the controller's own RSS at rest: what is left above it is ours.
+// (with the heap cap the Deployment gives ours and the V8 flags the controller sets), collects its garbage and
+// idles, measured by its resident set. The scale bench sets it beside the controller's own RSS at rest: what is left
+// above it is ours.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { repoRoot } from '../test/env/binaries.js';
@@ -17,7 +18,11 @@ export const FLOOR_PACKAGES = ['@kubernetes/client-node', 'etcd3'] as const;
 const IDLE_MS = 3_000;
 
 /** VmRSS in MiB of one process that imports `modules`, collects garbage and idles. */
-async function rssAfterImport(modules: readonly string[], nodeOptions: string): Promise<number> {
+async function rssAfterImport(
+  modules: readonly string[],
+  nodeOptions: string,
+  v8Flags: readonly string[],
+): Promise<number> {
   const script = [
     ...modules.map((module) => `await import(${JSON.stringify(module)});`),
     'globalThis.gc();',
@@ -25,10 +30,14 @@ async function rssAfterImport(modules: readonly string[], nodeOptions: string): 
     `const { processMiB } = await import(${JSON.stringify(procStatusModule)});`,
     "process.stdout.write(String(processMiB('self', 'VmRSS')));",
   ].join('\n');
-  const { stdout } = await run(process.execPath, ['--expose-gc', '--input-type=module', '--eval', script], {
-    cwd: repoRoot,
-    env: { ...process.env, NODE_OPTIONS: nodeOptions },
-  });
+  const { stdout } = await run(
+    process.execPath,
+    [...v8Flags, '--expose-gc', '--input-type=module', '--eval', script],
+    {
+      cwd: repoRoot,
+      env: { ...process.env, NODE_OPTIONS: nodeOptions },
+    },
+  );
   return Number(stdout);
 }
 
@@ -40,15 +49,21 @@ export interface ImportFloor {
   readonly packagesMiB: number;
   readonly packages: readonly string[];
   readonly nodeOptions: string;
+  /** V8 flags on both processes' command line (the controller's, controller/runtime/v8-flags.ts). */
+  readonly v8Flags?: readonly string[];
 }
 
 /** Medians of `runs` processes each: a bare one and one that imports `FLOOR_PACKAGES`. */
-export async function importFloor(nodeOptions: string, runs = 3): Promise<ImportFloor> {
+export async function importFloor(
+  nodeOptions: string,
+  v8Flags: readonly string[],
+  runs = 3,
+): Promise<ImportFloor> {
   const bare: number[] = [];
   const packages: number[] = [];
   for (let i = 0; i < runs; i += 1) {
-    bare.push(await rssAfterImport([], nodeOptions));
-    packages.push(await rssAfterImport(FLOOR_PACKAGES, nodeOptions));
+    bare.push(await rssAfterImport([], nodeOptions, v8Flags));
+    packages.push(await rssAfterImport(FLOOR_PACKAGES, nodeOptions, v8Flags));
   }
   return {
     runs,
@@ -56,5 +71,6 @@ export async function importFloor(nodeOptions: string, runs = 3): Promise<Import
     packagesMiB: median(packages),
     packages: FLOOR_PACKAGES,
     nodeOptions,
+    v8Flags,
   };
 }

@@ -95,6 +95,8 @@ export interface BenchResults {
     /** VmHWM of the controller process over the whole scale run. */
     readonly controllerPeakRssMiB: number;
     readonly nodeOptions: string;
+    /** The controller's V8 flags in that run (controller/runtime/v8-flags.ts); none before 2026-11-29. */
+    readonly v8Flags?: readonly string[];
     readonly importFloor: ImportFloor;
   };
 }
@@ -258,7 +260,8 @@ function scaleRows(results: BenchResults['scale']): Row[] {
     ],
   );
   const floor = results.importFloor;
-  const memoryFloor = `RSS ${floor.packagesMiB.toFixed(0)} MiB: node importing ${floor.packages.join(' and ')} only, idle (bare node ${floor.bareMiB.toFixed(0)} MiB)`;
+  const flags = (v8Flags: readonly string[] | undefined) => (v8Flags?.length ? ` ${v8Flags.join(' ')}` : '');
+  const memoryFloor = `RSS ${floor.packagesMiB.toFixed(0)} MiB: node${flags(floor.v8Flags)} importing ${floor.packages.join(' and ')} only, idle (bare node ${floor.bareMiB.toFixed(0)} MiB)`;
   const controller = results.rows.map((row): Row => {
     const verbs = Object.entries(row.restApiRequests.byVerb)
       .sort(([a], [b]) => a.localeCompare(b))
@@ -275,7 +278,7 @@ function scaleRows(results: BenchResults['scale']): Row[] {
   });
   const peak: Row = [
     'controller peak RSS over the whole scale run',
-    `${results.controllerPeakRssMiB.toFixed(0)} MiB (VmHWM; \`NODE_OPTIONS=${results.nodeOptions}\` as shipped)`,
+    `${results.controllerPeakRssMiB.toFixed(0)} MiB (VmHWM; \`NODE_OPTIONS=${results.nodeOptions}\`${results.v8Flags?.length ? ` and \`${results.v8Flags.join(' ')}\`` : ''} as shipped)`,
     '–',
     '–',
     '–',

@@ -1,8 +1,8 @@
 // How costs grow, on the real nodes. First, bootstrap time by size: a new EtcdCluster of size 1, 3, 5 and 7 applied
 // alone until Ready (3 runs each, median with min and max). Then the controller with 1, then 10, then 50 EtcdClusters
 // Ready at once (size 1, small members), one controller process as the shipped ServiceAccount with the shipped
-// NODE_OPTIONS (heap cap). Per stage: the seconds from applying the stage's new clusters (one server-side apply, as
-// a Git sync does) until all are Ready;
+// NODE_OPTIONS (heap cap) and V8 flags. Per stage: the seconds from applying the stage's new clusters (one
+// server-side apply, as a Git sync does) until all are Ready;
 // then, after a settle, a rest window in which nothing changes (60 s; for 50 clusters 5.5 min, every cluster's
 // periodic fresh read in it): the controller's peak RSS (its own
 // process_resident_memory_bytes, every 5 s), reconcile latency p99 (its histogram, between scrapes; the bucket
@@ -18,6 +18,7 @@ import { DEFAULT_CONTROLLER_NODE_OPTIONS } from '../constructs/conventions/limit
 import type { EtcdCluster } from '../controller/etcdcluster/api.js';
 import { REQUEUE } from '../controller/etcdcluster/plan.js';
 import { DEFAULT_RESYNC_PERIOD_MS } from '../controller/runtime/flags.js';
+import { CONTROLLER_V8_FLAGS } from '../controller/runtime/v8-flags.js';
 import {
   AUDIT_LAG_MS,
   countRequests,
@@ -173,7 +174,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function run(): Promise<void> {
   // Before any cluster runs, so nothing else shares the machine with these processes.
-  const floor = await importFloor(DEFAULT_CONTROLLER_NODE_OPTIONS);
+  const floor = await importFloor(DEFAULT_CONTROLLER_NODE_OPTIONS, CONTROLLER_V8_FLAGS);
   const env = await startEnvironment({ nodes: 3, auditController: true });
   const controllers = await controllerProcesses(env, { namespaces: [ns] });
   const auditLog = env.controlPlane.auditLogPath;
@@ -267,10 +268,10 @@ export async function run(): Promise<void> {
       `  size ${b.size}: ${b.seconds.toFixed(1)} s (${b.minSeconds.toFixed(1)}-${b.maxSeconds.toFixed(1)})`,
     );
   console.log(
-    `controller peak RSS over the whole run (VmHWM, ${DEFAULT_CONTROLLER_NODE_OPTIONS}): ${peakRssMiB.toFixed(0)} MiB`,
+    `controller peak RSS over the whole run (VmHWM, ${DEFAULT_CONTROLLER_NODE_OPTIONS} ${CONTROLLER_V8_FLAGS.join(' ')}): ${peakRssMiB.toFixed(0)} MiB`,
   );
   console.log(
-    `floor: node importing ${floor.packages.join(' and ')}, collected, idle: ${floor.packagesMiB.toFixed(0)} MiB RSS (bare node ${floor.bareMiB.toFixed(0)} MiB; median of ${floor.runs})`,
+    `floor: node ${CONTROLLER_V8_FLAGS.join(' ')} importing ${floor.packages.join(' and ')}, collected, idle: ${floor.packagesMiB.toFixed(0)} MiB RSS (bare node ${floor.bareMiB.toFixed(0)} MiB; median of ${floor.runs})`,
   );
   console.log(
     `\nscale (etcd ${version}, size-1 clusters, one controller process; the rest window of each stage in its row)`,
@@ -287,7 +288,7 @@ export async function run(): Promise<void> {
   const file = join(results, 'scale.json');
   writeFileSync(
     file,
-    `${JSON.stringify({ bench: 'scale', node: process.version, etcd: version, date: new Date().toISOString(), steadyRequeueSeconds: REQUEUE.steady / 1000, bootstrap, rows, controllerPeakRssMiB: peakRssMiB, nodeOptions: DEFAULT_CONTROLLER_NODE_OPTIONS, importFloor: floor }, null, 2)}\n`,
+    `${JSON.stringify({ bench: 'scale', node: process.version, etcd: version, date: new Date().toISOString(), steadyRequeueSeconds: REQUEUE.steady / 1000, bootstrap, rows, controllerPeakRssMiB: peakRssMiB, nodeOptions: DEFAULT_CONTROLLER_NODE_OPTIONS, v8Flags: CONTROLLER_V8_FLAGS, importFloor: floor }, null, 2)}\n`,
   );
   console.log(`wrote ${file}`);
 }

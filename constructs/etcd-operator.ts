@@ -76,7 +76,7 @@ export interface EtcdOperatorProps {
    * Controller container resources. A memory limit also caps the controller's V8 heap at half of it
    * (`NODE_OPTIONS=--max-old-space-size=…`), so it collects garbage before the OOM killer acts, and keeps its
    * young generation small (`--max-semi-space-size=2`).
-   * @default - requests cpu 50m, memory 160Mi; limit memory 256Mi (DEFAULT_CONTROLLER_RESOURCES, set from the
+   * @default - requests cpu 50m, memory 128Mi; limit memory 256Mi (DEFAULT_CONTROLLER_RESOURCES, set from the
    *   50-cluster bench)
    */
   readonly resources?: ResourceQuantities;

@@ -6,7 +6,11 @@ import { Subcommand } from '../constructs/conventions/cli/commands.js';
 const [subcommand, ...args] = process.argv.slice(2);
 
 const subcommands: Record<string, () => Promise<number | undefined>> = {
-  [Subcommand.CONTROLLER]: async () => (await import('./main.js')).main(args),
+  [Subcommand.CONTROLLER]: async () => {
+    // Before the controller's modules load: the flags concern the code they bring (runtime/v8-flags.ts).
+    (await import('./runtime/v8-flags.js')).useControllerV8Flags();
+    return (await import('./main.js')).main(args);
+  },
   [Subcommand.BACKUP]: async () => (await import('./backup/cli.js')).main(args),
   [Subcommand.RESTORE]: async () => (await import('./restore/cli.js')).main(args),
   [Subcommand.DEFRAG]: async () => (await import('./defrag/cli.js')).main(args),
