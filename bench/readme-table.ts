@@ -4,6 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { renderGoals } from './goals.js';
 import type { ImportFloor } from './import-floor.js';
 import type { NodeLossResults } from './node-loss.js';
 import type { KubernetesRestoreRow } from './restore-kube.js';
@@ -298,7 +299,7 @@ function synthRows(results: BenchResults['synth']): Row[] {
   ]);
 }
 
-/** The table (medians; ours with min–max where the bench keeps them), from the committed results. */
+/** The table (medians; ours with min–max where the bench keeps them) and the goals, from the committed results. */
 export function renderTable(results: BenchResults): string {
   const rows = [
     ...membershipRows(results.membership),
@@ -318,7 +319,15 @@ export function renderTable(results: BenchResults): string {
     'bench, date',
   ];
   const line = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
-  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+  return [
+    line(header),
+    line(header.map(() => '---')),
+    ...rows.map(line),
+    '',
+    'The goals, read from the same results (the profiles behind each reason: "How the costs grow" below):',
+    '',
+    renderGoals(results),
+  ].join('\n');
 }
 
 /** `readme` with the text between the markers replaced by `table`; throws when the markers are missing. */

@@ -1,0 +1,135 @@
+// The goals under the README's performance table are read from the results: a goal is reached exactly when its
+// figures are within it, at the edge included where the goal says ≤ and excluded where it says <.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { GOALS, renderGoals } from '../../../bench/goals.js';
+import { type BenchResults, RESULTS, readResults } from '../../../bench/readme-table.js';
+
+const committed = readResults(RESULTS);
+
+/** A deep copy of the committed results with `change` applied. */
+function results(change: (copy: BenchResults) => void): BenchResults {
+  const copy = structuredClone(committed) as BenchResults;
+  change(copy);
+  return copy;
+}
+
+function reached(goalStart: string, input: BenchResults): boolean {
+  const goal = GOALS.find((g) => g.goal.startsWith(goalStart));
+  assert.ok(goal, `no goal starts with ${goalStart}`);
+  return goal.status(input).reached;
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+describe('performance goals from the bench results', () => {
+  const cases: Array<[title: string, goal: string, change: (r: BenchResults) => void, expected: boolean]> = [
+    [
+      'size 3 at exactly 1.3× its floor',
+      'size 3 → Ready',
+      (r) => {
+        const row = r.membership.rows.find((x) => x.case === 'size 3 → Ready') as Mutable<
+          BenchResults['membership']['rows'][number]
+        >;
+        row.podFloorMs = 1000;
+        row.oursMs = 1300;
+      },
+      true,
+    ],
+    [
+      'size 3 just over 1.3×',
+      'size 3 → Ready',
+      (r) => {
+        const row = r.membership.rows.find((x) => x.case === 'size 3 → Ready') as Mutable<
+          BenchResults['membership']['rows'][number]
+        >;
+        row.podFloorMs = 1000;
+        row.oursMs = 1301;
+      },
+      false,
+    ],
+    [
+      'a replacement of exactly 5 s',
+      'a dead member replaced',
+      (r) => {
+        const row = r.membership.rows.find((x) => x.case === 'dead member replaced') as Mutable<
+          BenchResults['membership']['rows'][number]
+        >;
+        row.podFloorMs = 4000;
+        row.oursMs = 5000;
+      },
+      false,
+    ],
+    [
+      '50 clusters at 119 MiB, p99 0.5 s',
+      '50 clusters',
+      (r) => {
+        const row = r.scale.rows.find((x) => x.clusters === 50) as Mutable<
+          BenchResults['scale']['rows'][number]
+        >;
+        row.restPeakRssMiB = 119;
+        row.restReconcileP99Seconds = 0.5;
+      },
+      true,
+    ],
+    [
+      '50 clusters at 120 MiB',
+      '50 clusters',
+      (r) => {
+        const row = r.scale.rows.find((x) => x.clusters === 50) as Mutable<
+          BenchResults['scale']['rows'][number]
+        >;
+        row.restPeakRssMiB = 120;
+      },
+      false,
+    ],
+    [
+      'a controller idle at 79 MiB',
+      'controller RSS idle',
+      (r) => {
+        const row = r.scale.rows.find((x) => x.clusters === 1) as Mutable<
+          BenchResults['scale']['rows'][number]
+        >;
+        row.restPeakRssMiB = 79;
+      },
+      true,
+    ],
+    [
+      'backups as fast as the baseline',
+      'backup ≥ 1.0×',
+      (r) => {
+        for (const row of r.backup.rows as Array<Mutable<BenchResults['backup']['rows'][number]>>)
+          row.oursSeconds = row.baselineSeconds;
+      },
+      true,
+    ],
+    [
+      'one backup 96 MiB at its peak',
+      'backup peak RSS',
+      (r) => {
+        for (const row of r.backup.rows as Array<Mutable<BenchResults['backup']['rows'][number]>>)
+          row.oursPeakRssMiB = 90;
+        (r.backup.rows[0] as Mutable<BenchResults['backup']['rows'][number]>).oursPeakRssMiB = 96;
+      },
+      false,
+    ],
+  ];
+  for (const [title, goal, change, expected] of cases) {
+    it(`GIVEN ${title} THEN "${goal}" is ${expected ? '' : 'not '}reached`, () => {
+      assert.equal(reached(goal, results(change)), expected);
+    });
+  }
+
+  it('GIVEN a goal not reached THEN its row says what holds it; a reached one says only "reached"', () => {
+    const table = renderGoals(
+      results((r) => {
+        (
+          r.scale.rows.find((x) => x.clusters === 1) as Mutable<BenchResults['scale']['rows'][number]>
+        ).restPeakRssMiB = 79;
+      }),
+    );
+    const row = (start: string) => table.split('\n').find((line) => line.startsWith(`| ${start}`)) ?? '';
+    assert.match(row('controller RSS idle'), /\| 79 MiB with one cluster \| reached \|$/);
+    assert.match(row('backup peak RSS'), /not reached: the modules/);
+  });
+});
