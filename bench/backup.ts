@@ -3,8 +3,9 @@
 // the same run against the same etcd 3.6 and MinIO, for databases of 64 MiB to 2 GiB (how the cost grows). Throughput,
 // peak RSS (VmHWM of each child process, polled from /proc) and the share of the server-side copy that turns the
 // verified `.part` into the backup (docs/design/backup.md, step 6), medians over several runs; a table on stdout,
-// JSON in bench/results/backup.json. Each run's objects are deleted after it, so 2 GiB rows fit the disk. Ours and its
-// etcd side alone run with the `NODE_OPTIONS` a backup Job gets under its default limit; the by-hand upload without.
+// JSON in bench/results/backup.json. Each run's objects are deleted after it, so 2 GiB rows fit the disk. Ours, its
+// etcd side alone and the least streaming save with the same packages (stream-floor.ts) run with the `NODE_OPTIONS` a
+// backup Job gets under its default limit; the by-hand upload without.
 import { spawn } from 'node:child_process';
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -114,6 +115,9 @@ interface Row {
   /** Only the etcd side of a save (receive-snapshot.ts): Node's gRPC stream and the verifier, nothing uploaded. */
   receiveSeconds: number;
   receivePeakRssMiB: number;
+  /** The least streaming save with the same packages (stream-floor.ts): etcd's stream into the Upload, nothing else. */
+  streamFloorSeconds: number;
+  streamFloorPeakRssMiB: number;
 }
 
 export async function run(): Promise<void> {
@@ -135,6 +139,7 @@ export async function run(): Promise<void> {
       const snap: Measured[] = [];
       const upload: Measured[] = [];
       const receive: Measured[] = [];
+      const streamFloor: Measured[] = [];
       let snapshotBytes = 0;
       for (let i = 0; i < runs; i++) {
         ours.push(
@@ -174,6 +179,14 @@ export async function run(): Promise<void> {
         receive.push(
           await measure(process.execPath, [join(here, 'receive-snapshot.js'), etcd.clientURL], jobEnv),
         );
+        streamFloor.push(
+          await measure(
+            process.execPath,
+            [join(here, 'stream-floor.js'), etcd.clientURL, bucket, `stream-floor/db${databaseMiB}-${i}.db`],
+            jobEnv,
+          ),
+        );
+        await emptyPrefix(s3, bucket, 'stream-floor/');
       }
       const snapshotMiB = snapshotBytes / mib;
       const baseline = snap.map((s, i) => s.seconds + upload[i]!.seconds);
@@ -195,6 +208,8 @@ export async function run(): Promise<void> {
         uploadPeakRssMiB: median(upload.map((m) => m.peakRssMiB)),
         receiveSeconds: median(receive.map((m) => m.seconds)),
         receivePeakRssMiB: median(receive.map((m) => m.peakRssMiB)),
+        streamFloorSeconds: median(streamFloor.map((m) => m.seconds)),
+        streamFloorPeakRssMiB: median(streamFloor.map((m) => m.peakRssMiB)),
       });
     }
     client.close();
@@ -204,7 +219,7 @@ export async function run(): Promise<void> {
   }
   const fixed = (n: number) => n.toFixed(1);
   console.log(
-    'db MiB | snapshot MiB | backup save s | of it copy s | MiB/s | peak RSS MiB || etcdctl s + upload s | MiB/s | etcdctl RSS | upload RSS || receive only s | RSS',
+    'db MiB | snapshot MiB | backup save s | of it copy s | MiB/s | peak RSS MiB || etcdctl s + upload s | MiB/s | etcdctl RSS | upload RSS || receive only s | RSS || least stream s | RSS',
   );
   for (const r of rows) {
     console.log(
@@ -221,6 +236,8 @@ export async function run(): Promise<void> {
         fixed(r.uploadPeakRssMiB),
         fixed(r.receiveSeconds),
         fixed(r.receivePeakRssMiB),
+        fixed(r.streamFloorSeconds),
+        fixed(r.streamFloorPeakRssMiB),
       ].join(' | '),
     );
   }

@@ -17,6 +17,20 @@ export interface Goal {
 }
 
 const times = (value: number) => `${value.toFixed(2)}×`;
+const mib = (value: number) => `${value.toFixed(0)} MiB`;
+
+type BackupRow = BenchResults['backup']['rows'][number];
+
+/** The range of `figure` over the backup rows that measured the least streaming save; undefined before it was. */
+function leastStream(
+  results: BenchResults,
+  figure: (row: BackupRow) => number,
+  format: (value: number) => string,
+): string | undefined {
+  const values = results.backup.rows.filter((r) => r.streamFloorSeconds !== undefined).map(figure);
+  if (values.length === 0) return undefined;
+  return `${format(Math.min(...values))}–${format(Math.max(...values))}`;
+}
 
 /** A membership row's ratio to its fair floor (our Pods by script), by its case name. */
 function membershipRatio(results: BenchResults, name: string): number {
@@ -96,27 +110,35 @@ export const GOALS: readonly Goal[] = [
     goal: 'backup ≥ 1.0× etcdctl snapshot save + upload (throughput)',
     status: (results) => {
       const values = results.backup.rows.map((r) => r.oursSeconds / r.baselineSeconds);
+      const least = leastStream(
+        results,
+        (r) => (r.streamFloorSeconds ?? Number.NaN) / r.baselineSeconds,
+        times,
+      );
       return {
-        latest: `${times(Math.min(...values))}–${times(Math.max(...values))} the time`,
+        latest: `${times(Math.min(...values))}–${times(Math.max(...values))} the time${least ? `; the least streaming save with the same packages ${least}` : ''}`,
         reached: values.every((v) => v <= 1),
       };
     },
     unreached:
-      'the `.part` → key copy (kept: a backup key never exists without its checksums, docs/design/backup.md) and a ' +
-      'stream whose three processes (etcd, MinIO, the save) share two cores ("Backups, 64 MiB → 2 GiB")',
+      'a save streams through the packages ours must use (etcd3 with gRPC, the AWS SDK) on the two cores etcd and ' +
+      'MinIO share, and the least such stream is no faster than etcdctl (Go) writing a file and then one upload; ' +
+      'ours adds the snapshot check and the `.part` → key copy (kept: a backup key never exists unverified or ' +
+      'without its checksums, docs/design/backup.md) ("Backups, 64 MiB → 2 GiB")',
   },
   {
     goal: 'backup peak RSS < 96 MiB',
     status: (results) => {
       const peaks = results.backup.rows.map((r) => r.oursPeakRssMiB);
+      const least = leastStream(results, (r) => r.streamFloorPeakRssMiB ?? Number.NaN, mib);
       return {
-        latest: `${Math.min(...peaks).toFixed(0)}–${Math.max(...peaks).toFixed(0)} MiB`,
+        latest: `${mib(Math.min(...peaks))}–${mib(Math.max(...peaks))}${least ? `; the least streaming save with the same packages ${least}` : ''}`,
         reached: peaks.every((p) => p < 96),
       };
     },
     unreached:
-      'the modules (etcd3 with gRPC, the AWS SDK) before a byte moves, then the parts in flight; the by-hand upload ' +
-      'with the same SDK peaks higher ("Backups, 64 MiB → 2 GiB")',
+      'the modules (etcd3 with gRPC, the AWS SDK) before a byte moves, then the parts in flight; the least ' +
+      'streaming save and the by-hand upload with the same packages peak as high ("Backups, 64 MiB → 2 GiB")',
   },
   {
     goal: 'restore request → Completed ≤ 3× our Pods by script',

@@ -21,6 +21,7 @@ import type { EtcdTls } from './etcd-client.js';
 import { BackupError } from './exit-codes.js';
 import { defaultKeyTemplate, keyPrefix, renderKey, validateKeyTemplate } from './key-template.js';
 import { type BackupMetadata, type Compression, toS3Metadata } from './metadata.js';
+import { DEFAULT_PART_SIZE_BYTES, DEFAULT_QUEUE_SIZE } from './part-defaults.js';
 import { chooseMember, type HealthyProbe, probeMember } from './pick-member.js';
 import { type RetentionPlan, type RetentionPolicy, validateRetentionPolicy } from './retention.js';
 import { DEFAULT_STAGING_GRACE_MS, stagingMetadata } from './staging.js';
@@ -49,9 +50,9 @@ export interface SaveOptions {
   readonly compression?: Compression;
   /** Applied only after the new backup is stored. @default - keep everything */
   readonly retention?: RetentionPolicy;
-  /** Multipart part size; memory ≈ partSizeBytes × queueSize. @default 8 MiB */
+  /** Multipart part size; memory ≈ partSizeBytes × queueSize. @default 8 MiB (DEFAULT_PART_SIZE_BYTES) */
   readonly partSizeBytes?: number;
-  /** Parts uploaded concurrently. @default 2 */
+  /** Parts uploaded concurrently. @default 2 (DEFAULT_QUEUE_SIZE) */
   readonly queueSize?: number;
   /**
    * A `.part` of this cluster older than this (store clock, against the new backup) is a killed save's and is
@@ -86,10 +87,10 @@ function validate(options: SaveOptions): void {
   ] as const) {
     if (!value) problems.push(`'${name}' is required`);
   }
-  const part = options.partSizeBytes ?? 8 * mib;
+  const part = options.partSizeBytes ?? DEFAULT_PART_SIZE_BYTES;
   if (part < 5 * mib || part > 512 * mib)
     problems.push(`'partSize' must be 5..512 MiB, got ${part / mib} MiB`);
-  const queue = options.queueSize ?? 2;
+  const queue = options.queueSize ?? DEFAULT_QUEUE_SIZE;
   if (!Number.isInteger(queue) || queue < 1 || queue > 16)
     problems.push(`'queueSize' must be 1..16, got ${queue}`);
   const grace = options.stagingGraceMs ?? DEFAULT_STAGING_GRACE_MS;
@@ -224,8 +225,8 @@ async function saveFrom(
     compression,
     encryption: options.encryption,
     metadata: stagingMetadata(options, time),
-    partSizeBytes: options.partSizeBytes ?? 8 * mib,
-    queueSize: options.queueSize ?? 2,
+    partSizeBytes: options.partSizeBytes ?? DEFAULT_PART_SIZE_BYTES,
+    queueSize: options.queueSize ?? DEFAULT_QUEUE_SIZE,
     ...(options.signal ? { signal: options.signal } : {}),
   }).catch((error: unknown) => {
     throw streamError(error, member.endpoint, `s3://${options.bucket}/${partKey}`);
