@@ -22,15 +22,25 @@ function reached(goalStart: string, input: BenchResults): boolean {
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
+/** The membership row `name` of `r`, to change in place. */
+const membershipRow = (r: BenchResults, name: string) =>
+  r.membership.rows.find((x) => x.case === name) as Mutable<BenchResults['membership']['rows'][number]>;
+
+/** The scale row of `clusters` clusters of `r`, to change in place. */
+const scaleRow = (r: BenchResults, clusters: number) =>
+  r.scale.rows.find((x) => x.clusters === clusters) as Mutable<BenchResults['scale']['rows'][number]>;
+
+/** The backup rows of `r`, to change in place. */
+const backupRows = (r: BenchResults) =>
+  r.backup.rows as Array<Mutable<BenchResults['backup']['rows'][number]>>;
+
 describe('performance goals from the bench results', () => {
   const cases: Array<[title: string, goal: string, change: (r: BenchResults) => void, expected: boolean]> = [
     [
       'size 3 at exactly 1.3× its floor',
       'size 3 → Ready',
       (r) => {
-        const row = r.membership.rows.find((x) => x.case === 'size 3 → Ready') as Mutable<
-          BenchResults['membership']['rows'][number]
-        >;
+        const row = membershipRow(r, 'size 3 → Ready');
         row.podFloorMs = 1000;
         row.oursMs = 1300;
       },
@@ -40,9 +50,7 @@ describe('performance goals from the bench results', () => {
       'size 3 just over 1.3×',
       'size 3 → Ready',
       (r) => {
-        const row = r.membership.rows.find((x) => x.case === 'size 3 → Ready') as Mutable<
-          BenchResults['membership']['rows'][number]
-        >;
+        const row = membershipRow(r, 'size 3 → Ready');
         row.podFloorMs = 1000;
         row.oursMs = 1301;
       },
@@ -52,9 +60,7 @@ describe('performance goals from the bench results', () => {
       'a replacement of exactly 5 s',
       'a dead member replaced',
       (r) => {
-        const row = r.membership.rows.find((x) => x.case === 'dead member replaced') as Mutable<
-          BenchResults['membership']['rows'][number]
-        >;
+        const row = membershipRow(r, 'dead member replaced');
         row.podFloorMs = 4000;
         row.oursMs = 5000;
       },
@@ -64,9 +70,7 @@ describe('performance goals from the bench results', () => {
       '50 clusters at 119 MiB, p99 0.5 s',
       '50 clusters',
       (r) => {
-        const row = r.scale.rows.find((x) => x.clusters === 50) as Mutable<
-          BenchResults['scale']['rows'][number]
-        >;
+        const row = scaleRow(r, 50);
         row.restPeakRssMiB = 119;
         row.restReconcileP99Seconds = 0.5;
       },
@@ -76,9 +80,7 @@ describe('performance goals from the bench results', () => {
       '50 clusters at 120 MiB',
       '50 clusters',
       (r) => {
-        const row = r.scale.rows.find((x) => x.clusters === 50) as Mutable<
-          BenchResults['scale']['rows'][number]
-        >;
+        const row = scaleRow(r, 50);
         row.restPeakRssMiB = 120;
       },
       false,
@@ -87,9 +89,7 @@ describe('performance goals from the bench results', () => {
       'a controller idle at 79 MiB',
       'controller RSS idle',
       (r) => {
-        const row = r.scale.rows.find((x) => x.clusters === 1) as Mutable<
-          BenchResults['scale']['rows'][number]
-        >;
+        const row = scaleRow(r, 1);
         row.restPeakRssMiB = 79;
       },
       true,
@@ -98,8 +98,7 @@ describe('performance goals from the bench results', () => {
       'backups as fast as the baseline',
       'backup ≥ 1.0×',
       (r) => {
-        for (const row of r.backup.rows as Array<Mutable<BenchResults['backup']['rows'][number]>>)
-          row.oursSeconds = row.baselineSeconds;
+        for (const row of backupRows(r)) row.oursSeconds = row.baselineSeconds;
       },
       true,
     ],
@@ -107,9 +106,7 @@ describe('performance goals from the bench results', () => {
       'one backup 96 MiB at its peak',
       'backup peak RSS',
       (r) => {
-        for (const row of r.backup.rows as Array<Mutable<BenchResults['backup']['rows'][number]>>)
-          row.oursPeakRssMiB = 90;
-        (r.backup.rows[0] as Mutable<BenchResults['backup']['rows'][number]>).oursPeakRssMiB = 96;
+        for (const [i, row] of backupRows(r).entries()) row.oursPeakRssMiB = i === 0 ? 96 : 90;
       },
       false,
     ],
@@ -123,9 +120,7 @@ describe('performance goals from the bench results', () => {
   it('GIVEN a goal not reached THEN its row says what holds it; a reached one says only "reached"', () => {
     const table = renderGoals(
       results((r) => {
-        (
-          r.scale.rows.find((x) => x.clusters === 1) as Mutable<BenchResults['scale']['rows'][number]>
-        ).restPeakRssMiB = 79;
+        scaleRow(r, 1).restPeakRssMiB = 79;
       }),
     );
     const row = (start: string) => table.split('\n').find((line) => line.startsWith(`| ${start}`)) ?? '';
