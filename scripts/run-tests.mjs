@@ -36,7 +36,11 @@ let skipped = 0;
 // writing into the machine's /tmp meanwhile do not count. (Kept short: Unix socket paths under it, such as a
 // node's containerd socket, must stay within 108 bytes.)
 const runTmp = mkdtempSync(join(tmpdir(), 'egt-test-'));
-const childEnv = { ...process.env, TMPDIR: runTmp };
+// The ports the test processes hand out, claimed in one directory so that two files running side by side never
+// hand out the same one (test/env/ports.ts). Beside runTmp, not in it: its files stay until the run ends.
+const { PORT_CLAIMS_ENV } = await import('../build/test/env/ports.js');
+const portClaims = mkdtempSync(join(tmpdir(), 'egt-ports-'));
+const childEnv = { ...process.env, TMPDIR: runTmp, [PORT_CLAIMS_ENV]: portClaims };
 
 function testFiles(dir) {
   if (!existsSync(dir)) return [];
@@ -86,6 +90,7 @@ if (leftovers.length > 0) {
   );
   failed += 1;
 }
+rmSync(portClaims, { recursive: true, force: true });
 try {
   rmSync(runTmp, { recursive: true, force: true });
 } catch (error) {

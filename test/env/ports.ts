@@ -6,11 +6,36 @@
 // an etcd peer's or a client's connection could take it ("bind: address already in use", seen in CI). Outside
 // the ephemeral range only another explicit bind can, and the ports this process handed out are never handed out
 // again.
-import { readFileSync } from 'node:fs';
+// Test files run two at a time (scripts/run-tests.mjs), each in its own process, and a port one of them handed
+// out is free again whenever its server is stopped (an API server or etcd member restarted on its ports) or has
+// not bound it yet: the other could hand it out too (a controller's probe port was taken so in CI). The runner
+// therefore names a directory shared by its test processes (PORT_CLAIMS_ENV), and a port is handed out only by the
+// process that created its file there (an exclusive create: at most one process succeeds). Without the variable
+// (one file run by hand) the claims are this process's own.
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+/** The environment variable naming the directory where the test processes of one run claim their ports. */
+export const PORT_CLAIMS_ENV = 'ETCD_GITOPS_TEST_PORT_CLAIMS';
 
 const LOWEST = 15_000;
 const handedOut = new Set<number>();
+const claimsDir = process.env[PORT_CLAIMS_ENV];
+
+/** True when no test process of this run (this one included) has claimed `port` before; claims it. */
+function claim(port: number): boolean {
+  if (handedOut.has(port)) return false;
+  handedOut.add(port);
+  if (!claimsDir) return true;
+  try {
+    closeSync(openSync(join(claimsDir, String(port)), 'wx'));
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+}
 
 /** The first port of the kernel's ephemeral range (32768 when it cannot be read). */
 function ephemeralLow(): number {
@@ -32,14 +57,12 @@ function canBind(port: number): Promise<boolean> {
   });
 }
 
-/** A TCP port on 127.0.0.1 below the ephemeral range that was free a moment ago and that this process has not
- *  handed out before. */
+/** A TCP port on 127.0.0.1 below the ephemeral range that was free a moment ago and that no test process of this
+ *  run has handed out before. */
 export async function freePort(): Promise<number> {
   for (let attempt = 0; attempt < 200; attempt++) {
     const port = LOWEST + Math.floor(Math.random() * (highest - LOWEST + 1));
-    if (handedOut.has(port)) continue;
-    handedOut.add(port);
-    if (await canBind(port)) return port;
+    if (claim(port) && (await canBind(port))) return port;
   }
   throw new Error(`no free port in ${LOWEST}-${highest} after 200 attempts`);
 }
