@@ -27,6 +27,7 @@ import {
   MAX_SIZE,
   MIN_SIZE,
   MIN_STORAGE_SIZE,
+  STORAGE_SIZE_ALLOWED,
 } from './conventions/limits.js';
 import { quantityBytes } from './conventions/quantity.js';
 import type {
@@ -239,7 +240,7 @@ function renderStorageSize(size: QuantityInput): string {
   const text = quantityOf('storage.size', size);
   if ((quantityBytes(text) ?? 0) < (quantityBytes(MIN_STORAGE_SIZE) ?? 0)) {
     throw new Error(
-      `'storage.size' must be at least ${MIN_STORAGE_SIZE} (etcd preallocates its write-ahead log in 64 MB files); a plain number counts bytes: write '10Gi' or Size.gibibytes(10), got ${text}`,
+      `'storage.size' must be ${STORAGE_SIZE_ALLOWED}; a plain number counts bytes: write '10Gi' or Size.gibibytes(10), got ${text}`,
     );
   }
   return text;

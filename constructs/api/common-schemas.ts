@@ -1,4 +1,5 @@
 // Schema pieces shared by both kinds: quantities, S3 locations, metav1.Condition.
+import { DNS_1123_SUBDOMAIN_PATTERN } from '../conventions/name-patterns.js';
 import { QUANTITY_PATTERN } from '../conventions/quantity.js';
 import { DEFAULT_S3_REGION } from '../conventions/s3.js';
 import type { JsonSchema } from './json-schema.js';
@@ -7,6 +8,7 @@ import type { JsonSchema } from './json-schema.js';
 export const quantitySchema: JsonSchema = {
   anyOf: [{ type: 'integer' }, { type: 'string' }],
   pattern: QUANTITY_PATTERN,
+  maxLength: 64,
   'x-kubernetes-int-or-string': true,
 };
 
@@ -57,6 +59,7 @@ export const s3LocationSchema: JsonSchema = {
         'Secret in the same namespace with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and optionally AWS_SESSION_TOKEN).',
       minLength: 1,
       maxLength: 253,
+      pattern: DNS_1123_SUBDOMAIN_PATTERN,
     },
   },
   'x-kubernetes-validations': [

@@ -18,6 +18,12 @@ import {
   MAX_SIZE,
   MIN_SIZE,
 } from '../conventions/limits.js';
+import {
+  DNS_1035_LABEL_PATTERN,
+  DNS_1123_SUBDOMAIN_PATTERN,
+  LABEL_VALUE_PATTERN,
+  MAX_LABEL_VALUE_LENGTH,
+} from '../conventions/name-patterns.js';
 import { QUANTITY_PATTERN } from '../conventions/quantity.js';
 import { DEFAULT_MEMBER_ANTI_AFFINITY, MEMBER_ANTI_AFFINITIES } from '../conventions/scheduling.js';
 import {
@@ -28,6 +34,7 @@ import {
   VERSION_ORIGIN,
   VERSION_STEP_ALLOWED,
 } from '../conventions/version.js';
+import { cel, celConcat } from './cel-text.js';
 import {
   conditionsSchema,
   quantitySchema,
@@ -36,6 +43,16 @@ import {
   stringMap,
 } from './common-schemas.js';
 import type { JsonSchema } from './json-schema.js';
+import {
+  limitsCoverRequestsRules,
+  positiveQuantityRule,
+  quotaBackendBytesRule,
+  storageSizeRule,
+} from './quantity-rules.js';
+
+/** At most this many resource names in `resources.requests` or `.limits` (cpu, memory, ephemeral-storage,
+ *  huge pages, extended resources): a bound the API server's CEL cost estimate needs. */
+const MAX_RESOURCE_NAMES = 16;
 
 const part = (v: string, i: number) => `int(${v}.split('.')[${i}])`;
 const notLower = (a: string, b: string) =>
@@ -45,20 +62,6 @@ const notLower = (a: string, b: string) =>
 const MIN = MIN_ETCD_VERSION;
 const MIN_TEXT = formatSemver(MIN);
 const V = ETCD_VERSION_PATTERN;
-/** A CEL expression in a text: the text between two NULs is CEL, the rest literal (see `celConcat`). */
-const cel = (expression: string) => `\0${expression}\0`;
-/** Text with `cel(...)` parts as a CEL string concatenation. */
-function celConcat(text: string): string {
-  const literal = (part: string) => {
-    if (/["\\]/.test(part)) throw new Error(`a CEL message literal cannot hold " or \\, got ${part}`);
-    return part && `"${part}"`;
-  };
-  return text
-    .split('\0')
-    .map((part, i) => (i % 2 === 1 ? part : literal(part)))
-    .filter((part) => part !== '')
-    .join(' + ');
-}
 
 /*
  * The version path at admission (docs/design/rolling-update.md, "The version path"): rules at the object root,
@@ -132,10 +135,16 @@ const versionSchema: JsonSchema = {
     {
       rule: `self.matches('${V}')`,
       message: "version must be an etcd release written X.Y.Z, e.g. 3.6.16 (no 'v' prefix)",
+      messageExpression: celConcat(
+        `spec.version: '${cel('self')}' is not allowed; allowed: an etcd release written X.Y.Z, e.g. 3.6.16 (no 'v' prefix)`,
+      ),
     },
     {
       rule: `!self.matches('${V}') || ${part('self', 0)} > ${MIN.major} || (${part('self', 0)} == ${MIN.major} && ${part('self', 1)} >= ${MIN.minor})`,
       message: `version must be ${MIN_TEXT} or newer: members join as learners, which etcd supports from ${MIN.major}.${MIN.minor}`,
+      messageExpression: celConcat(
+        `spec.version: '${cel('self')}' is not allowed; allowed: ${MIN_TEXT} or newer (members join as learners, which etcd supports from ${MIN.major}.${MIN.minor})`,
+      ),
     },
   ],
 };
@@ -156,6 +165,7 @@ export const storageSchema: JsonSchema = {
       type: 'string',
       description: 'StorageClass of the member PVCs. Immutable.',
       maxLength: 253,
+      pattern: DNS_1123_SUBDOMAIN_PATTERN,
     },
     ephemeral: {
       type: 'boolean',
@@ -164,6 +174,7 @@ export const storageSchema: JsonSchema = {
     },
   },
   'x-kubernetes-validations': [
+    storageSizeRule,
     {
       rule:
         'has(self.storageClassName) == has(oldSelf.storageClassName) && ' +
@@ -203,11 +214,18 @@ const passThrough = (description: string): JsonSchema => ({
   'x-kubernetes-preserve-unknown-fields': true,
 });
 
+/** A map of label values (Pod labels, a node selector): the API server refuses a member Pod with another value. */
+const labelValueMap = (description: string): JsonSchema => ({
+  type: 'object',
+  description,
+  additionalProperties: { type: 'string', maxLength: MAX_LABEL_VALUE_LENGTH, pattern: LABEL_VALUE_PATTERN },
+});
+
 export const podTemplateSchema: JsonSchema = {
   type: 'object',
   description: 'Overrides merged into every member Pod.',
   properties: {
-    labels: stringMap('Extra Pod labels (the app.kubernetes.io/* labels of the operator win).'),
+    labels: labelValueMap('Extra Pod labels (the app.kubernetes.io/* labels of the operator win).'),
     annotations: stringMap('Extra Pod annotations.'),
     affinity: passThrough(
       'core/v1 Affinity, to which the controller adds the member anti-affinity of memberAntiAffinity: both apply.',
@@ -222,14 +240,25 @@ export const podTemplateSchema: JsonSchema = {
         'that finds no free node stays Pending. Changing it rolls the members.',
     },
     tolerations: { type: 'array', description: 'core/v1 Tolerations.', items: tolerationSchema },
-    nodeSelector: stringMap('core/v1 nodeSelector.'),
-    priorityClassName: { type: 'string', description: 'PriorityClass of member Pods.', maxLength: 253 },
+    nodeSelector: labelValueMap('core/v1 nodeSelector: node label values, as labels have them.'),
+    priorityClassName: {
+      type: 'string',
+      description: 'PriorityClass of member Pods.',
+      maxLength: 253,
+      pattern: DNS_1123_SUBDOMAIN_PATTERN,
+    },
     topologySpreadConstraints: {
       type: 'array',
       description: 'core/v1 TopologySpreadConstraints.',
       items: passThrough('core/v1 TopologySpreadConstraint.'),
     },
   },
+};
+
+/** A resource request or limit. */
+const positiveQuantitySchema: JsonSchema = {
+  ...quantitySchema,
+  'x-kubernetes-validations': [positiveQuantityRule],
 };
 
 export const resourcesSchema: JsonSchema = {
@@ -240,14 +269,17 @@ export const resourcesSchema: JsonSchema = {
     requests: {
       type: 'object',
       description: 'What the scheduler reserves per resource (cpu, memory).',
-      additionalProperties: quantitySchema,
+      additionalProperties: positiveQuantitySchema,
+      maxProperties: MAX_RESOURCE_NAMES,
     },
     limits: {
       type: 'object',
       description: 'The most the container may use per resource (memory above it is OOM-killed).',
-      additionalProperties: quantitySchema,
+      additionalProperties: positiveQuantitySchema,
+      maxProperties: MAX_RESOURCE_NAMES,
     },
   },
+  'x-kubernetes-validations': limitsCoverRequestsRules('spec.resources'),
 };
 
 const retentionValue = (when: string): JsonSchema => ({
@@ -368,7 +400,7 @@ const secretNameSchema = (description: string): JsonSchema => ({
   description,
   minLength: 1,
   maxLength: 253,
-  pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
+  pattern: DNS_1123_SUBDOMAIN_PATTERN,
 });
 
 /** `spec.tls` (docs/design/tls.md). Each side is fixed at creation: adding or removing one is refused. */
@@ -448,6 +480,7 @@ export const clusterSpecSchema: JsonSchema = {
     },
   },
   'x-kubernetes-validations': [
+    quotaBackendBytesRule,
     {
       rule: 'self.size % 2 == 1 || (has(self.allowEvenSize) && self.allowEvenSize)',
       message:
@@ -602,11 +635,17 @@ export const etcdClusterSchema: JsonSchema = resourceSchema(
     {
       rule: `self.metadata.name.size() <= ${MAX_CLUSTER_NAME_LENGTH}`,
       message: `EtcdCluster names are at most ${MAX_CLUSTER_NAME_LENGTH} characters so that member, Service and CronJob names derived from them stay valid`,
+      messageExpression: celConcat(
+        `metadata.name: '${cel('self.metadata.name')}' is not allowed; allowed: at most ${MAX_CLUSTER_NAME_LENGTH} characters, so that member, Service and CronJob names derived from it stay valid`,
+      ),
     },
     {
-      rule: "self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",
+      rule: `self.metadata.name.matches('${DNS_1035_LABEL_PATTERN}')`,
       message:
         'EtcdCluster names must start with a lowercase letter and contain only lowercase letters, digits and hyphens (a DNS-1035 label), because Service names derive from them',
+      messageExpression: celConcat(
+        `metadata.name: '${cel('self.metadata.name')}' is not allowed; allowed: a lowercase letter, then lowercase letters, digits and hyphens, ending with a letter or digit (a DNS-1035 label), because Service names derive from it`,
+      ),
     },
     ...versionPathRules,
   ],

@@ -1,4 +1,6 @@
 // The EtcdRestore v1alpha1 schema: the single source of truth for its CRD and its TypeScript types.
+import { MAX_CLUSTER_NAME_LENGTH } from '../conventions/limits.js';
+import { DNS_1035_LABEL_PATTERN } from '../conventions/name-patterns.js';
 import { conditionsSchema, resourceSchema, s3LocationSchema } from './common-schemas.js';
 import type { JsonSchema } from './json-schema.js';
 
@@ -14,7 +16,8 @@ export const restoreSpecSchema: JsonSchema = {
       type: 'string',
       description: 'Name of the EtcdCluster in the same namespace. Immutable.',
       minLength: 1,
-      maxLength: 63,
+      maxLength: MAX_CLUSTER_NAME_LENGTH,
+      pattern: DNS_1035_LABEL_PATTERN,
     },
     backup: {
       ...s3LocationSchema,
@@ -30,6 +33,7 @@ export const restoreSpecSchema: JsonSchema = {
           description: 'The member to recover from, e.g. main-2 (its Pod name).',
           minLength: 1,
           maxLength: 63,
+          pattern: DNS_1035_LABEL_PATTERN,
         },
         newest: {
           type: 'boolean',

@@ -52,14 +52,26 @@ function volumeBytes(spec: BackendSpec, defaultVolume: string): number | undefin
   return spec.storage?.ephemeral === true ? undefined : quantityBytes(spec.storage?.size ?? defaultVolume);
 }
 
+/** The smallest `quotaBackendBytes`. */
+export const MIN_QUOTA_BACKEND = '1Mi';
+
+/** What `quotaBackendBytes` may be, with the member volume's size when it has one (not ephemeral). */
+export function quotaAllowed(volumeSize?: string): string {
+  return `bytes such as 536870912, 512Mi or 8Gi, from ${MIN_QUOTA_BACKEND}${volumeSize ? ` to the volume size (${volumeSize})` : ''}`;
+}
+
 /** Why `quotaBackendBytes` is refused: not a quantity, below 1 MiB, or larger than the member volume. */
 export function quotaProblem(spec: BackendSpec, defaultVolume: string): SpecProblem | undefined {
   if (spec.quotaBackendBytes === undefined) return undefined;
   const value = String(spec.quotaBackendBytes);
   const bytes = quantityBytes(spec.quotaBackendBytes);
   const volume = volumeBytes(spec, defaultVolume);
-  const allowed = `bytes such as 536870912, 512Mi or 8Gi, from 1Mi${volume ? ` to the volume size (${spec.storage?.size ?? defaultVolume})` : ''}`;
-  if (bytes === undefined || bytes < 2 ** 20 || (volume !== undefined && bytes > volume)) {
+  const allowed = quotaAllowed(volume ? String(spec.storage?.size ?? defaultVolume) : undefined);
+  if (
+    bytes === undefined ||
+    bytes < (quantityBytes(MIN_QUOTA_BACKEND) as number) ||
+    (volume !== undefined && bytes > volume)
+  ) {
     return { field: 'spec.quotaBackendBytes', value, allowed };
   }
   return undefined;

@@ -14,6 +14,8 @@ export const MAX_CLUSTER_NAME_LENGTH = 45;
 export const DEFAULT_STORAGE_SIZE = '1Gi';
 /** The smallest member volume the constructs write: etcd preallocates its write-ahead log in 64 MB files. */
 export const MIN_STORAGE_SIZE = '128Mi';
+/** What `storage.size` may be, in the words of the constructs and admission. */
+export const STORAGE_SIZE_ALLOWED = `a quantity of at least ${MIN_STORAGE_SIZE} (etcd preallocates its write-ahead log in 64 MB files)`;
 
 /** Resources of the etcd container unless `resources` says otherwise. */
 export const DEFAULT_MEMBER_RESOURCES: {

@@ -5,6 +5,13 @@
 export const QUANTITY_PATTERN =
   '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$';
 
+/** What a resource request or limit may be, in the words of the constructs and admission. */
+export const POSITIVE_QUANTITY_ALLOWED = 'a Kubernetes quantity such as 1Gi, 512Mi or 10G greater than zero';
+
+/** What a limit may be beside the request `request` of the same resource (`requestField`). */
+export const limitAllowed = (requestField: string, request: string): string =>
+  `at least ${requestField} (${request}): Kubernetes refuses a limit below its request`;
+
 const QUANTITY = new RegExp(QUANTITY_PATTERN);
 const NUMBER = /^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)/;
 

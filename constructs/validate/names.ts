@@ -1,7 +1,8 @@
 // Kubernetes object names and other small prop checks.
+import { DNS_1035_LABEL_PATTERN, DNS_1123_SUBDOMAIN_PATTERN } from '../conventions/name-patterns.js';
 
-const DNS_1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
-const DNS_1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const DNS_1035_LABEL = new RegExp(DNS_1035_LABEL_PATTERN);
+const DNS_1123_SUBDOMAIN = new RegExp(DNS_1123_SUBDOMAIN_PATTERN);
 
 /** Throws unless `name` is a DNS-1035 label of at most `max` characters (Service names need this). */
 export function validateDnsLabel(prop: string, name: string, max = 63): string {

@@ -1,6 +1,11 @@
 // Kubernetes resource quantities (`1Gi`, `500m`, `1e3`), written as strings, numbers or cdk8s Sizes.
 import { Size, SizeRoundingBehavior } from 'cdk8s';
-import { QUANTITY_PATTERN, quantityBytes } from '../conventions/quantity.js';
+import {
+  limitAllowed,
+  POSITIVE_QUANTITY_ALLOWED,
+  QUANTITY_PATTERN,
+  quantityBytes,
+} from '../conventions/quantity.js';
 
 const QUANTITY = new RegExp(QUANTITY_PATTERN);
 
@@ -12,7 +17,7 @@ export function validateQuantity(prop: string, value: string, positive = true): 
   const allowed = 'a Kubernetes quantity such as 1Gi, 512Mi or 10G';
   if (!QUANTITY.test(value)) throw new Error(`'${prop}' must be ${allowed}, got '${value}'`);
   if (positive && (value.startsWith('-') || /^\+?0*\.?0*([a-zA-Z]*|[eE].*)$/.test(value))) {
-    throw new Error(`'${prop}' must be ${allowed} greater than zero, got '${value}'`);
+    throw new Error(`'${prop}' must be ${POSITIVE_QUANTITY_ALLOWED}, got '${value}'`);
   }
   return value;
 }
@@ -79,7 +84,7 @@ export function validateLimitsCoverRequests(
     if (limit === undefined) continue;
     if ((quantityBytes(limit) ?? 0) < (quantityBytes(request) ?? 0)) {
       throw new Error(
-        `'${prop}.limits.${name}' must be at least '${prop}.requests.${name}' (${request}): Kubernetes refuses a limit below its request, got ${limit}`,
+        `'${prop}.limits.${name}' must be ${limitAllowed(`'${prop}.requests.${name}'`, request)}, got ${limit}`,
       );
     }
   }

@@ -192,7 +192,7 @@ describe('EtcdCluster construct', () => {
   it('fails when the storage size is a plain small number (bytes), naming the minimum and how to write it', () => {
     assert.throws(
       () => cluster({ storage: { size: 10 } }),
-      /^Error: 'storage.size' must be at least 128Mi \(etcd preallocates .*\); a plain number counts bytes: write '10Gi' or Size.gibibytes\(10\), got 10$/,
+      /^Error: 'storage.size' must be a quantity of at least 128Mi \(etcd preallocates .*\); a plain number counts bytes: write '10Gi' or Size.gibibytes\(10\), got 10$/,
     );
     assert.throws(() => cluster({ storage: { size: '64Mi' } }), /got 64Mi$/);
     assert.equal(
