@@ -43,6 +43,7 @@ import {
   stringMap,
 } from './common-schemas.js';
 import type { JsonSchema } from './json-schema.js';
+import { MAX_MAP_KEYS, qualifiedKeysRule } from './label-rules.js';
 import {
   limitsCoverRequestsRules,
   positiveQuantityRule,
@@ -214,19 +215,29 @@ const passThrough = (description: string): JsonSchema => ({
   'x-kubernetes-preserve-unknown-fields': true,
 });
 
-/** A map of label values (Pod labels, a node selector): the API server refuses a member Pod with another value. */
-const labelValueMap = (description: string): JsonSchema => ({
+/** A map of labels (Pod labels, a node selector) at `field`: the API server refuses a member Pod with other keys or
+ *  values. */
+const labelMap = (field: string, description: string): JsonSchema => ({
   type: 'object',
   description,
   additionalProperties: { type: 'string', maxLength: MAX_LABEL_VALUE_LENGTH, pattern: LABEL_VALUE_PATTERN },
+  maxProperties: MAX_MAP_KEYS,
+  'x-kubernetes-validations': [qualifiedKeysRule(field)],
 });
 
 export const podTemplateSchema: JsonSchema = {
   type: 'object',
   description: 'Overrides merged into every member Pod.',
   properties: {
-    labels: labelValueMap('Extra Pod labels (the app.kubernetes.io/* labels of the operator win).'),
-    annotations: stringMap('Extra Pod annotations.'),
+    labels: labelMap(
+      'spec.podTemplate.labels',
+      'Extra Pod labels (the app.kubernetes.io/* labels of the operator win).',
+    ),
+    annotations: {
+      ...stringMap('Extra Pod annotations.'),
+      maxProperties: MAX_MAP_KEYS,
+      'x-kubernetes-validations': [qualifiedKeysRule('spec.podTemplate.annotations')],
+    },
     affinity: passThrough(
       'core/v1 Affinity, to which the controller adds the member anti-affinity of memberAntiAffinity: both apply.',
     ),
@@ -240,7 +251,10 @@ export const podTemplateSchema: JsonSchema = {
         'that finds no free node stays Pending. Changing it rolls the members.',
     },
     tolerations: { type: 'array', description: 'core/v1 Tolerations.', items: tolerationSchema },
-    nodeSelector: labelValueMap('core/v1 nodeSelector: node label values, as labels have them.'),
+    nodeSelector: labelMap(
+      'spec.podTemplate.nodeSelector',
+      'core/v1 nodeSelector: node labels and their values.',
+    ),
     priorityClassName: {
       type: 'string',
       description: 'PriorityClass of member Pods.',

@@ -3,7 +3,7 @@ import { k8s } from 'cdk8s-plus-27';
 import { LABEL_COMPONENT, LABEL_INSTANCE, LABEL_NAME } from '../conventions/labels.js';
 import { MEMBER_ANTI_AFFINITIES, type MemberAntiAffinity } from '../conventions/scheduling.js';
 import type { EtcdClusterPodTemplate, Toleration } from '../imports/etcd.gitops.dev.js';
-import { validateObjectName } from '../validate/names.js';
+import { validateLabelMap, validateObjectName } from '../validate/names.js';
 
 /** Overrides merged into every member Pod. */
 export interface EtcdPodTemplateProps {
@@ -63,6 +63,9 @@ function validatePodTemplate(template: EtcdPodTemplateProps): void {
       );
     }
   }
+  validateLabelMap('podTemplate.labels', template.labels, true);
+  validateLabelMap('podTemplate.nodeSelector', template.nodeSelector, true);
+  validateLabelMap('podTemplate.annotations', template.annotations, false);
   if (template.priorityClassName !== undefined) {
     validateObjectName('podTemplate.priorityClassName', template.priorityClassName);
   }

@@ -139,7 +139,7 @@ export interface EtcdClusterPodTemplate {
   memberAntiAffinity?: 'Preferred' | 'Required';
   /** core/v1 Tolerations. */
   tolerations?: Array<Toleration>;
-  /** core/v1 nodeSelector: node label values, as labels have them. */
+  /** core/v1 nodeSelector: node labels and their values. */
   nodeSelector?: Record<string, string>;
   /** PriorityClass of member Pods. */
   priorityClassName?: string;

@@ -1,8 +1,33 @@
 // Kubernetes object names and other small prop checks.
-import { DNS_1035_LABEL_PATTERN, DNS_1123_SUBDOMAIN_PATTERN } from '../conventions/name-patterns.js';
+import {
+  DNS_1035_LABEL_PATTERN,
+  DNS_1123_SUBDOMAIN_PATTERN,
+  LABEL_VALUE_ALLOWED,
+  LABEL_VALUE_PATTERN,
+  MAX_LABEL_VALUE_LENGTH,
+  QUALIFIED_NAME_ALLOWED,
+  QUALIFIED_NAME_PATTERN,
+} from '../conventions/name-patterns.js';
 
 const DNS_1035_LABEL = new RegExp(DNS_1035_LABEL_PATTERN);
 const DNS_1123_SUBDOMAIN = new RegExp(DNS_1123_SUBDOMAIN_PATTERN);
+const QUALIFIED_NAME = new RegExp(QUALIFIED_NAME_PATTERN);
+const LABEL_VALUE = new RegExp(LABEL_VALUE_PATTERN);
+
+/** Throws unless every key of `map` is a qualified name and, with `labelValues`, every value a label value. */
+export function validateLabelMap(
+  prop: string,
+  map: Readonly<Record<string, string>> | undefined,
+  labelValues: boolean,
+): void {
+  for (const [key, value] of Object.entries(map ?? {})) {
+    if (!QUALIFIED_NAME.test(key))
+      throw new Error(`'${prop}' keys must be ${QUALIFIED_NAME_ALLOWED}, got '${key}'`);
+    if (labelValues && (value.length > MAX_LABEL_VALUE_LENGTH || !LABEL_VALUE.test(value))) {
+      throw new Error(`'${prop}.${key}' must be ${LABEL_VALUE_ALLOWED}, got '${value}'`);
+    }
+  }
+}
 
 /** Throws unless `name` is a DNS-1035 label of at most `max` characters (Service names need this). */
 export function validateDnsLabel(prop: string, name: string, max = 63): string {

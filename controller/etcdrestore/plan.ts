@@ -64,7 +64,8 @@ function freshToken({ restore, nonce }: RestorePlanInput): string {
 /** Verifying: download and check the backup (executor), or choose the survivor from the members' answers. */
 function verify(input: RestorePlanInput): RestoreAction {
   if (!input.restore.survivor) return { kind: 'Verify' };
-  return chooseSurvivor(input.restore, input.survivors ?? [], input.clusterVersion);
+  const withData = [...input.pods, ...input.pvcs].map((o) => o.member);
+  return chooseSurvivor(input.restore, input.survivors ?? [], input.clusterVersion, withData);
 }
 
 /** What the seed starts from, once verified: `spec.backup` with the verified exact key (never the prefix), or the

@@ -21,16 +21,27 @@ function unfit(survivor: SurvivorView, clusterVersion: string | undefined): stri
 /**
  * The survivor to record (`ChooseSurvivor`), a refusal (`InvalidSurvivor`: the named member can never be one), or a
  * wait (`SurvivorUnavailable`, Degraded: no fit member answers now; a member restarting may answer later).
+ * `withData` names the members that have a Pod or a volume: a named member with neither (a typo, a member of
+ * another cluster, one whose volume is gone) has no data to recover from and never will.
  */
 export function chooseSurvivor(
   restore: RestoreView,
   survivors: readonly SurvivorView[],
   clusterVersion: string | undefined,
+  withData: readonly string[],
 ): RestoreAction {
   const wanted = restore.survivor?.member;
   const answering = survivors.map((s) => `${s.member} (revision ${s.revision})`).join(', ') || 'none';
   if (wanted) {
     const named = survivors.find((s) => s.member === wanted);
+    if (!named && !withData.includes(wanted)) {
+      const members = [...new Set(withData)].sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+      return {
+        kind: 'Refuse',
+        reason: 'InvalidSurvivor',
+        message: `spec.survivor.member: ${wanted} has no member Pod or volume in cluster ${restore.clusterName}, so it has no data to recover from; allowed: a voting member of this cluster that answers (members with a Pod or volume: ${members.join(', ') || 'none'}); nothing was changed`,
+      };
+    }
     const problem = named && unfit(named, clusterVersion);
     if (problem) {
       return {

@@ -454,7 +454,7 @@ describe('EtcdCluster with client and peer TLS (local Kubernetes, MinIO)', () =>
     stranger.close();
   });
 
-  test('GIVEN a TLS Secret that is missing, then one whose DNS names miss the members THEN the cluster is refused (InvalidSpec, Warning Event) and nothing is created; adding or removing a TLS side is refused at admission', async () => {
+  test('GIVEN a TLS Secret that is missing, then one without its ca.crt, then one whose DNS names miss the members THEN the cluster is refused (InvalidSpec, Warning Event) and nothing is created; adding or removing a TLS side is refused at admission', async () => {
     const bad = 'bad';
     const custom = {
       apiVersion: 'etcd.gitops.dev/v1alpha1',
@@ -485,6 +485,24 @@ describe('EtcdCluster with client and peer TLS (local Kubernetes, MinIO)', () =>
       /spec\.tls\.client\.secretName: bad-server-tls \(no such Secret; cert-manager may still be issuing it\)/,
     );
     console.log(missing);
+    // A Secret without one of its keys (the peer's without ca.crt; a kubernetes.io/tls Secret cannot lack tls.key):
+    // named with what it lacks, the other two fine.
+    const goodServing = await issueLeaf(ca.client, { commonName: 'x', dnsNames: servingDnsNames(bad, ns) });
+    const peerWithoutCa = tlsSecret(`${bad}-peer-tls`, ca.peer, goodPeer);
+    const { 'ca.crt': _ca, ...peerData } = peerWithoutCa.data;
+    await testbed.env.kubectl(['apply', '-f', '-'], {
+      input: JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'List',
+        items: [
+          tlsSecret(`${bad}-server-tls`, ca.client, goodServing),
+          tlsSecret(`${bad}-client-tls`, ca.client, client),
+          { ...peerWithoutCa, data: peerData },
+        ],
+      }),
+    });
+    const lacking = await degraded(/spec\.tls\.peer\.secretName: bad-peer-tls \(the Secret lacks ca\.crt\)/);
+    console.log(lacking);
     // Serving certificate for another cluster's names; client and peer Secrets fine.
     const wrongNames = await issueLeaf(ca.client, {
       commonName: 'x',

@@ -5,7 +5,8 @@
 // controller process carries the test-only crash switches, so it SIGKILLs itself right after each step of both
 // reconcilers in turn (choosing the survivor, taking the lock, retaining the PVC, creating the seed PVC and Pod,
 // stopping the survivor, handing the seed over); a controller without a switch finishes: Completed, Ready at 3, with
-// every acknowledged write, also those newer than the backup.
+// every acknowledged write, also those newer than the backup. Before it, a restore naming a member that has no Pod
+// or volume is refused (InvalidSurvivor) with nothing changed.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CoreV1Api } from '@kubernetes/client-node';
@@ -59,7 +60,7 @@ describe('a survivor restore recovers writes newer than the last backup, with th
     await testbed?.stop();
   });
 
-  test('GIVEN a backup and writes after it WHEN two members lose Pod and data and a survivor restore runs with the controller killed after each step THEN the cluster is back at 3 with every acknowledged write', async () => {
+  test('GIVEN a backup and writes after it WHEN two members lose Pod and data THEN a restore naming a member without Pod or volume is refused with nothing changed, and a survivor restore run with the controller killed after each step brings the cluster back at 3 with every acknowledged write', async () => {
     await testbed!.applyCluster({ name, version: etcdVersions['3.6'], size: 3 });
     const first = startController({ restore: 'ChooseSurvivor' });
     await objects().readyAt(name, 3, whileRunning(first));
@@ -104,6 +105,39 @@ describe('a survivor restore recovers writes newer than the last backup, with th
     });
     assert.notEqual(both.code, 0);
     assert.match(both.stderr, /set exactly one of backup .* and survivor/);
+
+    // A named survivor with no member Pod or volume (a typo) can never seed: it fails at once, InvalidSurvivor with
+    // a Warning Event, before any Pod, PVC or lock changes.
+    const podsBefore = (await core().listNamespacedPod({ namespace: ns })).items.map((p) => p.metadata?.uid);
+    const pvcsBefore = (await core().listNamespacedPersistentVolumeClaim({ namespace: ns })).items.map(
+      (p) => `${p.metadata?.uid} ${JSON.stringify(p.metadata?.labels)}`,
+    );
+    await objects().createRestore('typo', { clusterName: name, survivor: { member: `${name}-9` } });
+    const typo = await objects().phase('typo', 'Failed', whileRunning(first), 60_000);
+    const refusal = typo.status?.conditions?.find((c) => c.type === 'Degraded');
+    assert.equal(refusal?.reason, 'InvalidSurvivor', JSON.stringify(typo.status));
+    assert.match(
+      refusal?.message ?? '',
+      new RegExp(
+        `^spec\\.survivor\\.member: ${name}-9 has no member Pod or volume in cluster ${name}, .*members with a Pod or volume: ${name}-0\\); nothing was changed$`,
+      ),
+    );
+    await waitFor(
+      async () =>
+        (await objects().events('typo')).some((e) => e.type === 'Warning' && e.reason === 'InvalidSurvivor'),
+      { what: 'a Warning Event InvalidSurvivor on restore typo', timeoutMs: 30_000 },
+    );
+    assert.equal((await objects().readCluster(name)).status?.restore, undefined, 'no lock taken');
+    assert.deepEqual(
+      (await core().listNamespacedPod({ namespace: ns })).items.map((p) => p.metadata?.uid),
+      podsBefore,
+    );
+    assert.deepEqual(
+      (await core().listNamespacedPersistentVolumeClaim({ namespace: ns })).items.map(
+        (p) => `${p.metadata?.uid} ${JSON.stringify(p.metadata?.labels)}`,
+      ),
+      pvcsBefore,
+    );
 
     // WHEN the survivor restore is created: the controller chooses the survivor and dies before recording it
     const restore = await objects().createRestore('survive', {

@@ -48,6 +48,8 @@ const restoreCase = (
 });
 
 const PATTERN = /should match '\^/;
+const KEY_ALLOWED =
+  /allowed: a name of at most 63 letters, digits, '-', '_' and '\.', starting and ending with a letter or digit, optionally after a DNS subdomain prefix/;
 const QUANTITY_ALLOWED = /allowed: a Kubernetes quantity such as 1Gi, 512Mi or 10G greater than zero/;
 const STORAGE_ALLOWED =
   /allowed: a quantity of at least 128Mi \(etcd preallocates its write-ahead log in 64 MB files\)/;
@@ -299,6 +301,27 @@ export const admissionCatalog: readonly AdmissionCase[] = [
     'spec.podTemplate.nodeSelector.disk',
     '"ssd!"',
     PATTERN,
+  ),
+  clusterCase(
+    'podTemplate.labels key with a space',
+    { podTemplate: { labels: { 'team name': 'platform' } } },
+    'spec.podTemplate.labels',
+    "key: 'team name'",
+    KEY_ALLOWED,
+  ),
+  clusterCase(
+    'podTemplate.nodeSelector key with an empty name after its prefix',
+    { podTemplate: { nodeSelector: { 'kubernetes.io/': 'ssd' } } },
+    'spec.podTemplate.nodeSelector',
+    "key: 'kubernetes.io/'",
+    KEY_ALLOWED,
+  ),
+  clusterCase(
+    'podTemplate.annotations key starting with -',
+    { podTemplate: { annotations: { '-note': 'x' } } },
+    'spec.podTemplate.annotations',
+    "key: '-note'",
+    KEY_ALLOWED,
   ),
   clusterCase(
     'podTemplate.priorityClassName with a space',

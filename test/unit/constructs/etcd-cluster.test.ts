@@ -247,6 +247,42 @@ describe('EtcdCluster construct', () => {
     );
   });
 
+  it('fails when a podTemplate label, node selector or annotation key is not a qualified name, or a label value not a label value, naming the prop, the value and what is allowed', () => {
+    const refusals: Array<[Record<string, unknown>, RegExp]> = [
+      [
+        { labels: { 'team name': 'a' } },
+        /^Error: 'podTemplate.labels' keys must be a name of at most 63 .*, got 'team name'$/,
+      ],
+      [
+        { labels: { team: 'platform team' } },
+        /^Error: 'podTemplate.labels.team' must be empty, or at most 63 .*, got 'platform team'$/,
+      ],
+      [
+        { labels: { tier: 'x'.repeat(64) } },
+        /^Error: 'podTemplate.labels.tier' must be empty, or at most 63 .*, got 'x{64}'$/,
+      ],
+      [
+        { nodeSelector: { 'kubernetes.io/': 'ssd' } },
+        /^Error: 'podTemplate.nodeSelector' keys must be .*, got 'kubernetes.io\/'$/,
+      ],
+      [{ nodeSelector: { disk: 'ssd!' } }, /^Error: 'podTemplate.nodeSelector.disk' must be .*, got 'ssd!'$/],
+      [{ annotations: { '-bad': 'x' } }, /^Error: 'podTemplate.annotations' keys must be .*, got '-bad'$/],
+    ];
+    for (const [podTemplate, message] of refusals) assert.throws(() => cluster({ podTemplate }), message);
+    const fine = { 'example.com/team': 'platform', empty: '', 'a.b_c-d': 'X.y_z-1' };
+    const spec = only(
+      cluster({
+        podTemplate: {
+          labels: fine,
+          nodeSelector: fine,
+          annotations: { 'example.com/note': 'any text at all' },
+        },
+      }).objects,
+      'EtcdCluster',
+    ).spec;
+    assert.deepEqual(spec.podTemplate.labels, fine);
+  });
+
   it('fails when podTemplate labels override a selector label', () => {
     assert.throws(
       () => cluster({ podTemplate: { labels: { 'app.kubernetes.io/instance': 'other' } } }),

@@ -9,6 +9,8 @@ import type { RestorePlanInput, RestoreView, SurvivorView } from '../../../contr
 import { toSurvivorViews } from '../../../controller/etcdrestore/views.js';
 
 const uid = 'aaaaaaaa-1111-2222-3333-444444444444';
+/** The members with a Pod or a volume. */
+const MEMBERS = ['main-0', 'main-1', 'main-2', 'main-4', 'main-10'];
 const survivor = (member: string, over: Partial<SurvivorView> = {}): SurvivorView => ({
   member,
   id: `${member.length}${member.at(-1)}00`,
@@ -40,6 +42,7 @@ describe('chooseSurvivor', () => {
         survivor('main-4', { raftIndex: '999', sameCluster: false }),
       ],
       '3.6.16',
+      MEMBERS,
     );
     assert.deepEqual(action, {
       kind: 'ChooseSurvivor',
@@ -49,12 +52,13 @@ describe('chooseSurvivor', () => {
       message:
         'recovering from member main-2 at revision 61 (raft index 130): every write it has applied is kept; writes it had not applied are lost (other members answering: main-0 at revision 60, main-1 at revision 50, main-4 at revision 50)',
     });
-    const tie = chooseSurvivor(restore(), [survivor('main-10'), survivor('main-2')], undefined);
+    const tie = chooseSurvivor(restore(), [survivor('main-10'), survivor('main-2')], undefined, MEMBERS);
     assert.equal(tie.kind === 'ChooseSurvivor' && tie.member, 'main-2', 'ties: the lowest index');
     const big = chooseSurvivor(
       restore(),
       [survivor('main-0', { raftIndex: '18446744073709551615' }), survivor('main-1', { raftIndex: '9' })],
       undefined,
+      MEMBERS,
     );
     assert.equal(
       big.kind === 'ChooseSurvivor' && big.member,
@@ -69,6 +73,7 @@ describe('chooseSurvivor', () => {
       named,
       [survivor('main-0'), survivor('main-1', { raftIndex: '999' })],
       '3.6.16',
+      MEMBERS,
     );
     assert.equal(
       ok.kind === 'ChooseSurvivor' && ok.member,
@@ -80,7 +85,7 @@ describe('chooseSurvivor', () => {
       [{ sameCluster: false }, 'main-0 answers as another member or another cluster'],
       [{ version: '3.6.16' }, 'newer than the cluster'],
     ] as const) {
-      const action = chooseSurvivor(named, [survivor('main-0', over)], '3.5.35');
+      const action = chooseSurvivor(named, [survivor('main-0', over)], '3.5.35', MEMBERS);
       assert.equal(action.kind, 'Refuse', JSON.stringify(over));
       assert.equal(action.kind === 'Refuse' && action.reason, 'InvalidSurvivor');
       assert.match(
@@ -97,6 +102,7 @@ describe('chooseSurvivor', () => {
       restore({ survivor: { member: 'main-2' } }),
       [survivor('main-0')],
       undefined,
+      MEMBERS,
     );
     assert.deepEqual(
       {
@@ -110,8 +116,31 @@ describe('chooseSurvivor', () => {
       named.kind === 'Wait' ? named.message : '',
       /^member main-2 does not answer \(answering: main-0 \(revision 50\)\)/,
     );
-    const none = chooseSurvivor(restore(), [survivor('main-0', { learner: true })], undefined);
+    const none = chooseSurvivor(restore(), [survivor('main-0', { learner: true })], undefined, MEMBERS);
     assert.equal(none.kind === 'Wait' && none.reason, 'SurvivorUnavailable');
+  });
+
+  it('member: refused (nothing changed) when the named member has no Pod and no volume: it has no data, now or later', () => {
+    const action = chooseSurvivor(
+      restore({ survivor: { member: 'mian-2' } }),
+      [survivor('main-0')],
+      undefined,
+      ['main-1', 'main-0', 'main-1', 'main-10', 'main-2'],
+    );
+    assert.deepEqual(action, {
+      kind: 'Refuse',
+      reason: 'InvalidSurvivor',
+      message:
+        'spec.survivor.member: mian-2 has no member Pod or volume in cluster main, so it has no data to recover from; allowed: a voting member of this cluster that answers (members with a Pod or volume: main-0, main-1, main-2, main-10); nothing was changed',
+    });
+    const none = chooseSurvivor(restore({ survivor: { member: 'main-0' } }), [], undefined, []);
+    assert.match(none.kind === 'Refuse' ? none.message : '', /\(members with a Pod or volume: none\)/);
+    const retained = chooseSurvivor(restore({ survivor: { member: 'main-3' } }), [], undefined, ['main-3']);
+    assert.equal(
+      retained.kind === 'Wait' && retained.reason,
+      'SurvivorUnavailable',
+      'a volume alone: waited for',
+    );
   });
 });
 
@@ -180,6 +209,26 @@ describe('planRestore with spec.survivor', () => {
       token: `main-${uid.slice(0, 8)}-abc123`,
       source: { member: { name: 'main-0', id: '600' } },
     });
+  });
+
+  it("a named member is checked against the cluster's member Pods and volumes: one with a volume only is waited for, one with neither is refused", () => {
+    const named = (member: string) => restore({ survivor: { member } });
+    const volumeOnly = base({
+      restore: named('main-2'),
+      pvcs: [{ name: 'main-2-data', member: 'main-2', terminating: false }],
+    });
+    const waiting = planRestore(volumeOnly);
+    assert.equal(waiting.kind === 'Wait' && waiting.reason, 'SurvivorUnavailable');
+    const podOnly = base({
+      restore: named('main-2'),
+      pods: [{ name: 'main-2', member: 'main-2', terminating: true, ready: false }],
+    });
+    assert.equal(planRestore(podOnly).kind, 'Wait');
+    const neither = planRestore(
+      base({ restore: named('main-7'), pods: volumeOnly.pvcs.map((p) => ({ ...p, ready: false })) }),
+    );
+    assert.equal(neither.kind === 'Refuse' && neither.reason, 'InvalidSurvivor');
+    assert.match(neither.kind === 'Refuse' ? neither.message : '', /members with a Pod or volume: main-2\)/);
   });
 
   it('a healthy cluster is refused as for a backup, unless allowHealthyCluster', () => {
