@@ -82,6 +82,7 @@ const corpus = [
   'scripts',
   'bench',
   join('test', 'env'),
+  join('test', 'soak'),
   join('docs', 'gitops'),
 ]
   .flatMap((dir) => sources(join(repoRoot, dir)))
