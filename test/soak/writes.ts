@@ -67,6 +67,14 @@ export class WriteRecord {
     return this.restoredFrom({ history: this.current, revision });
   }
 
+  /** The writes acknowledged in the history the cluster holds now (not those it started from), with revisions. */
+  ackedNow(): { readonly key: string; readonly revision: bigint }[] {
+    return [...(this.histories[this.current] as History).acked].map(([key, { revision }]) => ({
+      key,
+      revision,
+    }));
+  }
+
   /** What the cluster must hold now: key → value. */
   expected(): Map<string, string> {
     return this.contentOf(this.current, undefined);
