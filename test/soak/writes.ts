@@ -41,6 +41,8 @@ export class WriteRecord {
 
   /** etcd acknowledged `key` = `value` at `revision`, in the current history. */
   acknowledged(key: string, value: string, revision: bigint): void {
+    if (this.histories.some((h) => h.acked.has(key)))
+      throw new Error(`${key} was acknowledged before: the writer puts each key once`);
     (this.histories[this.current] as History).acked.set(key, { value, revision });
     this.unknown.delete(key);
   }

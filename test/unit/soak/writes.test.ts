@@ -31,6 +31,10 @@ describe('WriteRecord', () => {
       [{ key: 'u', kind: 'lost', expected: '9' }],
       'acknowledged later: required',
     );
+    assert.throws(
+      () => record.acknowledged('u', '9', 6n),
+      /u was acknowledged before: the writer puts each key once/,
+    );
   });
 
   it('after a backup restore: exactly the writes up to the backup revision, then the new ones; later old writes are gone, and must be', () => {
