@@ -215,8 +215,11 @@ describe('GitOps: dist/ applied as Argo CD would, on a cluster that runs Pods', 
       '-o',
       'json',
     ]);
-    return (JSON.parse(stdout) as { items: { reason?: string; message?: string; lastTimestamp?: string }[] })
-      .items;
+    return (
+      JSON.parse(stdout) as {
+        items: { reason?: string; message?: string; lastTimestamp?: string; eventTime?: string }[];
+      }
+    ).items;
   };
 
   before(async () => {
@@ -491,6 +494,8 @@ container statuses: ${JSON.stringify(statuses)}`);
       selectorString(memberSelector(name)),
       '-o',
       'json',
+      // kubectl leaves managedFields out unless asked: their times say when each member Pod last changed.
+      '--show-managed-fields',
     ]);
     const members = (JSON.parse(stdout) as { items: V1Pod[] }).items;
     assert.equal(members.length, 3);
@@ -501,30 +506,38 @@ container statuses: ${JSON.stringify(statuses)}`);
     const reasons = events.map((event) => event.reason);
     const annotated = members.filter((pod) => pod.metadata?.annotations?.[ANNOTATION_BUDGET_RECOMPUTE]);
     const failure = events.find((event) => event.reason === 'CalculateExpectedPodCountFailed');
+    // When a member Pod last changed, from managedFields' times (whole seconds, as the Events'); read in every case
+    // so that each run checks they are there.
+    const changes = members.flatMap((pod) =>
+      (pod.metadata?.managedFields ?? []).map((field) => ({
+        pod: pod.metadata?.name,
+        manager: field.manager,
+        subresource: field.subresource,
+        at: new Date(field.time ?? 0).getTime(),
+      })),
+    );
+    assert.ok(
+      changes.length >= members.length && changes.every((c) => c.at > 0),
+      'every member Pod carries managedFields with times',
+    );
+    const last = changes.reduce((a, b) => (b.at > a.at ? b : a));
+    const lastChange = `${last.pod}'s change by ${last.manager}${last.subresource ? ` (${last.subresource})` : ''} at ${new Date(last.at).toISOString()}`;
     if (failure && reasons.includes(RECOMPUTE_REQUESTED_REASON)) {
       // The failure outlasted the members' own changes: the controller's request is what brought the budget back.
       assert.equal(annotated.length, 1, 'one member Pod carries the recompute request');
       t.diagnostic('the budget failed after the members last changed; the controller asked again');
     } else if (failure) {
       // No request: then a member Pod changed after the (last) failure, and that change had the budget counted
-      // again. Pod changes are read from managedFields' times (whole seconds, as the Event's).
-      const failedAt = Date.parse(failure.lastTimestamp ?? '');
-      const changes = members.flatMap((pod) =>
-        (pod.metadata?.managedFields ?? []).map((field) => ({
-          pod: pod.metadata?.name,
-          manager: field.manager,
-          subresource: field.subresource,
-          at: new Date(field.time ?? 0).getTime(),
-        })),
-      );
-      const last = changes.reduce((a, b) => (b.at > a.at ? b : a));
+      // again.
+      const failedAtText = failure.lastTimestamp ?? failure.eventTime;
+      const failedAt = Date.parse(failedAtText ?? '');
       assert.ok(
         Number.isFinite(failedAt) && last.at >= failedAt,
-        `the last member Pod change (${JSON.stringify(last)}, ${new Date(last.at).toISOString()}) comes after the failure at ${failure.lastTimestamp}; events: ${reasons.join(', ')}`,
+        `the last member Pod change (${lastChange}) comes after the failure at ${failedAtText}; events: ${reasons.join(', ')}`,
       );
       assert.equal(annotated.length, 0, 'no recompute request without its Event');
       t.diagnostic(
-        `the budget failed at ${failure.lastTimestamp} while the members were still changing; ${last.pod}'s change by ${last.manager}${last.subresource ? ` (${last.subresource})` : ''} at ${new Date(last.at).toISOString()} had it counted again`,
+        `the budget failed at ${failedAtText} while the members were still changing; ${lastChange} had it counted again`,
       );
     } else {
       assert.equal(reasons.includes(RECOMPUTE_REQUESTED_REASON), false, 'no request without a failure');
