@@ -17,10 +17,35 @@ export function snapshotVersionProblem(snapshotVersion: string, clusterVersion: 
   return `the snapshot comes from etcd ${snapshotVersion}, newer than the cluster's ${clusterVersion}: etcd cannot restore a newer minor's data`;
 }
 
-/** The restore tool of a cluster version inside our image: `etcdutl` from 3.5, `etcdctl` for 3.4. */
-export function restoreToolPath(toolsDir: string, clusterVersion: string): string {
+/**
+ * How much every restore raises the revision (`--bump-revision`, with `--mark-compacted`), so that no watcher of the
+ * old cluster resumes silently wrong (docs/design/restore.md, "Watchers across a restore").
+ */
+export const RESTORE_REVISION_BUMP = 1_000_000_000;
+
+/** What restores a cluster version: its tool, and the revision bump that tool can apply. */
+export interface RestoreTool {
+  /** `etcdutl` from 3.5; 3.4 restores with `etcdctl`. */
+  readonly name: 'etcdutl' | 'etcdctl';
+  /** `RESTORE_REVISION_BUMP`, or 0 for 3.4, whose `etcdctl snapshot restore` has no `--bump-revision`. */
+  readonly revisionBump: number;
+  /** `v<major>.<minor>`: the directory of the tool in our image. */
+  readonly minorDir: string;
+}
+
+export function restoreToolOf(clusterVersion: string): RestoreTool {
   const version = parseSemver(clusterVersion);
   if (!version) throw new Error(`the cluster version '${clusterVersion}' is not X.Y.Z`);
-  const tool = version.major === 3 && version.minor <= 4 ? 'etcdctl' : 'etcdutl';
-  return `${toolsDir.replace(/\/+$/, '')}/v${version.major}.${version.minor}/${tool}`;
+  const legacy = version.major === 3 && version.minor <= 4;
+  return {
+    name: legacy ? 'etcdctl' : 'etcdutl',
+    revisionBump: legacy ? 0 : RESTORE_REVISION_BUMP,
+    minorDir: `v${version.major}.${version.minor}`,
+  };
+}
+
+/** The restore tool of a cluster version inside our image: `<toolsDir>/v<major.minor>/<restoreToolOf's name>`. */
+export function restoreToolPath(toolsDir: string, clusterVersion: string): string {
+  const tool = restoreToolOf(clusterVersion);
+  return `${toolsDir.replace(/\/+$/, '')}/${tool.minorDir}/${tool.name}`;
 }

@@ -30,6 +30,8 @@ export type FetchResult =
       readonly revision: string;
       readonly etcdVersion: string;
       readonly snapshotBytes: number;
+      /** How much the restore raised the revision (docs/design/restore.md, "Watchers across a restore"). */
+      readonly revisionBump: number;
     };
 
 function checkVersion(backup: LocatedBackup, clusterVersion: string): void {
@@ -55,9 +57,9 @@ export async function fetchBackup(options: FetchOptions, log: Logger): Promise<F
     checkVersion(backup, options.clusterVersion);
     const snapshot = await downloadSnapshot(s3, backup, join(work, 'snapshot.db'));
     log.info({ key: backup.key, bytes: snapshot.snapshotBytes }, 'Downloaded and verified the snapshot');
-    await restoreInto({ ...options, state, work }, snapshot.file);
+    const revisionBump = await restoreInto({ ...options, state, work }, snapshot.file);
     log.info(
-      { dataDir, member: options.seed.name, key: backup.key },
+      { dataDir, member: options.seed.name, key: backup.key, revisionBump },
       'Restored the data dir from the backup',
     );
     return {
@@ -68,6 +70,7 @@ export async function fetchBackup(options: FetchOptions, log: Logger): Promise<F
       revision: backup.metadata.revision,
       etcdVersion: backup.metadata.etcdVersion,
       snapshotBytes: snapshot.snapshotBytes,
+      revisionBump,
     };
   } catch (error) {
     await rm(work, { recursive: true, force: true });

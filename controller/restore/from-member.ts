@@ -40,6 +40,8 @@ export type FromMemberResult =
       readonly revision: string;
       readonly etcdVersion: string;
       readonly snapshotBytes: number;
+      /** How much the restore raised the revision (docs/design/restore.md, "Watchers across a restore"). */
+      readonly revisionBump: number;
     };
 
 async function memberStatus(client: Etcd3, options: FromMemberOptions): Promise<IStatusResponse> {
@@ -114,9 +116,9 @@ export async function fetchFromMember(options: FromMemberOptions, log: Logger): 
     const snapshotBytes = await copySnapshot(client, options, file);
     const revision = await snapshotRevision(options.restoreTool, file);
     log.info({ bytes: snapshotBytes, revision }, 'Copied and verified the survivor snapshot');
-    await restoreInto({ ...options, state, work }, file);
+    const revisionBump = await restoreInto({ ...options, state, work }, file);
     log.info(
-      { dataDir, member: options.seed.name, revision },
+      { dataDir, member: options.seed.name, revision, revisionBump },
       'Restored the data dir from the surviving member',
     );
     return {
@@ -127,6 +129,7 @@ export async function fetchFromMember(options: FromMemberOptions, log: Logger): 
       revision,
       etcdVersion: status.version,
       snapshotBytes,
+      revisionBump,
     };
   } catch (error) {
     await rm(work, { recursive: true, force: true });

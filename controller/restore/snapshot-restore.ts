@@ -19,7 +19,16 @@ export interface SeedIdentity {
   readonly token: string;
 }
 
-export function restoreArgs(snapshot: string, dataDir: string, seed: SeedIdentity): string[] {
+/**
+ * The restore tool's arguments. `revisionBump` > 0 adds `--bump-revision` and the `--mark-compacted` etcd requires
+ * with it (docs/design/restore.md, "Watchers across a restore"); 0 adds neither (3.4's etcdctl knows neither).
+ */
+export function restoreArgs(
+  snapshot: string,
+  dataDir: string,
+  seed: SeedIdentity,
+  revisionBump: number,
+): string[] {
   return [
     'snapshot',
     'restore',
@@ -29,15 +38,17 @@ export function restoreArgs(snapshot: string, dataDir: string, seed: SeedIdentit
     `--initial-advertise-peer-urls=${seed.peerURL}`,
     `--initial-cluster=${seed.initialCluster ?? `${seed.name}=${seed.peerURL}`}`,
     `--initial-cluster-token=${seed.token}`,
+    ...(revisionBump > 0 ? [`--bump-revision=${revisionBump}`, '--mark-compacted'] : []),
   ];
 }
 
-/** Restores `snapshot` into `dataDir` (which must not exist) with `tool`. */
+/** Restores `snapshot` into `dataDir` (which must not exist) with `tool`, raising the revision by `revisionBump`. */
 export async function runSnapshotRestore(
   tool: string,
   snapshot: string,
   dataDir: string,
   seed: SeedIdentity,
+  revisionBump: number,
 ): Promise<void> {
   try {
     await access(tool, constants.X_OK);
@@ -48,7 +59,7 @@ export async function runSnapshotRestore(
     );
   }
   try {
-    await run(tool, restoreArgs(snapshot, dataDir, seed), {
+    await run(tool, restoreArgs(snapshot, dataDir, seed, revisionBump), {
       env: { ...process.env, ETCDCTL_API: '3' },
       maxBuffer: 16 * 1024 * 1024,
     });

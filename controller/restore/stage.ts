@@ -4,6 +4,7 @@
 import { mkdir, readdir, rm, rmdir, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
+import { restoreToolOf } from './etcd-version.js';
 import { RestoreError } from './exit-codes.js';
 import { durableRename, syncTree } from './fsync.js';
 import { runSnapshotRestore, type SeedIdentity } from './snapshot-restore.js';
@@ -68,15 +69,20 @@ export async function beginRestore(
   return { state, work: await freshStaging(dataDir) };
 }
 
-/** Step 4: `snapshot` (verified) becomes the data dir of `seed`; `restore/` is removed. */
+/**
+ * Step 4: `snapshot` (verified) becomes the data dir of `seed`, its revision raised by the cluster version's bump;
+ * `restore/` is removed. Returns the bump applied.
+ */
 export async function restoreInto(
-  options: { dataDir: string; state: DataDirState; work: string; seed: SeedIdentity; restoreTool: string },
+  options: RestoreTarget & { state: DataDirState; work: string },
   snapshot: string,
-): Promise<void> {
+): Promise<number> {
   const staged = join(options.work, 'data');
-  await runSnapshotRestore(options.restoreTool, snapshot, staged, options.seed);
+  const { revisionBump } = restoreToolOf(options.clusterVersion);
+  await runSnapshotRestore(options.restoreTool, snapshot, staged, options.seed, revisionBump);
   await syncTree(staged);
   if (options.state === 'empty') await rmdir(options.dataDir);
   await durableRename(staged, options.dataDir);
   await rm(options.work, { recursive: true, force: true });
+  return revisionBump;
 }

@@ -104,6 +104,14 @@ describe('backend quota, NOSPACE and defrag on the local Kubernetes', () => {
     );
     // No retries and no circuit breaker (etcd3's default breaker opens on NOSPACE and then blocks every call).
     client = connect(`http://${name}-client.${ns}.svc:2379`, 30_000);
+    // Ready is the members' health as the controller sees it, Pod by Pod; the Service's endpoints follow the Pods'
+    // readiness a moment later (a CI run's first write met "No connection established"). A read has no effect, so
+    // waiting on one is safe; the writes below are then never retried.
+    await waitFor(async () => (await client.get('fill/k').exec()).header.revision !== '', {
+      what: `a read through ${name}-client`,
+      timeoutMs: 30_000,
+      intervalMs: 500,
+    });
   });
 
   after(async () => {

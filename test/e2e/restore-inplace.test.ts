@@ -17,11 +17,12 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { CopyObjectCommand, DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import { Etcd3 } from 'etcd3';
+import { Etcd3, type Watcher } from 'etcd3';
 import { etcdClusterCrd, etcdRestoreCrd } from '../../constructs/api/crds.js';
 import { restrictedNamespaceLabels } from '../../constructs/security.js';
 import type { EtcdCluster } from '../../controller/etcdcluster/api.js';
 import type { EtcdRestore } from '../../controller/etcdrestore/api.js';
+import { RESTORE_REVISION_BUMP } from '../../controller/restore/etcd-version.js';
 import { etcdVersions } from '../env/binaries.js';
 import { type Environment, startEnvironment } from '../env/environment.js';
 import { loseMembersWithData } from '../env/lose-data.js';
@@ -44,6 +45,33 @@ const name = 'demo';
 const version = etcdVersions['3.6'];
 const clientURL = `http://${name}-client.${ns}.svc:2379`;
 
+/**
+ * What a watcher resuming at `revision` meets within 10 s: `told: <error>` when etcd refuses it, `event: <rev>`
+ * when it is served an event, or `nothing` (then it waits for numbers the cluster may already have used).
+ */
+async function watchOutcome(client: Etcd3, revision: bigint): Promise<string> {
+  let watcher: Watcher;
+  try {
+    watcher = await client.watch().prefix('').startRevision(String(revision)).create();
+  } catch (error) {
+    return `told: ${(error as Error).message}`; // refused in the creation's own response
+  }
+  const outcome = await new Promise<string>((resolve) => {
+    const timer = setTimeout(() => resolve('nothing'), 10_000);
+    watcher.on('error', (error) => {
+      clearTimeout(timer);
+      resolve(`told: ${error.message}`);
+    });
+    watcher.on('data', (response) => {
+      clearTimeout(timer);
+      resolve(`event: ${response.header.revision}`);
+    });
+  });
+  // A watch etcd cancelled is gone: etcd3's cancel() would wait for an answer that never comes.
+  if (!outcome.startsWith('told: ')) await watcher.cancel();
+  return outcome;
+}
+
 describe('in-place restore after quorum loss (local Kubernetes, MinIO)', () => {
   let env: Environment;
   let s3: S3Client;
@@ -51,6 +79,8 @@ describe('in-place restore after quorum loss (local Kubernetes, MinIO)', () => {
   let controller: ManagedProcess | undefined;
   let bucket: string;
   let backupKey: string;
+  /** The highest revision the old cluster gave a client: a watcher of it would resume from the next. */
+  let lastSeen: bigint;
   let gitOwned: { generation?: number; spec: EtcdCluster['spec'] };
   let recorder: StatusRecorder;
   const custom = () => env.kubeConfig.makeApiClient(CustomObjectsApi);
@@ -218,7 +248,9 @@ describe('in-place restore after quorum loss (local Kubernetes, MinIO)', () => {
       const stored = await keys(s3, bucket);
       assert.equal(stored.length, 1, stored.join(', '));
       backupKey = stored[0]!;
-      for (let i = 0; i < 50; i++) await client.put(`after/${i}`).value(`w${i}`);
+      for (let i = 0; i < 50; i++) {
+        lastSeen = BigInt((await client.put(`after/${i}`).value(`w${i}`).exec()).header.revision);
+      }
     } finally {
       client.close();
     }
@@ -411,6 +443,14 @@ describe('in-place restore after quorum loss (local Kubernetes, MinIO)', () => {
       const after = await client.getAll().prefix('after/').keys();
       assert.equal(before.length, 100);
       assert.equal(after.length, 0, 'keys written after the backup are gone');
+      // AND a watcher of the old cluster is never silently wrong (docs/design/restore.md, "Watchers across a
+      // restore"): the revision is the backup's plus the bump, and resuming after the last revision the old
+      // cluster gave is refused as compacted, not served events numbered as the lost writes were.
+      const backupRevision = BigInt((await metadataOf(s3, bucket, backupKey))['etcd-revision']!);
+      const revision = BigInt((await client.get('before/0').exec()).header.revision);
+      assert.equal(revision, backupRevision + BigInt(RESTORE_REVISION_BUMP));
+      assert.ok(lastSeen > backupRevision, `writes after the backup reached revision ${lastSeen}`);
+      assert.match(await watchOutcome(client, lastSeen + 1n), /^told: /);
     } finally {
       client.close();
     }

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { RESTORE_REVISION_BUMP } from '../../controller/restore/etcd-version.js';
 import { etcdBinary, etcdVersions as versions } from '../env/binaries.js';
 import { type Minio, startMinio } from '../env/minio.js';
 import { freePorts } from '../env/ports.js';
@@ -148,10 +149,16 @@ describe('restore fetch (real etcd, real MinIO)', () => {
 
     // THEN it succeeds, leaves only data/ on the volume, and etcd on it holds exactly the source's keys
     assert.equal(result.code, 0, failureReason(result));
-    const output = JSON.parse(result.stdout) as { outcome: string; key: string; revision: string };
+    const output = JSON.parse(result.stdout) as {
+      outcome: string;
+      key: string;
+      revision: string;
+      revisionBump: number;
+    };
     assert.equal(output.outcome, 'restored');
     assert.equal(output.key, key);
     assert.equal(output.revision, (await metadataOf(s3, bucket, key))['etcd-revision']);
+    assert.equal(output.revisionBump, RESTORE_REVISION_BUMP);
     assert.deepEqual(readdirSync(mount), ['data']);
     assert.equal(await compareRestored(source, versions['3.6'], mount, member), filled.keys + 30);
   });
@@ -197,8 +204,9 @@ describe('restore fetch (real etcd, real MinIO)', () => {
       awsEnv(minio),
     );
 
-    // THEN etcd 3.4 on the result holds every key
+    // THEN etcd 3.4 on the result holds every key; the revision was not bumped (3.4's etcdctl cannot)
     assert.equal(result.code, 0, failureReason(result));
+    assert.equal((JSON.parse(result.stdout) as { revisionBump: number }).revisionBump, 0);
     assert.equal(await compareRestored(source, versions['3.4'], mount, member), 40);
   });
 

@@ -1,5 +1,6 @@
 // The soak's writer, watcher and invariants (test/soak/) against real etcd: on an honest etcd they report nothing,
-// a watcher told of a compaction resyncs without a violation, and a restore without a revision bump (the snapshot
+// a watcher told of a compaction resyncs without a violation, a restore as the product does it (step 4 of the
+// restore command, with its revision bump) tells a resuming watcher, and a restore without the bump (the snapshot
 // restored into a new etcd, the watcher resuming from its last revision) is reported as the silent gap it is.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -9,12 +10,17 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import type { Etcd3 } from 'etcd3';
+import { pino } from 'pino';
+import { RESTORE_REVISION_BUMP } from '../../controller/restore/etcd-version.js';
+import { beginRestore, restoreInto } from '../../controller/restore/stage.js';
+import { freePorts } from '../env/ports.js';
 import { waitFor } from '../env/wait.js';
 import { watchViolations } from '../soak/watch.js';
 import { type SoakWatcher, startWatcher } from '../soak/watcher.js';
 import { startWriter } from '../soak/writer.js';
 import { WriteRecord } from '../soak/writes.js';
 import { type StandaloneEtcd, startEtcd } from './helpers/etcd.js';
+import { startEtcdOnDataDir } from './helpers/restore.js';
 
 const run = promisify(execFile);
 const prefix = 'soak/w/';
@@ -28,11 +34,13 @@ async function revisionOf(client: Etcd3): Promise<bigint> {
 }
 
 describe('the soak writer, watcher and invariants (real etcd)', () => {
-  const started: StandaloneEtcd[] = [];
+  const started: { stop(): Promise<void> }[] = [];
   const clients: Etcd3[] = [];
   let dir: string;
   let source: StandaloneEtcd;
   let client: Etcd3;
+  /** The etcd the writes go to: the source until a restore replaces it. */
+  let current: { client: Etcd3; url: string };
   const record = new WriteRecord();
   let watcher: SoakWatcher;
 
@@ -61,6 +69,7 @@ describe('the soak writer, watcher and invariants (real etcd)', () => {
     started.push(source);
     client = source.client();
     clients.push(client);
+    current = { client, url: source.clientURL };
     watcher = await startWatcher(client, prefix);
   });
   after(async () => {
@@ -98,13 +107,61 @@ describe('the soak writer, watcher and invariants (real etcd)', () => {
     assert.deepEqual(record.check(await content(client)), []);
   });
 
-  test('GIVEN a snapshot and writes after it WHEN it is restored without a revision bump and the watcher resumes from its last revision THEN the write record holds and the watcher is reported silently behind', async () => {
-    const snapshot = join(dir, 'snapshot.db');
+  test('GIVEN a snapshot and writes after it WHEN the restore command restores it (revision bumped, marked compacted) and the watcher resumes from its last revision THEN it is told, resyncs, and no violation is reported', async () => {
+    const snapshot = join(dir, 'bumped.db');
     const revision = await revisionOf(client);
     await run(source.binary('etcdctl'), ['--endpoints', source.clientURL, 'snapshot', 'save', snapshot]);
     const backup = record.backupAt(revision);
     await writeFor(client, 300); // acknowledged, then lost by the restore: legitimately gone
     await caughtUp(await revisionOf(client));
+
+    const work = join(dir, 'bumped');
+    const dataDir = join(work, 'data');
+    const [peerPort] = await freePorts(1);
+    const seed = { name: 'restored', peerURL: `http://127.0.0.1:${peerPort}`, token: 'bumped' };
+    const begun = await beginRestore(dataDir, pino({ level: 'silent' }));
+    assert.ok(!('outcome' in begun), 'a fresh data dir');
+    const target = { dataDir, clusterVersion: source.version, seed, restoreTool: source.binary('etcdutl') };
+    assert.equal(await restoreInto({ ...target, ...begun }, snapshot), RESTORE_REVISION_BUMP);
+    const restored = await startEtcdOnDataDir(source.version, dataDir, seed.name, peerPort as number, work);
+    started.push(restored);
+    const next = restored.client();
+    clients.push(next);
+    assert.equal(
+      await revisionOf(next),
+      revision + BigInt(RESTORE_REVISION_BUMP),
+      'the snapshot’s plus the bump',
+    );
+    record.restoredFrom(backup);
+    assert.deepEqual(record.check(await content(next)), [], 'exactly the writes up to the snapshot');
+    const resumedAt = watcher.log.length;
+    await watcher.resume(next);
+    await waitFor(() => watcher.log.slice(resumedAt).some((e) => e.kind === 'resync'), {
+      what: 'a resync after the resume',
+      timeoutMs: 10_000,
+      intervalMs: 50,
+    });
+    const told = watcher.log.slice(resumedAt).find((e) => e.kind === 'error');
+    assert.match(
+      told && 'message' in told ? told.message : '',
+      /Watcher canceled/,
+      'told before it resynced',
+    );
+    await writeFor(next, 300); // revisions above every one the watcher had seen
+    await caughtUp(await revisionOf(next));
+    assert.deepEqual(watchViolations(watcher.log, record.ackedNow()), []);
+    assert.deepEqual(record.check(await content(next)), []);
+    // The restored etcd is the cluster from now on.
+    current = { client: next, url: restored.clientURL };
+  });
+
+  test('GIVEN a snapshot and writes after it WHEN it is restored without a revision bump and the watcher resumes from its last revision THEN the write record holds and the watcher is reported silently behind', async () => {
+    const snapshot = join(dir, 'snapshot.db');
+    const revision = await revisionOf(current.client);
+    await run(source.binary('etcdctl'), ['--endpoints', current.url, 'snapshot', 'save', snapshot]);
+    const backup = record.backupAt(revision);
+    await writeFor(current.client, 300); // acknowledged, then lost by the restore: legitimately gone
+    await caughtUp(await revisionOf(current.client));
     const restored = await startEtcd({ version: '3.6', restoreFrom: snapshot });
     started.push(restored);
     const next = restored.client();

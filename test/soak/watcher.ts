@@ -20,17 +20,27 @@ export async function startWatcher(client: Etcd3, prefix: string): Promise<SoakW
   let stopped = false;
   let last = 0n;
 
+  const told = (from: Etcd3, error: Error) => {
+    // etcd ended the watch: nothing left to cancel (etcd3's cancel() of it would wait for an answer forever).
+    watcher = undefined;
+    log.push({ kind: 'error', message: error.message });
+    if (!stopped) void sleep(200).then(() => (stopped ? undefined : resync(from)));
+  };
   const watchFrom = async (from: Etcd3, revision: bigint) => {
-    const created = await from.watch().prefix(prefix).startRevision(String(revision)).create();
+    let created: Watcher;
+    try {
+      created = await from.watch().prefix(prefix).startRevision(String(revision)).create();
+    } catch (error) {
+      // etcd may refuse in the creation's own response (e.g. below its compaction): told all the same.
+      told(from, error as Error);
+      return;
+    }
     watcher = created;
     created.on('put', (kv) => {
       last = BigInt(kv.mod_revision);
       log.push({ kind: 'event', revision: last, key: kv.key.toString() });
     });
-    created.on('error', (error) => {
-      log.push({ kind: 'error', message: error.message });
-      if (!stopped) void sleep(200).then(() => (stopped ? undefined : resync(from)));
-    });
+    created.on('error', (error) => told(from, error));
   };
   const resync = async (from: Etcd3) => {
     await watcher?.cancel().catch(() => undefined);

@@ -2,7 +2,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseFetchArgs } from '../../../controller/restore/cli-args.js';
-import { restoreToolPath, snapshotVersionProblem } from '../../../controller/restore/etcd-version.js';
+import {
+  RESTORE_REVISION_BUMP,
+  restoreToolOf,
+  restoreToolPath,
+  snapshotVersionProblem,
+} from '../../../controller/restore/etcd-version.js';
 import { RestoreError } from '../../../controller/restore/exit-codes.js';
 import { restoreArgs } from '../../../controller/restore/snapshot-restore.js';
 
@@ -36,6 +41,22 @@ describe('restoreToolPath', () => {
   ] as const) {
     it(`finds ${path} for ${version}`, () => assert.equal(restoreToolPath('/app/etcd/', version), path));
   }
+});
+
+describe('restoreToolOf', () => {
+  for (const [version, name, revisionBump] of [
+    ['3.4.23', 'etcdctl', 0],
+    ['3.5.17', 'etcdutl', RESTORE_REVISION_BUMP],
+    ['3.6.16', 'etcdutl', RESTORE_REVISION_BUMP],
+  ] as const) {
+    it(`restores ${version} with ${name}, raising the revision by ${revisionBump}`, () =>
+      assert.deepEqual(
+        { ...restoreToolOf(version) },
+        { name, revisionBump, minorDir: `v${version.slice(0, 3)}` },
+      ));
+  }
+  it('refuses a version that is not X.Y.Z', () =>
+    assert.throws(() => restoreToolOf('3.6'), /'3.6' is not X.Y.Z/));
 });
 
 describe('parseFetchArgs', () => {
@@ -90,22 +111,23 @@ describe('parseFetchArgs', () => {
 });
 
 describe('restoreArgs', () => {
-  it('names the seed, its peer URL, a one-member initial cluster and the fresh token', () =>
-    assert.deepEqual(
-      restoreArgs('/v/restore/snapshot.db', '/v/restore/data', {
-        name: 'm-3',
-        peerURL: 'http://m-3:2380',
-        token: 't',
-      }),
-      [
-        'snapshot',
-        'restore',
-        '/v/restore/snapshot.db',
-        '--data-dir=/v/restore/data',
-        '--name=m-3',
-        '--initial-advertise-peer-urls=http://m-3:2380',
-        '--initial-cluster=m-3=http://m-3:2380',
-        '--initial-cluster-token=t',
-      ],
-    ));
+  const seed = { name: 'm-3', peerURL: 'http://m-3:2380', token: 't' };
+  const identity = [
+    'snapshot',
+    'restore',
+    '/v/restore/snapshot.db',
+    '--data-dir=/v/restore/data',
+    '--name=m-3',
+    '--initial-advertise-peer-urls=http://m-3:2380',
+    '--initial-cluster=m-3=http://m-3:2380',
+    '--initial-cluster-token=t',
+  ];
+  it('names the seed, its peer URL, a one-member initial cluster and the fresh token; no bump when 0', () =>
+    assert.deepEqual(restoreArgs('/v/restore/snapshot.db', '/v/restore/data', seed, 0), identity));
+  it('raises the revision by the bump and marks it compacted, as etcd requires with a bump', () =>
+    assert.deepEqual(restoreArgs('/v/restore/snapshot.db', '/v/restore/data', seed, 1_000_000_000), [
+      ...identity,
+      '--bump-revision=1000000000',
+      '--mark-compacted',
+    ]));
 });
