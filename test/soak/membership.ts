@@ -49,6 +49,7 @@ export function convergedViolations(snapshot: MembershipSnapshot): MembershipVio
   const etcd = new Set(snapshot.etcd.filter((m) => !m.learner).flatMap((m) => (m.name ? [m.name] : [])));
   const pods = new Set(snapshot.pods.filter((p) => !p.terminating).map((p) => p.member));
   const pvcs = new Set(snapshot.pvcs.filter((p) => !p.retained).map((p) => p.member));
+  const terminating = snapshot.pods.filter((p) => p.terminating).map((p) => p.name);
   const same = (a: Set<string>, b: Set<string>) => a.size === b.size && [...a].every((x) => b.has(x));
   if (
     snapshot.etcd.length !== snapshot.size ||
@@ -58,7 +59,7 @@ export function convergedViolations(snapshot: MembershipSnapshot): MembershipVio
   ) {
     violations.push({
       kind: 'mismatch',
-      detail: `size ${snapshot.size}: etcd ${list(snapshot.etcd.map((m) => `${m.name ?? m.id}${m.learner ? ' (learner)' : ''}`))}; Pods ${list(pods)}; PVCs ${list(pvcs)}`,
+      detail: `size ${snapshot.size}: etcd ${list(snapshot.etcd.map((m) => `${m.name ?? m.id}${m.learner ? ' (learner)' : ''}`))}; Pods ${list(pods)}; PVCs ${list(pvcs)}${terminating.length ? `; terminating Pods ${list(terminating)}` : ''}`,
     });
   }
   return violations;

@@ -12,6 +12,11 @@ import type { RandomGenerator } from 'pure-rand/types/RandomGenerator';
 export const SOAK_CLUSTERS = ['plain', 'tls'] as const;
 export type SoakCluster = (typeof SOAK_CLUSTERS)[number];
 
+/** The member `pick` (0 ≤ pick < 1) names among the live members (sorted by name), or none when none is live. */
+export function pickMember(members: readonly string[], pick: number): string | undefined {
+  return members[Math.floor(pick * members.length)];
+}
+
 /** What one step does. `pick` (0 ≤ pick < 1) chooses among the members alive when the step runs. */
 export type SoakOperation =
   | { readonly kind: 'scale'; readonly cluster: SoakCluster; readonly size: number }

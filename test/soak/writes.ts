@@ -77,6 +77,16 @@ export class WriteRecord {
     }));
   }
 
+  /** Writes acknowledged so far, in every history. */
+  ackedTotal(): number {
+    return this.histories.reduce((sum, h) => sum + h.acked.size, 0);
+  }
+
+  /** Writes whose outcome is still unknown. */
+  unknownTotal(): number {
+    return this.unknown.size;
+  }
+
   /** What the cluster must hold now: key → value. */
   expected(): Map<string, string> {
     return this.contentOf(this.current, undefined);

@@ -199,6 +199,10 @@ export interface ClusterAppOptions {
   readonly bootstrapFromBackup?: EtcdClusterProps['bootstrapFromBackup'];
   /** `spec.tls` (the backup CronJob then uses the client certificate). @default - none */
   readonly tls?: EtcdClusterProps['tls'];
+  /** More of the construct's props (e.g. failure detection, quota, compaction). @default - none */
+  readonly props?: Partial<EtcdClusterProps>;
+  /** Also `addDefragSchedule()`, suspended (run by `kubectl create job --from=cronjob/<name>-defrag`). @default false */
+  readonly defragSchedule?: boolean;
 }
 
 /** The user's cdk8s app, synthesized: an EtcdCluster (CR, Services, PDB, NetworkPolicy, RBAC) and its backup
@@ -225,7 +229,9 @@ function clusterChart(options: ClusterAppOptions): { app: App; chart: Chart } {
     clients: [{ ipBlock: { cidr: outsideClusterCidr } }],
     ...(options.bootstrapFromBackup ? { bootstrapFromBackup: options.bootstrapFromBackup } : {}),
     ...(options.tls ? { tls: options.tls } : {}),
+    ...options.props,
   });
+  if (options.defragSchedule) cluster.addDefragSchedule({ suspend: true });
   cluster.addBackupSchedule({
     schedule: '0 0 1 1 *',
     suspend: true,

@@ -1,0 +1,137 @@
+// The soak's checks on the real world (docs/design/soak.md, "The invariants"): after a step has converged, every
+// invariant; while steps run, the ones that must hold at every moment. Each reads what it needs and hands it to the
+// pure invariant functions; what they report becomes a violation of the step.
+import { CoreV1Api } from '@kubernetes/client-node';
+import { listBackups } from '../../controller/backup/list-backups.js';
+import { backupViolations } from './backups.js';
+import { alwaysViolations, convergedViolations } from './membership.js';
+import { contentOf, etcdAnswer, membershipSnapshot, readCluster } from './observe.js';
+import { podSecurityViolations } from './pod-security.js';
+import { DisagreementClock, statusDisagreements } from './status.js';
+import { watchViolations } from './watch.js';
+import { SOAK_NAMESPACE, SOAK_PREFIX, type SoakClusterState, type SoakWorld } from './world.js';
+
+/** One broken invariant: what, where, and the step that replays it. */
+export interface SoakViolation {
+  readonly step: number;
+  readonly invariant:
+    | 'writes'
+    | 'watch'
+    | 'membership'
+    | 'status'
+    | 'backups'
+    | 'pod-security'
+    | 'convergence';
+  readonly cluster?: string;
+  readonly detail: string;
+}
+
+/** How long status may disagree with etcd: the nodes' NotReady grace (20 s) and the controller's next pass after
+ *  it, with room for a pass that waits on a dead member's timeouts. */
+export const STATUS_BOUND_MS = 60_000;
+
+export interface CheckCounts {
+  converged: number;
+  continuous: number;
+}
+
+/** Every invariant, once the step has converged. The cluster's writer is stopped meanwhile, so the content read is
+ *  exactly what the record must explain; the caller starts it again. With `ready` false (a fault in place, the
+ *  clusters still catching up) membership and status are left to the continuous checks and their bound. */
+export async function checkConverged(
+  world: SoakWorld,
+  cluster: SoakClusterState,
+  step: number,
+  ready: boolean,
+): Promise<SoakViolation[]> {
+  const violations: SoakViolation[] = [];
+  const add = (invariant: SoakViolation['invariant'], details: readonly string[]) => {
+    for (const detail of details) violations.push({ step, invariant, cluster: cluster.name, detail });
+  };
+  const { content } = await contentOf(cluster.client, SOAK_PREFIX);
+  add(
+    'writes',
+    cluster.record
+      .check(content)
+      .map((v) => `${v.kind} ${v.key}: expected ${v.expected ?? '-'}, found ${v.found ?? '-'}`),
+  );
+  if (cluster.watcher) add('watch', watchViolations(cluster.watcher.log, cluster.record.ackedNow()));
+  if (ready && !cluster.paused)
+    add(
+      'membership',
+      convergedViolations(await membershipSnapshot(world, cluster, cluster.size)).map(
+        (v) => `${v.kind}: ${v.detail}`,
+      ),
+    );
+  if (ready && !cluster.paused) {
+    const status = (await readCluster(world, cluster.name)).status;
+    add(
+      'status',
+      statusDisagreements(status?.conditions ?? [], cluster.size, await etcdAnswer(world, cluster)),
+    );
+  }
+  if (world.minio.process()) {
+    const listing = await listBackups(world.s3, world.bucket, `${SOAK_NAMESPACE}/${cluster.name}/`);
+    add('backups', backupViolations(listing, cluster.backups));
+  }
+  return violations;
+}
+
+/** No Pod in the soak's namespace runs as root or with a writable root filesystem. */
+export async function checkPods(world: SoakWorld, step: number): Promise<SoakViolation[]> {
+  const pods = await world.env.kubeConfig
+    .makeApiClient(CoreV1Api)
+    .listNamespacedPod({ namespace: SOAK_NAMESPACE });
+  return pods.items.flatMap((pod) =>
+    podSecurityViolations(pod).map((detail) => ({ step, invariant: 'pod-security' as const, detail })),
+  );
+}
+
+/** The invariants of every moment, checked every `intervalMs` until stopped: membership, and status against etcd
+ *  within {@link STATUS_BOUND_MS}. A read that fails is skipped (the API server or etcd may be down by design). */
+export function startContinuousChecks(
+  world: SoakWorld,
+  currentStep: () => number,
+  report: (violation: SoakViolation) => void,
+  counts: CheckCounts,
+  intervalMs = 3_000,
+): { stop(): Promise<void> } {
+  const clocks = new Map(
+    Object.keys(world.clusters).map((name) => [name, new DisagreementClock(STATUS_BOUND_MS)]),
+  );
+  const reported = new Set<string>();
+  let stopped = false;
+  const once = async (cluster: SoakClusterState) => {
+    const step = currentStep();
+    // While a scale runs, the voters may number the larger of the two sizes (plus the one being added).
+    const snapshot = await membershipSnapshot(world, cluster, Math.max(cluster.size, cluster.sizeBefore));
+    counts.continuous += 1;
+    for (const v of alwaysViolations(snapshot))
+      report({ step, invariant: 'membership', cluster: cluster.name, detail: `${v.kind}: ${v.detail}` });
+    if (cluster.paused) return;
+    const status = (await readCluster(world, cluster.name)).status;
+    const answer = await etcdAnswer(world, cluster);
+    const lasting = clocks
+      .get(cluster.name)
+      ?.observe(Date.now(), statusDisagreements(status?.conditions ?? [], cluster.size, answer));
+    for (const { disagreement, forMs } of lasting ?? []) {
+      // Reported once per disagreement and step: it lasts until the status catches up.
+      const key = `${step}:${cluster.name}:${disagreement}`;
+      if (reported.has(key)) continue;
+      reported.add(key);
+      report({ step, invariant: 'status', cluster: cluster.name, detail: `${disagreement} for ${forMs} ms` });
+    }
+  };
+  const loop = (async () => {
+    while (!stopped) {
+      for (const cluster of Object.values(world.clusters)) await once(cluster).catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+    },
+  };
+}

@@ -1,0 +1,404 @@
+// The soak's steps on the real world (docs/design/soak.md, "The executor"): each operation of the plan done as a
+// user, a failing machine or an operator would do it, and what "converged" means for it. `act` does the operation
+// and returns once it is done (a fault in place, a request accepted, a restore completed); `converged` waits until
+// the world has settled after it.
+import { randomBytes } from 'node:crypto';
+import { BatchV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { ANNOTATION_EVICT } from '../../constructs/conventions/annotations.js';
+import { RESTORE_REVISION_BUMP } from '../../controller/restore/etcd-version.js';
+import { loseMembersWithData } from '../env/lose-data.js';
+import { waitFor } from '../env/wait.js';
+import { restoreObjects } from '../integration/helpers/restore-kube.js';
+import { convergedViolations } from './membership.js';
+import { memberPods, membershipSnapshot, readCluster } from './observe.js';
+import { pickMember, type SoakCluster, type SoakOperation } from './plan.js';
+import { SOAK_NAMESPACE, SOAK_QUOTA_BYTES, type SoakClusterState, type SoakWorld } from './world.js';
+
+/** How long a step may take to converge before the soak reports it as a violation. */
+export const CONVERGE_TIMEOUT_MS = 600_000;
+
+async function patchSpec(
+  world: SoakWorld,
+  cluster: SoakCluster,
+  spec: Record<string, unknown>,
+): Promise<void> {
+  await world.env.kubectl([
+    'patch',
+    'etcdcluster',
+    cluster,
+    '-n',
+    SOAK_NAMESPACE,
+    '--type=merge',
+    '-p',
+    JSON.stringify({ spec }),
+  ]);
+}
+
+/** The cluster is Ready with `size` ready voters and nothing in progress, as its status says after the
+ *  controller's pass for the current generation. */
+async function readyAtSize(world: SoakWorld, cluster: SoakClusterState): Promise<void> {
+  await waitFor(
+    async () => {
+      const resource = await readCluster(world, cluster.name);
+      const status = resource.status;
+      const condition = (type: string) => status?.conditions?.find((c) => c.type === type)?.status;
+      // Ready comes from the pass's observation before its action: a roll's first pass still reads Ready while it
+      // deletes a member's Pod. Done is Ready with nothing in progress.
+      return (
+        condition('Ready') === 'True' &&
+        condition('Progressing') === 'False' &&
+        status?.observedGeneration === resource.metadata?.generation &&
+        status?.readyMembers === cluster.size &&
+        status?.replicas === cluster.size
+      );
+    },
+    { what: `${cluster.name} Ready at ${cluster.size}`, timeoutMs: CONVERGE_TIMEOUT_MS, intervalMs: 1_000 },
+  );
+}
+
+/** Every cluster not paused is Ready at its size, and its voters, live Pods and volumes in use name the same
+ *  members (a removed member's Pod and volume gone). */
+async function allReady(world: SoakWorld): Promise<void> {
+  for (const cluster of Object.values(world.clusters)) {
+    if (cluster.paused) continue;
+    await readyAtSize(world, cluster);
+    let last: string[] = [];
+    await waitFor(
+      async () => {
+        last = convergedViolations(await membershipSnapshot(world, cluster, cluster.size)).map(
+          (v) => v.detail,
+        );
+        return last.length === 0;
+      },
+      {
+        what: `${cluster.name}: members, Pods and volumes to agree`,
+        timeoutMs: CONVERGE_TIMEOUT_MS,
+        intervalMs: 1_000,
+      },
+    ).catch((error: Error) => {
+      throw new Error(`${error.message} (${last.join('; ')})`);
+    });
+    cluster.sizeBefore = cluster.size;
+  }
+}
+
+let jobs = 0;
+
+/** An operation the world did not let complete (a backup Job whose Pod landed on a node that then died): reported
+ *  in the summary with its reason, not a violation; the invariants still judge what it left behind. */
+export class IncompleteOperation extends Error {}
+
+/** How long a backup Job may take: a Pod scheduled onto a node that dies is evicted after the default 300 s
+ *  toleration, so a longer wait would only wait for that. */
+const BACKUP_TIMEOUT_MS = 300_000;
+
+/** A backup now, a Job from the cluster's CronJob; recorded with the history it copied. */
+async function backup(world: SoakWorld, cluster: SoakClusterState): Promise<void> {
+  jobs += 1;
+  const history = cluster.record.current;
+  const job = `${cluster.name}-backup-${jobs}`;
+  await world.env.kubectl([
+    'create',
+    'job',
+    `--from=cronjob/${cluster.name}-backup`,
+    job,
+    '-n',
+    SOAK_NAMESPACE,
+  ]);
+  const outcome = await jobOutcome(world, job, BACKUP_TIMEOUT_MS);
+  const log = await jobLog(world, job);
+  if (outcome !== 'Complete')
+    throw new IncompleteOperation(`backup Job ${job} ${outcome}: ${log.slice(-400)}`);
+  const result = log
+    .split('\n')
+    .flatMap((line) => {
+      const json = line.slice(line.indexOf('{'));
+      try {
+        const parsed = JSON.parse(json) as { key?: unknown; revision?: unknown };
+        return typeof parsed.key === 'string' && typeof parsed.revision === 'string'
+          ? [{ key: parsed.key, revision: parsed.revision }]
+          : [];
+      } catch {
+        return [];
+      }
+    })
+    .at(-1);
+  if (!result) throw new Error(`backup of ${cluster.name}: no result line in its log:\n${log}`);
+  cluster.backups.push({ ...result, history });
+}
+
+/** `Complete`, `Failed`, or `did not finish within <ms> ms`. */
+async function jobOutcome(world: SoakWorld, job: string, timeoutMs: number): Promise<string> {
+  return waitFor(
+    async () =>
+      (
+        await world.env.kubeConfig
+          .makeApiClient(BatchV1Api)
+          .readNamespacedJob({ namespace: SOAK_NAMESPACE, name: job })
+      ).status?.conditions?.find((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True')
+        ?.type,
+    { what: `${job} to finish`, timeoutMs, intervalMs: 1_000 },
+  ).catch(() => `did not finish within ${timeoutMs} ms`);
+}
+
+/** The logs of a Job's Pods, each line after the Pod's name, node and phase. */
+async function jobLog(world: SoakWorld, job: string): Promise<string> {
+  const pods = await world.env.kubeConfig
+    .makeApiClient(CoreV1Api)
+    .listNamespacedPod({ namespace: SOAK_NAMESPACE, labelSelector: `job-name=${job}` });
+  const logs = await Promise.all(
+    pods.items.map(async (pod) => {
+      const name = pod.metadata?.name as string;
+      const out = await world.env.kubectl(['logs', '-n', SOAK_NAMESPACE, name], { allowFailure: true });
+      return `${name} on ${pod.spec?.nodeName ?? '-'} ${pod.status?.phase ?? '-'}:\n${out.stdout}${out.stderr}`;
+    }),
+  );
+  return logs.join('\n');
+}
+
+/** Creates an EtcdRestore and waits until it is Completed; fails with its conditions when it fails. */
+async function restore(
+  world: SoakWorld,
+  cluster: SoakClusterState,
+  spec: Record<string, unknown>,
+): Promise<void> {
+  jobs += 1;
+  const name = `${cluster.name}-restore-${jobs}`;
+  await world.env.kubeConfig.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
+    group: 'etcd.gitops.dev',
+    version: 'v1alpha1',
+    plural: 'etcdrestores',
+    namespace: SOAK_NAMESPACE,
+    body: {
+      apiVersion: 'etcd.gitops.dev/v1alpha1',
+      kind: 'EtcdRestore',
+      metadata: { name },
+      spec: { clusterName: cluster.name, ...spec },
+    },
+  });
+  const objects = restoreObjects(world.env, SOAK_NAMESPACE);
+  await waitFor(
+    async () => {
+      const status = (await objects.readRestore(name)).status;
+      if (status?.phase === 'Failed') throw new Error(`${name} failed: ${JSON.stringify(status.conditions)}`);
+      return status?.phase === 'Completed';
+    },
+    { what: `${name} Completed`, timeoutMs: CONVERGE_TIMEOUT_MS, intervalMs: 1_000 },
+  );
+}
+
+/**
+ * The restored cluster's content is its source up to revision (now − the bump): the restore raised the revision by
+ * exactly the bump, and nothing has written since (the writer was stopped before the restore).
+ */
+async function restoredRevision(cluster: SoakClusterState): Promise<bigint> {
+  const now = BigInt((await cluster.client.get('soak-none').exec()).header.revision);
+  return now - BigInt(RESTORE_REVISION_BUMP);
+}
+
+const FILL_VALUE_BYTES = 512 * 1024;
+
+/**
+ * The runbook of a full database (docs/design/compaction-quota-defrag.md): fill the cluster with keys of its own
+ * until etcd refuses a write with NOSPACE, delete them (etcd still takes deletes), wait until its periodic
+ * compaction has passed the deletion, then run the defrag Job from the cluster's CronJob, which frees the space and
+ * disarms the alarm.
+ */
+async function fillAndDefrag(world: SoakWorld, cluster: SoakClusterState): Promise<void> {
+  const client = world.connect(cluster);
+  try {
+    let refused = false;
+    let written = 0;
+    const fill = async () => {
+      while (!refused && written < (2 * SOAK_QUOTA_BYTES) / FILL_VALUE_BYTES) {
+        written += 1;
+        try {
+          await client.put(`fill/${written}`).value(randomBytes(FILL_VALUE_BYTES).toString('base64')).exec();
+        } catch (error) {
+          if (!/database space exceeded/.test((error as Error).message)) throw error;
+          refused = true;
+        }
+      }
+    };
+    await Promise.all([fill(), fill(), fill(), fill()]);
+    if (!refused) throw new Error(`${cluster.name}: twice the quota written, no NOSPACE`);
+    const deleted = BigInt((await client.delete().prefix('fill/').exec()).header.revision);
+    await waitFor(
+      async () => {
+        try {
+          await client
+            .get('fill/1')
+            .revision(String(deleted - 1n))
+            .string();
+          return false;
+        } catch (error) {
+          return /compacted/.test((error as Error).message);
+        }
+      },
+      {
+        what: `${cluster.name}: auto-compaction past revision ${deleted - 1n}`,
+        timeoutMs: 120_000,
+        intervalMs: 2_000,
+      },
+    );
+  } finally {
+    client.close();
+  }
+  jobs += 1;
+  const job = `${cluster.name}-defrag-${jobs}`;
+  await world.env.kubectl([
+    'create',
+    'job',
+    `--from=cronjob/${cluster.name}-defrag`,
+    job,
+    '-n',
+    SOAK_NAMESPACE,
+  ]);
+  const outcome = await jobOutcome(world, job, 180_000);
+  if (outcome !== 'Complete') throw new Error(`${job} ${outcome}: ${(await jobLog(world, job)).slice(-400)}`);
+}
+
+export interface StepRun {
+  /** Resolves once the world has settled after the step. */
+  converged(): Promise<void>;
+  /** `ready`: converged means every cluster not paused is Ready at its size; `fault`: a fault is in place (or an
+   *  action done) and the clusters may still be catching up with it. */
+  readonly until: 'ready' | 'fault';
+}
+
+const settled: StepRun = { converged: () => Promise.resolve(), until: 'fault' };
+const untilAllReady = (world: SoakWorld): StepRun => ({ converged: () => allReady(world), until: 'ready' });
+
+/** Does `op`; returns how to wait for its convergence. */
+export async function act(world: SoakWorld, op: SoakOperation): Promise<StepRun> {
+  const core = world.env.kubeConfig.makeApiClient(CoreV1Api);
+  const node = (n: number) => {
+    const name = world.nodeNames[n - 1];
+    if (!name) throw new Error(`no node ${n}`);
+    return name;
+  };
+  switch (op.kind) {
+    case 'scale': {
+      const cluster = world.clusters[op.cluster];
+      await patchSpec(world, op.cluster, { size: op.size });
+      // Until it converges, the cluster may hold as many voters as the larger size (plus one being added).
+      cluster.sizeBefore = Math.max(cluster.sizeBefore, cluster.size);
+      cluster.size = op.size;
+      return untilAllReady(world);
+    }
+    case 'deletePod':
+    case 'wipeVolume':
+    case 'evict': {
+      const member = pickMember(await memberPods(world, op.cluster), op.pick);
+      if (!member) return untilAllReady(world); // no live member Pod now (a restore or a node fault took them)
+      if (op.kind === 'deletePod')
+        await core.deleteNamespacedPod({ namespace: SOAK_NAMESPACE, name: member });
+      else if (op.kind === 'evict')
+        await world.env.kubectl([
+          'annotate',
+          'pod',
+          member,
+          '-n',
+          SOAK_NAMESPACE,
+          `${ANNOTATION_EVICT}=true`,
+        ]);
+      else {
+        // A lost disk: the volume emptied under the running member, which then dies.
+        await world.env.faults.wipeVolume(SOAK_NAMESPACE, `${member}-data`);
+        await world.env.faults.killContainer(SOAK_NAMESPACE, member, 'etcd').catch(() => undefined);
+      }
+      return untilAllReady(world);
+    }
+    case 'stopNode':
+      await world.env.faults.stopNode(node(op.node));
+      return settled;
+    case 'startNode':
+      await world.env.faults.restartNode(node(op.node));
+      return untilAllReady(world);
+    case 'cutNetwork':
+      await world.env.faults.setNodeNetwork(node(op.node), false);
+      return settled;
+    case 'healNetwork':
+      await world.env.faults.setNodeNetwork(node(op.node), true);
+      return untilAllReady(world);
+    case 'replaceNode': {
+      // The machine dies for good and a new one joins (a cloud replacing an instance): the old Node object is
+      // deleted, as the cloud's node lifecycle controller would, and the plan's node number names the new node.
+      const old = node(op.node);
+      await world.env.faults.stopNode(old);
+      await core.deleteNode({ name: old });
+      const added = await world.env.nodes?.addNode();
+      if (!added) throw new Error('replaceNode needs an environment with nodes');
+      world.nodeNames[op.node - 1] = added.layout.name;
+      return untilAllReady(world);
+    }
+    case 'killLeader': {
+      await world.controller.process.kill();
+      world.controller = await world.controllers.start();
+      return untilAllReady(world);
+    }
+    case 'restartApiServer':
+      await world.env.faults.restartApiServer();
+      return untilAllReady(world);
+    case 'stopMinio':
+      await world.minio.pause();
+      return settled;
+    case 'startMinio':
+      await world.minio.resume();
+      return settled;
+    case 'backup':
+      await backup(world, world.clusters[op.cluster]);
+      return settled;
+    case 'restoreBackup': {
+      const cluster = world.clusters[op.cluster];
+      if (cluster.backups.length === 0) await backup(world, cluster);
+      const newest = cluster.backups.at(-1) as NonNullable<ReturnType<typeof cluster.backups.at>>;
+      await world.stopWriter(cluster);
+      await restore(world, cluster, {
+        allowHealthyCluster: true,
+        backup: {
+          bucket: world.bucket,
+          key: newest.key,
+          endpoint: world.minio.podEndpoint,
+          forcePathStyle: true,
+          credentialsSecretName: 's3',
+        },
+      });
+      await readyAtSize(world, cluster);
+      cluster.record.restoredFrom({ history: newest.history, revision: await restoredRevision(cluster) });
+      await world.startTraffic(cluster);
+      return untilAllReady(world);
+    }
+    case 'restoreSurvivor': {
+      // A forced quorum loss: every member but the one `survivor` names loses its Pod and volume.
+      const cluster = world.clusters[op.cluster];
+      const members = await memberPods(world, op.cluster);
+      const [survivor, ...lost] = members;
+      if (!survivor) return untilAllReady(world);
+      await world.stopWriter(cluster);
+      await loseMembersWithData(core, SOAK_NAMESPACE, lost, { force: true });
+      await restore(world, cluster, { survivor: { member: survivor } });
+      await readyAtSize(world, cluster);
+      cluster.record.restoredFromSurvivor(await restoredRevision(cluster));
+      await world.startTraffic(cluster);
+      return untilAllReady(world);
+    }
+    case 'upgrade':
+      await patchSpec(world, op.cluster, { version: op.version });
+      return untilAllReady(world);
+    case 'resources':
+      await patchSpec(world, op.cluster, { resources: { requests: { memory: op.memory } } });
+      return untilAllReady(world);
+    case 'pause':
+      await patchSpec(world, op.cluster, { paused: true });
+      world.clusters[op.cluster].paused = true;
+      return settled;
+    case 'unpause':
+      await patchSpec(world, op.cluster, { paused: false });
+      world.clusters[op.cluster].paused = false;
+      return untilAllReady(world);
+    case 'fillAndDefrag':
+      await fillAndDefrag(world, world.clusters[op.cluster]);
+      return untilAllReady(world);
+  }
+}
