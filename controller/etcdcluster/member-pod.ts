@@ -123,8 +123,15 @@ export function memberEnv(): { name: string; valueFrom: { fieldRef: { fieldPath:
 export function memberProbes(version: string): { readiness: V1Probe; liveness: V1Probe } {
   const minor = parseSemver(version)?.minor ?? 6;
   const readiness: V1Probe = {
-    // /readyz and /livez exist in every 3.6 but only in late 3.5 patches; /health is in all.
-    httpGet: { path: minor >= 6 ? '/readyz' : '/health', port: MEMBER_METRICS_PORT, scheme: 'HTTP' },
+    // /readyz and /livez exist in every 3.6 but only in late 3.5 patches; /health is in all. /readyz leaves the
+    // NOSPACE alarm out (a full member still serves reads and deletes); /health counts it unless told to exclude it:
+    // counted, every member of a full 3.4/3.5 cluster would leave the client Service, and the defrag Job, which
+    // reaches the cluster through it, could never free the space (found by the soak; 3.4.23 and 3.5.35 honour it).
+    httpGet: {
+      path: minor >= 6 ? '/readyz' : '/health?exclude=NOSPACE',
+      port: MEMBER_METRICS_PORT,
+      scheme: 'HTTP',
+    },
     periodSeconds: 5,
     timeoutSeconds: 3,
     failureThreshold: 3,

@@ -403,7 +403,7 @@ function reportQuorumLoss(input: PlanInput, etcd: EtcdView, terminating?: PodVie
  * follower's leader when its election timeout passes without one (pre-vote), so right after a leader dies its
  * followers answer like this until they elect the next; a CI run saw a pass there report quorum lost after the
  * seed, which led, lost its data. The Pods bound how long this is called an election: the readiness check
- * (`memberProbes`: `/readyz`, or `/health` before 3.6) needs a leader, so the kubelet turns a member that stays
+ * (`memberProbes`: `/readyz`, or `/health?exclude=NOSPACE` before 3.6) needs a leader, so the kubelet turns a member that stays
  * without one NotReady within its failure budget (3 × 5 s), and from then on it counts as lost.
  */
 function electing(input: PlanInput, voters: readonly EtcdMemberView[]): string[] {

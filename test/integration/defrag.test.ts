@@ -10,6 +10,9 @@ import { Etcd3 } from 'etcd3';
 import type { DefragResult } from '../../controller/defrag/execute.js';
 import { ExitCode } from '../../controller/defrag/exit-codes.js';
 import { DISARM_HEADROOM_BYTES } from '../../controller/defrag/plan.js';
+import { memberProbes } from '../../controller/etcdcluster/member-pod.js';
+import { etcdVersions } from '../env/binaries.js';
+import { httpGet } from '../env/http-get.js';
 import { waitFor } from '../env/wait.js';
 import { type CliResult, runCli } from './helpers/backup-cli.js';
 import { createTestCluster, type TestCluster } from './helpers/membership-etcd.js';
@@ -144,6 +147,18 @@ for (const version of ['3.4', '3.5', '3.6'] as const) {
       assert.ok(full?.length, 'the result shows a member within the headroom of the quota');
       assert.ok((await alarms()).includes('Nospace'), 'the NOSPACE alarm is still active');
       await assert.rejects(put('key-0'), NOSPACE_MESSAGE);
+    });
+
+    test('GIVEN the NOSPACE alarm THEN every member answers the readiness path its Pod is probed on (it still serves reads and deletes) while a plain /health says unhealthy', async () => {
+      assert.ok((await alarms()).includes('Nospace'), 'the NOSPACE alarm is still active');
+      const path = memberProbes(etcdVersions[version]).readiness.httpGet?.path as string;
+      for (const name of names) {
+        const ready = await httpGet(`${url(name)}${path}`);
+        assert.equal(ready.status, 200, `${name} ${path}: ${ready.body}`);
+        const plain = await httpGet(`${url(name)}/health`);
+        assert.equal(plain.status, 503, `${name} /health: ${plain.body}`);
+        assert.match(plain.body, /NOSPACE|"health":"false"/);
+      }
     });
 
     test('GIVEN the history compacted to the latest revision WHEN defrag runs THEN exit OK, every DB shrank, the alarm is gone and a write succeeds', async () => {

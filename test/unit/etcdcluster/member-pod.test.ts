@@ -220,8 +220,8 @@ describe('buildMemberPod', () => {
   });
 
   for (const [version, readiness, liveness] of [
-    ['3.4.23', '/health', 'tcp'],
-    ['3.5.35', '/health', 'tcp'],
+    ['3.4.23', '/health?exclude=NOSPACE', 'tcp'],
+    ['3.5.35', '/health?exclude=NOSPACE', 'tcp'],
     ['3.6.16', '/readyz', '/livez'],
   ] as const) {
     it(`GIVEN etcd ${version} THEN readiness uses ${readiness} and liveness ${liveness} with a budget beyond an election`, () => {
