@@ -90,7 +90,13 @@ async function main(): Promise<number> {
     }[] = [];
     /** A step since the last check left a fault in place (the clusters may still be catching up with it). */
     let faultSince = false;
+    let interrupted = false;
+    process.once('SIGINT', () => {
+      interrupted = true;
+      log('SIGINT: stopping after this step; the summary says how far it got');
+    });
     for (const step of plan) {
+      if (interrupted) break;
       current = step.index;
       const started = Date.now();
       log(`step ${step.index} ${JSON.stringify(step.op)}${step.overlapsNext ? ' (overlaps the next)' : ''}`);
@@ -160,7 +166,8 @@ async function main(): Promise<number> {
     );
     const summary = summarize({
       options,
-      plan,
+      // The steps that ran (all of them unless interrupted or stopped by an error).
+      plan: plan.filter((s) => s.index <= current),
       outcomes,
       startedAt,
       endedAt: new Date(),

@@ -9,7 +9,8 @@ export interface MembershipSnapshot {
   readonly etcd: readonly { readonly id: string; readonly name?: string; readonly learner: boolean }[];
   /** Member Pods: their member name, and whether they are being deleted. */
   readonly pods: readonly { readonly name: string; readonly member: string; readonly terminating: boolean }[];
-  /** Member PVCs; `retained` for a removed member's volume kept by the retention policy or a restore. */
+  /** Member PVCs; `retained` for a volume not in use by a member: kept by a restore, being deleted, or a removed
+   *  member's, waiting for its Pod stuck Terminating on a node that does not answer. */
   readonly pvcs: readonly { readonly name: string; readonly member: string; readonly retained: boolean }[];
 }
 

@@ -51,6 +51,16 @@ export async function membershipSnapshot(
       labelSelector: `app.kubernetes.io/instance=${cluster.name}`,
     }),
   ]);
+  const inEtcd = new Set(list.members.map((m) => m.name));
+  // A removed member's Pod on a node that is gone or cut off stays Terminating until the node answers again, and
+  // the controller deletes the member's volume only once its Pod is gone (membership.md, step 9): until then that
+  // volume is on its way out, not in use.
+  const stuckRemoved = new Set(
+    pods.items
+      .filter((pod) => pod.metadata?.deletionTimestamp)
+      .map((pod) => pod.metadata?.labels?.[MEMBER_LABEL] ?? '')
+      .filter((member) => member && !inEtcd.has(member)),
+  );
   return {
     size,
     etcd: list.members.map((m) => ({
@@ -71,7 +81,8 @@ export async function membershipSnapshot(
       retained:
         !!pvc.metadata?.labels?.[RETAINED_BY_RESTORE_LABEL] ||
         !!pvc.metadata?.deletionTimestamp ||
-        !pvc.metadata?.labels?.[MEMBER_LABEL],
+        !pvc.metadata?.labels?.[MEMBER_LABEL] ||
+        stuckRemoved.has(pvc.metadata.labels[MEMBER_LABEL]),
     })),
   };
 }

@@ -10,7 +10,7 @@ import { loseMembersWithData } from '../env/lose-data.js';
 import { waitFor } from '../env/wait.js';
 import { restoreObjects } from '../integration/helpers/restore-kube.js';
 import { convergedViolations } from './membership.js';
-import { memberPods, membershipSnapshot, readCluster } from './observe.js';
+import { etcdAnswer, memberPods, membershipSnapshot, readCluster } from './observe.js';
 import { pickMember, type SoakCluster, type SoakOperation } from './plan.js';
 import { SOAK_NAMESPACE, SOAK_QUOTA_BYTES, type SoakClusterState, type SoakWorld } from './world.js';
 
@@ -34,49 +34,43 @@ async function patchSpec(
   ]);
 }
 
-/** The cluster is Ready with `size` ready voters and nothing in progress, as its status says after the
- *  controller's pass for the current generation. */
-async function readyAtSize(world: SoakWorld, cluster: SoakClusterState): Promise<void> {
-  await waitFor(
-    async () => {
-      const resource = await readCluster(world, cluster.name);
-      const status = resource.status;
-      const condition = (type: string) => status?.conditions?.find((c) => c.type === type)?.status;
-      // Ready comes from the pass's observation before its action: a roll's first pass still reads Ready while it
-      // deletes a member's Pod. Done is Ready with nothing in progress.
-      return (
-        condition('Ready') === 'True' &&
-        condition('Progressing') === 'False' &&
-        status?.observedGeneration === resource.metadata?.generation &&
-        status?.readyMembers === cluster.size &&
-        status?.replicas === cluster.size
-      );
-    },
-    { what: `${cluster.name} Ready at ${cluster.size}`, timeoutMs: CONVERGE_TIMEOUT_MS, intervalMs: 1_000 },
-  );
+/** Why the cluster has not converged yet, or nothing: Ready at `size` with nothing in progress for its current
+ *  generation (a roll's first pass still reads Ready while it deletes a Pod), its voters, live Pods and volumes in
+ *  use naming the same members, and etcd agreeing: every voter answers a linearizable read, no learner. The status
+ *  alone is not enough: a step that changes no generation (a Pod deleted, a node lost) finds the status of before. */
+async function notConverged(world: SoakWorld, cluster: SoakClusterState): Promise<string | undefined> {
+  const resource = await readCluster(world, cluster.name);
+  const status = resource.status;
+  const condition = (type: string) => status?.conditions?.find((c) => c.type === type)?.status;
+  if (
+    condition('Ready') !== 'True' ||
+    condition('Progressing') !== 'False' ||
+    status?.observedGeneration !== resource.metadata?.generation ||
+    status?.readyMembers !== cluster.size ||
+    status?.replicas !== cluster.size
+  )
+    return `status: Ready ${condition('Ready')}, Progressing ${condition('Progressing')}, ${status?.readyMembers}/${status?.replicas} ready of ${cluster.size}, observed generation ${status?.observedGeneration} of ${resource.metadata?.generation}`;
+  const membership = convergedViolations(await membershipSnapshot(world, cluster, cluster.size));
+  if (membership.length) return membership.map((v) => v.detail).join('; ');
+  const etcd = await etcdAnswer(world, cluster);
+  if (!etcd.quorum || etcd.healthyVoters !== cluster.size || etcd.voters !== cluster.size || etcd.learners)
+    return `etcd: ${etcd.healthyVoters}/${etcd.voters} voters healthy of ${cluster.size}, ${etcd.learners} learners`;
+  return undefined;
 }
 
-/** Every cluster not paused is Ready at its size, and its voters, live Pods and volumes in use name the same
- *  members (a removed member's Pod and volume gone). */
+/** Every cluster not paused has converged ({@link notConverged}). */
 async function allReady(world: SoakWorld): Promise<void> {
   for (const cluster of Object.values(world.clusters)) {
     if (cluster.paused) continue;
-    await readyAtSize(world, cluster);
-    let last: string[] = [];
+    let last: string | undefined;
     await waitFor(
       async () => {
-        last = convergedViolations(await membershipSnapshot(world, cluster, cluster.size)).map(
-          (v) => v.detail,
-        );
-        return last.length === 0;
+        last = await notConverged(world, cluster);
+        return last === undefined;
       },
-      {
-        what: `${cluster.name}: members, Pods and volumes to agree`,
-        timeoutMs: CONVERGE_TIMEOUT_MS,
-        intervalMs: 1_000,
-      },
+      { what: `${cluster.name} to converge`, timeoutMs: CONVERGE_TIMEOUT_MS, intervalMs: 1_000 },
     ).catch((error: Error) => {
-      throw new Error(`${error.message} (${last.join('; ')})`);
+      throw new Error(`${error.message} (${last})`);
     });
     cluster.sizeBefore = cluster.size;
   }
@@ -364,7 +358,7 @@ export async function act(world: SoakWorld, op: SoakOperation): Promise<StepRun>
           credentialsSecretName: 's3',
         },
       });
-      await readyAtSize(world, cluster);
+      await allReady(world);
       cluster.record.restoredFrom({ history: newest.history, revision: await restoredRevision(cluster) });
       await world.startTraffic(cluster);
       return untilAllReady(world);
@@ -378,7 +372,7 @@ export async function act(world: SoakWorld, op: SoakOperation): Promise<StepRun>
       await world.stopWriter(cluster);
       await loseMembersWithData(core, SOAK_NAMESPACE, lost, { force: true });
       await restore(world, cluster, { survivor: { member: survivor } });
-      await readyAtSize(world, cluster);
+      await allReady(world);
       cluster.record.restoredFromSurvivor(await restoredRevision(cluster));
       await world.startTraffic(cluster);
       return untilAllReady(world);
