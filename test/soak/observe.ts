@@ -35,6 +35,17 @@ export async function memberPods(world: SoakWorld, name: string): Promise<string
     .sort();
 }
 
+/** etcd's member list, on a new connection: one made to a member that died waits out gRPC's reconnect backoff,
+ *  which outlasts the client Service's update. */
+async function memberList(world: SoakWorld, cluster: SoakClusterState) {
+  const client = world.connect(cluster);
+  try {
+    return await client.cluster.memberList({ linearizable: false });
+  } finally {
+    client.close();
+  }
+}
+
 /** Membership as etcd, the Pods and the PVCs have it now, judged against `size`. */
 export async function membershipSnapshot(
   world: SoakWorld,
@@ -44,7 +55,7 @@ export async function membershipSnapshot(
   const core = world.env.kubeConfig.makeApiClient(CoreV1Api);
   const selector = { namespace: SOAK_NAMESPACE, labelSelector: selectorString(memberSelector(cluster.name)) };
   const [list, pods, pvcs] = await Promise.all([
-    cluster.client.cluster.memberList({ linearizable: false }),
+    memberList(world, cluster),
     core.listNamespacedPod(selector),
     core.listNamespacedPersistentVolumeClaim({
       namespace: SOAK_NAMESPACE,
@@ -91,7 +102,7 @@ export async function membershipSnapshot(
 export async function etcdAnswer(world: SoakWorld, cluster: SoakClusterState): Promise<EtcdAnswer> {
   let members: { clientURLs: string[]; isLearner: boolean }[];
   try {
-    members = (await cluster.client.cluster.memberList({ linearizable: false })).members.map((m) => ({
+    members = (await memberList(world, cluster)).members.map((m) => ({
       clientURLs: m.clientURLs,
       isLearner: !!m.isLearner,
     }));

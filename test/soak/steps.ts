@@ -185,8 +185,13 @@ async function restore(
  * The restored cluster's content is its source up to revision (now − the bump): the restore raised the revision by
  * exactly the bump, and nothing has written since (the writer was stopped before the restore).
  */
-async function restoredRevision(cluster: SoakClusterState): Promise<bigint> {
-  const now = BigInt((await cluster.client.get('soak-none').exec()).header.revision);
+async function restoredRevision(world: SoakWorld, cluster: SoakClusterState): Promise<bigint> {
+  const client = world.connect(cluster);
+  const now = await waitFor(async () => BigInt((await client.get('soak-none').exec()).header.revision), {
+    what: `${cluster.name}: a read after the restore`,
+    timeoutMs: 60_000,
+    intervalMs: 1_000,
+  }).finally(() => client.close());
   return now - BigInt(RESTORE_REVISION_BUMP);
 }
 
@@ -359,7 +364,10 @@ export async function act(world: SoakWorld, op: SoakOperation): Promise<StepRun>
         },
       });
       await allReady(world);
-      cluster.record.restoredFrom({ history: newest.history, revision: await restoredRevision(cluster) });
+      cluster.record.restoredFrom({
+        history: newest.history,
+        revision: await restoredRevision(world, cluster),
+      });
       await world.startTraffic(cluster);
       return untilAllReady(world);
     }
@@ -373,7 +381,7 @@ export async function act(world: SoakWorld, op: SoakOperation): Promise<StepRun>
       await loseMembersWithData(core, SOAK_NAMESPACE, lost, { force: true });
       await restore(world, cluster, { survivor: { member: survivor } });
       await allReady(world);
-      cluster.record.restoredFromSurvivor(await restoredRevision(cluster));
+      cluster.record.restoredFromSurvivor(await restoredRevision(world, cluster));
       await world.startTraffic(cluster);
       return untilAllReady(world);
     }

@@ -6,6 +6,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Etcd3, Watcher } from 'etcd3';
 import type { WatchEntry } from './watch.js';
 
+/** How long a cancel or a creation may take before the watcher gives up on it (a connection to a dead member). */
+const CANCEL_WAIT_MS = 2_000;
+const CREATE_WAIT_MS = 10_000;
+
 export interface SoakWatcher {
   readonly log: readonly WatchEntry[];
   /** Watches on through `client` from the revision after the last one delivered, without a resync: as the
@@ -20,17 +24,34 @@ export async function startWatcher(client: Etcd3, prefix: string): Promise<SoakW
   let stopped = false;
   let last = 0n;
 
+  /** Cancels the current watch, waiting at most a moment: a watch on a connection that died never answers. */
+  const cancelCurrent = async () => {
+    const current = watcher;
+    watcher = undefined;
+    if (current) await Promise.race([current.cancel().catch(() => undefined), sleep(CANCEL_WAIT_MS)]);
+  };
+  /** Bumped by every resume: a resync scheduled on the client before it is dropped. */
+  let epoch = 0;
   const told = (from: Etcd3, error: Error) => {
     // etcd ended the watch: nothing left to cancel (etcd3's cancel() of it would wait for an answer forever).
     watcher = undefined;
     log.push({ kind: 'error', message: error.message });
-    if (!stopped) void sleep(200).then(() => (stopped ? undefined : resync(from)));
+    const at = epoch;
+    if (!stopped) void sleep(200).then(() => (stopped || at !== epoch ? undefined : resync(from)));
   };
   const watchFrom = async (from: Etcd3, revision: bigint) => {
+    const creating = from.watch().prefix(prefix).startRevision(String(revision)).create();
     let created: Watcher;
     try {
-      created = await from.watch().prefix(prefix).startRevision(String(revision)).create();
+      created = await Promise.race([
+        creating,
+        sleep(CREATE_WAIT_MS).then(() => {
+          throw new Error(`the watch was not created within ${CREATE_WAIT_MS} ms`);
+        }),
+      ]);
     } catch (error) {
+      // A watch created after all is cancelled unheard, so no event is ever delivered twice.
+      creating.then((late) => late.cancel()).catch(() => undefined);
       // etcd may refuse in the creation's own response (e.g. below its compaction): told all the same.
       told(from, error as Error);
       return;
@@ -42,9 +63,16 @@ export async function startWatcher(client: Etcd3, prefix: string): Promise<SoakW
     });
     created.on('error', (error) => told(from, error));
   };
-  const resync = async (from: Etcd3) => {
-    await watcher?.cancel().catch(() => undefined);
-    const read = await from.getAll().prefix(prefix).exec();
+  /** Reads the keys at a revision and watches from the next; a failed read is told and retried. */
+  const resync = async (from: Etcd3): Promise<void> => {
+    await cancelCurrent();
+    let read: Awaited<ReturnType<ReturnType<Etcd3['getAll']>['exec']>>;
+    try {
+      read = await from.getAll().prefix(prefix).exec();
+    } catch (error) {
+      told(from, new Error(`resync: ${(error as Error).message}`));
+      return;
+    }
     last = BigInt(read.header.revision);
     log.push({ kind: 'resync', revision: last });
     await watchFrom(from, last + 1n);
@@ -54,13 +82,14 @@ export async function startWatcher(client: Etcd3, prefix: string): Promise<SoakW
   return {
     log,
     async resume(next) {
-      await watcher?.cancel().catch(() => undefined);
+      epoch += 1;
+      await cancelCurrent();
       stopped = false;
       await watchFrom(next, last + 1n);
     },
     async stop() {
       stopped = true;
-      await watcher?.cancel().catch(() => undefined);
+      await cancelCurrent();
     },
   };
 }

@@ -209,8 +209,13 @@ export async function startSoakWorld(options: SoakWorldOptions): Promise<SoakWor
             writerClient.close();
           },
         };
+        // A new connection for the watcher each time: one made to a member that has since died waits out gRPC's
+        // reconnect backoff.
+        const previous = cluster.client;
+        cluster.client = connectTo(cluster);
         if (cluster.watcher) await cluster.watcher.resume(cluster.client);
         else cluster.watcher = await startWatcher(cluster.client, SOAK_PREFIX);
+        previous.close();
       },
       async stopWriter(cluster) {
         await cluster.writer?.stop();
