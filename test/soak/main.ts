@@ -110,9 +110,10 @@ async function main(): Promise<number> {
           `step ${step.index} ${step.op.kind}`,
         );
         if (run.until === 'fault') faultSince = true;
+        // A minute beyond the convergence's own bound, so that it fails first, saying what had not converged.
         done = withTimeout(
           run.converged().then(() => Date.now() - started),
-          CONVERGE_TIMEOUT_MS,
+          CONVERGE_TIMEOUT_MS + 60_000,
           `step ${step.index} ${step.op.kind} converging`,
         );
       } catch (error) {
