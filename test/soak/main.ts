@@ -116,6 +116,8 @@ async function main(): Promise<number> {
           CONVERGE_TIMEOUT_MS + 60_000,
           `step ${step.index} ${step.op.kind} converging`,
         );
+        // Judged when awaited below; until then its failure must not count as unhandled.
+        done.catch(() => undefined);
       } catch (error) {
         done = Promise.reject(error);
         done.catch(() => undefined);
@@ -141,6 +143,7 @@ async function main(): Promise<number> {
       const ready = !faultSince;
       faultSince = false;
       for (const cluster of Object.values(world.clusters)) {
+        log(`checking ${cluster.name} after step ${step.index}`);
         await world.stopWriter(cluster);
         try {
           for (const v of await checkConverged(world, cluster, step.index, ready)) report(v);
@@ -153,6 +156,7 @@ async function main(): Promise<number> {
           });
         }
         counts.converged += 1;
+        log(`checked ${cluster.name}; traffic again`);
         await world.startTraffic(cluster);
       }
       for (const v of await checkPods(world, step.index).catch(() => [])) report(v);
