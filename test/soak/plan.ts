@@ -206,7 +206,7 @@ function apply(
       schedule({ kind: 'healNetwork', node: op.node });
       return;
     case 'replaceNode':
-      // The node is replaced by a new one of the same name within the step: it is back when the step ends.
+      // The node is replaced by a new one within the step (its number then names the new node): up when the step ends.
       return;
     case 'startNode':
     case 'healNetwork':
