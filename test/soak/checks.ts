@@ -2,7 +2,6 @@
 // invariant; while steps run, the ones that must hold at every moment. Each reads what it needs and hands it to the
 // pure invariant functions; what they report becomes a violation of the step.
 import { CoreV1Api } from '@kubernetes/client-node';
-import type { Etcd3 } from 'etcd3';
 import { listBackups } from '../../controller/backup/list-backups.js';
 import { waitFor } from '../env/wait.js';
 import { backupViolations } from './backups.js';
@@ -53,7 +52,7 @@ export async function checkConverged(
   };
   // A read has no effect: retried while the cluster elects a leader after a fault, each time on a new connection
   // (one made to a member that died waits out gRPC's reconnect backoff, which outlasts the Service's update).
-  const { content } = await waitFor(() => withConnection(world, cluster, (c) => contentOf(c, SOAK_PREFIX)), {
+  const { content } = await waitFor(() => world.withClient(cluster, (c) => contentOf(c, SOAK_PREFIX)), {
     what: `${cluster.name}: a read of ${SOAK_PREFIX}`,
     timeoutMs: 60_000,
     intervalMs: 1_000,
@@ -77,19 +76,6 @@ export async function checkConverged(
     add('backups', backupViolations(listing, cluster.backups));
   }
   return violations;
-}
-
-async function withConnection<T>(
-  world: SoakWorld,
-  cluster: SoakClusterState,
-  read: (client: Etcd3) => Promise<T>,
-): Promise<T> {
-  const client = world.connect(cluster);
-  try {
-    return await read(client);
-  } finally {
-    client.close();
-  }
 }
 
 /** No Pod in the soak's namespace runs as root or with a writable root filesystem. */

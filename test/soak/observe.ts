@@ -38,12 +38,7 @@ export async function memberPods(world: SoakWorld, name: string): Promise<string
 /** etcd's member list, on a new connection: one made to a member that died waits out gRPC's reconnect backoff,
  *  which outlasts the client Service's update. */
 async function memberList(world: SoakWorld, cluster: SoakClusterState) {
-  const client = world.connect(cluster);
-  try {
-    return await client.cluster.memberList({ linearizable: false });
-  } finally {
-    client.close();
-  }
+  return world.withClient(cluster, (client) => client.cluster.memberList({ linearizable: false }));
 }
 
 /** Membership as etcd, the Pods and the PVCs have it now, judged against `size`. */

@@ -88,17 +88,8 @@ const BACKUP_TIMEOUT_MS = 300_000;
 
 /** A backup now, a Job from the cluster's CronJob; recorded with the history it copied. */
 async function backup(world: SoakWorld, cluster: SoakClusterState): Promise<void> {
-  jobs += 1;
   const history = cluster.record.current;
-  const job = `${cluster.name}-backup-${jobs}`;
-  await world.env.kubectl([
-    'create',
-    'job',
-    `--from=cronjob/${cluster.name}-backup`,
-    job,
-    '-n',
-    SOAK_NAMESPACE,
-  ]);
+  const job = await jobFromCronJob(world, cluster, 'backup');
   const outcome = await jobOutcome(world, job, BACKUP_TIMEOUT_MS);
   const log = await jobLog(world, job);
   if (outcome !== 'Complete')
@@ -119,6 +110,25 @@ async function backup(world: SoakWorld, cluster: SoakClusterState): Promise<void
     .at(-1);
   if (!result) throw new Error(`backup of ${cluster.name}: no result line in its log:\n${log}`);
   cluster.backups.push({ ...result, history });
+}
+
+/** `kubectl create job --from=cronjob/<cluster>-<kind>`, as the README says; returns the Job's name. */
+async function jobFromCronJob(
+  world: SoakWorld,
+  cluster: SoakClusterState,
+  kind: 'backup' | 'defrag',
+): Promise<string> {
+  jobs += 1;
+  const job = `${cluster.name}-${kind}-${jobs}`;
+  await world.env.kubectl([
+    'create',
+    'job',
+    `--from=cronjob/${cluster.name}-${kind}`,
+    job,
+    '-n',
+    SOAK_NAMESPACE,
+  ]);
+  return job;
 }
 
 /** `Complete`, `Failed`, or `did not finish within <ms> ms`. */
@@ -186,12 +196,13 @@ async function restore(
  * exactly the bump, and nothing has written since (the writer was stopped before the restore).
  */
 async function restoredRevision(world: SoakWorld, cluster: SoakClusterState): Promise<bigint> {
-  const client = world.connect(cluster);
-  const now = await waitFor(async () => BigInt((await client.get('soak-none').exec()).header.revision), {
-    what: `${cluster.name}: a read after the restore`,
-    timeoutMs: 60_000,
-    intervalMs: 1_000,
-  }).finally(() => client.close());
+  const now = await waitFor(
+    () =>
+      world.withClient(cluster, async (client) =>
+        BigInt((await client.get('soak-none').exec()).header.revision),
+      ),
+    { what: `${cluster.name}: a read after the restore`, timeoutMs: 60_000, intervalMs: 1_000 },
+  );
   return now - BigInt(RESTORE_REVISION_BUMP);
 }
 
@@ -243,16 +254,7 @@ async function fillAndDefrag(world: SoakWorld, cluster: SoakClusterState): Promi
   } finally {
     client.close();
   }
-  jobs += 1;
-  const job = `${cluster.name}-defrag-${jobs}`;
-  await world.env.kubectl([
-    'create',
-    'job',
-    `--from=cronjob/${cluster.name}-defrag`,
-    job,
-    '-n',
-    SOAK_NAMESPACE,
-  ]);
+  const job = await jobFromCronJob(world, cluster, 'defrag');
   const outcome = await jobOutcome(world, job, 180_000);
   if (outcome !== 'Complete') throw new Error(`${job} ${outcome}: ${(await jobLog(world, job)).slice(-400)}`);
 }

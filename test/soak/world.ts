@@ -11,7 +11,7 @@ import type { Etcd3 } from 'etcd3';
 import { etcdClusterCrd, etcdRestoreCrd } from '../../constructs/api/crds.js';
 import { clientServiceURL } from '../../constructs/conventions/names.js';
 import { restrictedNamespaceLabels } from '../../constructs/security.js';
-import { type ClientTls, connect } from '../../controller/etcd/client.js';
+import { type ClientTls, connect, withClient } from '../../controller/etcd/client.js';
 import { type CertManager, startCertManager } from '../env/cert-manager.js';
 import { type Environment, startEnvironment } from '../env/environment.js';
 import type { Minio } from '../env/minio.js';
@@ -86,6 +86,11 @@ export interface SoakWorld {
   readonly clusters: Record<SoakCluster, SoakClusterState>;
   /** A new etcd client of a cluster or one of its members (the caller closes it). */
   connect(endpoint: { readonly url: string; readonly tls?: ClientTls }): Etcd3;
+  /** Runs `call` with a new client (controller/etcd/client.ts `withClient`) and always closes it. */
+  withClient<T>(
+    endpoint: { readonly url: string; readonly tls?: ClientTls },
+    call: (client: Etcd3) => Promise<T>,
+  ): Promise<T>;
   /** Starts the cluster's writer (a new generation) and its watcher, or resumes the watcher on a new client. */
   startTraffic(cluster: SoakClusterState): Promise<void>;
   /** Stops the cluster's writer after its put in flight; the watcher goes on. */
@@ -160,8 +165,10 @@ export async function startSoakWorld(options: SoakWorldOptions): Promise<SoakWor
       manifests.filter((m) => m.kind === 'Certificate').map((m) => (m.metadata as { name: string }).name),
     );
 
+    const endpointOf = (cluster: { readonly url: string; readonly tls?: ClientTls }) =>
+      cluster.tls ? { url: cluster.url, tls: cluster.tls } : cluster.url;
     const connectTo = (cluster: { readonly url: string; readonly tls?: ClientTls }) =>
-      connect(cluster.tls ? { url: cluster.url, tls: cluster.tls } : cluster.url, CALL_TIMEOUT_MS);
+      connect(endpointOf(cluster), CALL_TIMEOUT_MS);
     const state = async (name: SoakCluster): Promise<SoakClusterState> => {
       const tls = name === 'tls' ? await issuedClientTls(env, `${name}-client-tls`) : undefined;
       const url = clientServiceURL(name, SOAK_NAMESPACE, tls ? 'https' : 'http');
@@ -198,6 +205,7 @@ export async function startSoakWorld(options: SoakWorldOptions): Promise<SoakWor
       nodeNames: (env.nodes?.nodes ?? []).map((node) => node.layout.name),
       clusters,
       connect: connectTo,
+      withClient: (endpoint, call) => withClient(endpointOf(endpoint), call, CALL_TIMEOUT_MS),
       async startTraffic(cluster) {
         cluster.generation += 1;
         const writerClient = connectTo(cluster);
