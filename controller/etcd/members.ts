@@ -36,6 +36,9 @@ export interface EtcdAlarm {
   readonly alarm: 'NOSPACE' | 'CORRUPT';
 }
 
+/** Each alarm kind as etcd3's `AlarmType` names it. */
+const ALARM_TYPE = { NOSPACE: 'Nospace', CORRUPT: 'Corrupt' } as const;
+
 const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /**
@@ -98,6 +101,13 @@ export function listAlarms(endpoint: Endpoint): Promise<EtcdAlarm[]> {
       const alarm = String(member.alarm).toUpperCase();
       return alarm === 'NOSPACE' || alarm === 'CORRUPT' ? [{ memberId: String(member.memberID), alarm }] : [];
     });
+  });
+}
+
+/** Disarms one alarm: `alarm` raised for member `memberId` only (every other alarm stays). */
+export function disarmAlarm(endpoint: Endpoint, memberId: string, alarm: EtcdAlarm['alarm']): Promise<void> {
+  return withClient(endpoint, async (client) => {
+    await client.maintenance.alarm({ action: 'Deactivate', memberID: memberId, alarm: ALARM_TYPE[alarm] });
   });
 }
 

@@ -12,6 +12,7 @@ import {
 import type { Endpoint } from '../etcd/client.js';
 import {
   addLearner,
+  disarmAlarm,
   type EtcdMember,
   isEtcdBusy,
   moveLeader,
@@ -243,6 +244,13 @@ async function etcdChange(action: Action, context: ExecuteContext): Promise<Outc
         change,
       );
     }
+    case 'DisarmAlarm':
+      await disarmAlarm(endpoint(context), action.memberId, action.alarm);
+      // Not a membership change (no change label): the next pass reads the alarms again.
+      return done(
+        CLUSTER_REASONS.alarmDisarmed,
+        `disarmed the ${action.alarm} alarm of member ${action.memberId}, which is no longer a member of the cluster (etcd keeps a removed member's alarm, and refuses writes under it)`,
+      );
     default:
       throw new Error(`not an etcd change: ${action.kind}`);
   }
@@ -332,7 +340,13 @@ async function kubeChange(action: Action, context: ExecuteContext): Promise<Outc
   }
 }
 
-const ETCD_ACTIONS = new Set<Action['kind']>(['AddLearner', 'PromoteLearner', 'MoveLeader', 'RemoveMember']);
+const ETCD_ACTIONS = new Set<Action['kind']>([
+  'AddLearner',
+  'PromoteLearner',
+  'MoveLeader',
+  'RemoveMember',
+  'DisarmAlarm',
+]);
 const KUBE_ACTIONS = new Set<Action['kind']>([
   'CreatePVC',
   'CreatePVCs',

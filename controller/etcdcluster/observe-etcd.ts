@@ -239,7 +239,7 @@ export async function observeEtcd(
     : [judged, undefined];
   return {
     ...(alarms ? { alarms } : {}),
-    view: { members: views, leaderId, quorum },
+    view: { members: views, leaderId, quorum, ...(alarms ? { alarms } : {}) },
     clusterId,
     members: list.members,
     statuses: new Map(answers.map((answer) => [answer.endpoint.member, answer.status])),

@@ -93,6 +93,7 @@ const wait = (
  *     a new cluster's initial members answering before their first election: Wait MembersStarting);
  *  8. a healthy started voter whose Pod still says `new` (a seed that has served) → MarkExisting;
  *  9. Pod without member, not yet terminating → DeletePod; PVC without member or Pod and whenScaled Delete → DeletePVC;
+ *     a NOSPACE alarm of a member id not in the member list → DisarmAlarm;
  * 10. dead member (a lost Pod and no answer: reason `lost`; its Pod and PVC both terminating, answering or not), or a
  *     marked (`etcd.gitops.dev/evict`) one not healthy → RemoveMember if quorum survives it, counting every other
  *     member whose Pod or PVC terminates as stopped.
@@ -461,16 +462,28 @@ function markSeedExisting(input: PlanInput, etcd: EtcdView): Action | undefined 
   return undefined;
 }
 
-/** Step 9: the Pod, then the PVC, of a member that is no longer in etcd. */
+/** Step 9: the Pod, then the PVC, then a `NOSPACE` alarm, of a member that is no longer in etcd. */
 function cleanUpRemoved(input: PlanInput, etcd: EtcdView): Action | undefined {
   const members = new Set(memberNames(input, etcd));
   const pod = input.pods.find((candidate) => !members.has(candidate.member) && !candidate.terminating);
   if (pod) return { kind: 'DeletePod', member: pod.member, pod: pod.name };
-  if (input.cluster.whenScaled !== 'Delete') return undefined;
-  const pvc = ourPvcs(input).find(
-    (candidate) => !members.has(candidate.member) && !podOf(input, candidate.member),
-  );
-  return pvc ? { kind: 'DeletePVC', member: pvc.member, pvc: pvc.name } : undefined;
+  const pvc =
+    input.cluster.whenScaled === 'Delete'
+      ? ourPvcs(input).find((candidate) => !members.has(candidate.member) && !podOf(input, candidate.member))
+      : undefined;
+  if (pvc) return { kind: 'DeletePVC', member: pvc.member, pvc: pvc.name };
+  return goneMemberAlarm(etcd);
+}
+
+/**
+ * Step 9.3 (docs/design/compaction-quota-defrag.md, "Alarms of removed members"): a `NOSPACE` alarm raised for a
+ * member id the member list no longer holds. etcd keeps it after the member left, and refuses writes under it.
+ */
+function goneMemberAlarm(etcd: EtcdView): Action | undefined {
+  if (!etcd.quorum) return undefined;
+  const ids = new Set(etcd.members.map((member) => member.id));
+  const stale = etcd.alarms?.find((alarm) => alarm.alarm === 'NOSPACE' && !ids.has(alarm.memberId));
+  return stale ? { kind: 'DisarmAlarm', memberId: stale.memberId, alarm: 'NOSPACE' } : undefined;
 }
 
 function isDead(input: PlanInput, member: EtcdMemberView): boolean {

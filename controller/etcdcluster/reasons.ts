@@ -6,6 +6,7 @@ import { RESTORE_REASONS } from '../restore/facts.js';
 
 export const CLUSTER_REASONS = {
   addingMember: 'AddingMember',
+  alarmDisarmed: 'AlarmDisarmed',
   allMembersReady: 'AllMembersReady',
   asExpected: 'AsExpected',
   bootstrapRestoreFailed: 'BootstrapRestoreFailed',

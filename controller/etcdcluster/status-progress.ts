@@ -75,6 +75,8 @@ export function describeAction(action: Action): string {
       return 'spec.paused is true: the controller changes nothing';
     case 'RollMember':
       return `restarting member ${action.member} at revision ${action.toRevision}`;
+    case 'DisarmAlarm':
+      return `disarming the ${action.alarm} alarm of removed member ${action.memberId}`;
     case 'MoveLeader':
       return action.purpose === 'roll'
         ? `moving leadership to ${action.toMember}, so the leader is rolled last`

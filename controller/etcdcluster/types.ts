@@ -1,6 +1,7 @@
 // What the membership planner sees (one snapshot of observed state) and what it decides (one action).
 import type { BackendSpec } from '../../constructs/conventions/etcd-backend.js';
 import type { Scheme } from '../../constructs/conventions/tls.js';
+import type { EtcdAlarm } from '../etcd/members.js';
 import type { StallFlag } from '../restore/facts.js';
 import type { RestoreLock, RestoreLockAction } from './restore-types.js';
 
@@ -141,6 +142,8 @@ export interface EtcdView {
   readonly leaderId?: string;
   /** Healthy voters agreeing on one leader are a majority of the voters; the member list came from the leader. */
   readonly quorum: boolean;
+  /** The active alarms, read after the member list; absent when not read (no quorum answered, or none answered). */
+  readonly alarms?: readonly EtcdAlarm[];
 }
 
 export interface PlanInput {
@@ -245,6 +248,8 @@ export type Action =
     }
   | { readonly kind: 'DeletePod'; readonly member: string; readonly pod: string }
   | { readonly kind: 'DeletePVC'; readonly member: string; readonly pvc: string }
+  /** A `NOSPACE` alarm raised for a member that has left the cluster (membership.md, step 9.3). */
+  | { readonly kind: 'DisarmAlarm'; readonly memberId: string; readonly alarm: 'NOSPACE' }
   | { readonly kind: 'ReportQuorumLost'; readonly message: string }
   | RestoreLockAction
   | { readonly kind: 'Steady' };

@@ -26,6 +26,8 @@ export interface StartOptions {
   /** The etcd binary of this start, e.g. a member restarted on its data dir by the next minor. @default the
    *  cluster's version */
   version?: EtcdMinor;
+  /** Flags of this member only, after the cluster's (e.g. a smaller `--quota-backend-bytes`). @default none */
+  extraArgs?: readonly string[];
 }
 
 export interface TestCluster {
@@ -99,6 +101,7 @@ export async function createTestCluster(
           ...(token ? [`--initial-cluster-token=${token}`] : []),
           '--log-level=warn',
           ...extraArgs,
+          ...(options.extraArgs ?? []),
         ],
         env: { ETCD_INITIAL_CLUSTER: initialCluster, ETCD_INITIAL_CLUSTER_STATE: state },
         logPath: join(dir, `${name}.log`),
