@@ -160,8 +160,11 @@ function candidates(
     case 'restoreBackup':
     case 'fillAndDefrag':
       return model.minioUp && clusters.length ? [{ kind, cluster: cluster() }] : [];
-    case 'restoreSurvivor':
-      return clusters.length ? [{ kind, cluster: cluster() }] : [];
+    case 'restoreSurvivor': {
+      // A forced quorum loss with a survivor left needs at least three members (one alone has quorum).
+      const lossible = clusters.filter((c) => model.clusters[c].size >= 3);
+      return lossible.length ? [{ kind, cluster: pickOne(rng, lossible) }] : [];
+    }
     case 'upgrade': {
       const ready = clusters.filter((c) => model.clusters[c].version < options.versions.length - 1);
       if (ready.length === 0) return [];

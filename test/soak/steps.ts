@@ -181,14 +181,15 @@ async function restore(
     },
   });
   const objects = restoreObjects(world.env, SOAK_NAMESPACE);
-  await waitFor(
+  // Failed is an end too: it is told at once, not retried until the timeout.
+  const status = await waitFor(
     async () => {
-      const status = (await objects.readRestore(name)).status;
-      if (status?.phase === 'Failed') throw new Error(`${name} failed: ${JSON.stringify(status.conditions)}`);
-      return status?.phase === 'Completed';
+      const read = (await objects.readRestore(name)).status;
+      return (read?.phase === 'Completed' || read?.phase === 'Failed') && read;
     },
-    { what: `${name} Completed`, timeoutMs: CONVERGE_TIMEOUT_MS, intervalMs: 1_000 },
+    { what: `${name} Completed or Failed`, timeoutMs: CONVERGE_TIMEOUT_MS, intervalMs: 1_000 },
   );
+  if (status.phase === 'Failed') throw new Error(`${name} failed: ${status.message ?? ''}`);
 }
 
 /**

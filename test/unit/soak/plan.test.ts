@@ -71,6 +71,10 @@ function firstNotAllowed(steps: readonly SoakStep[], o: SoakPlanOptions): string
       case 'fillAndDefrag':
         if (!minioUp) return why('MinIO is stopped');
         break;
+      case 'restoreSurvivor':
+        if (cluster[op.cluster].size < 3)
+          return why('fewer than three members: no quorum to lose with a survivor');
+        break;
       case 'pause':
         cluster[op.cluster].paused = true;
         break;
