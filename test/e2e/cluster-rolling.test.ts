@@ -223,6 +223,64 @@ describe('EtcdCluster rolling changes', () => {
     await env?.stop();
   });
 
+  test(`GIVEN etcd ${etcdVersions['3.4']} and a status without currentVersion (an object older than the rule) WHEN spec.version moves to ${etcdVersions['3.5']} and on to ${etcdVersions['3.6']} (both admitted) THEN the controller refuses it: Degraded InvalidSpec naming field, value and what is allowed, a Warning Event, no Pod changed; WHEN reverted THEN Degraded clears`, async (t) => {
+    // Admission compares with status.currentVersion, else the old spec: without the status, each step looks like
+    // one minor. The controller also sees the members' versions (controller/etcdcluster/spec-checks.ts).
+    await run?.process.stop();
+    run = undefined;
+    const before = await livePods();
+    await env.kubectl([
+      'patch',
+      'etcdcluster',
+      name,
+      '-n',
+      ns,
+      '--subresource=status',
+      '--type=json',
+      '-p',
+      '[{"op":"remove","path":"/status/currentVersion"}]',
+    ]);
+    await recorder.stage('version-refused');
+    await cluster.apply({ ...spec, version: etcdVersions['3.5'] });
+    await cluster.apply({ ...spec, version: etcdVersions['3.6'] });
+    run = await controllers.start();
+    const expected = `spec.version: ${etcdVersions['3.6']} is not allowed; allowed: at most one minor version above ${etcdVersions['3.4']} (members run ${etcdVersions['3.4']}; etcd upgrades one minor at a time)`;
+    const degraded = await waitFor(
+      async () => {
+        const found = (await cluster.read()).status?.conditions?.find((c) => c.type === 'Degraded');
+        return found?.status === 'True' && found.reason === 'InvalidSpec' && found;
+      },
+      { what: 'Degraded InvalidSpec', timeoutMs: 30_000 },
+    );
+    t.diagnostic(`Degraded InvalidSpec: ${degraded.message}`);
+    assert.equal(degraded.message, expected);
+    await waitFor(
+      async () =>
+        (await events('InvalidSpec')).some((event) => event.type === 'Warning' && event.message === expected),
+      { what: 'a Warning Event InvalidSpec with that message', timeoutMs: 30_000 },
+    );
+    const during = await livePods();
+    assert.deepEqual(
+      during.map((pod) => [pod.metadata?.uid, revisionOf(pod)]),
+      before.map((pod) => [pod.metadata?.uid, revisionOf(pod)]),
+      'no member Pod was replaced or given a new revision',
+    );
+    assert.deepEqual(await events('MemberRolling'), []);
+
+    await recorder.stage('version-reverted');
+    await cluster.apply(spec);
+    await waitFor(
+      async () => {
+        const object = await cluster.read();
+        const found = object.status?.conditions?.find((c) => c.type === 'Degraded');
+        return object.status?.observedGeneration === object.metadata?.generation && found?.status === 'False';
+      },
+      { what: 'Degraded cleared after the revert', timeoutMs: 30_000 },
+    );
+    assert.equal((await cluster.read()).status?.currentVersion, etcdVersions['3.4']);
+    await recorder.stage('steady');
+  });
+
   test(`GIVEN etcd ${etcdVersions['3.4']} WHEN spec.version is ${etcdVersions['3.5']} THEN each member is restarted on its volume, followers first, the leader last after MoveLeader`, async () => {
     const before = await cluster.membership();
     const oldRevision = revisionOf(before.pods[0] as V1Pod);

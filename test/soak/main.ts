@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { etcdVersions, repoRoot } from '../env/binaries.js';
+import { repoRoot } from '../env/binaries.js';
 import {
   type CheckCounts,
   checkConverged,
@@ -14,7 +14,8 @@ import {
   type SoakViolation,
   startContinuousChecks,
 } from './checks.js';
-import { planSoak, type SoakPlanOptions } from './plan.js';
+import { soakOptions } from './options.js';
+import { planSoak } from './plan.js';
 import { act, CONVERGE_TIMEOUT_MS, IncompleteOperation } from './steps.js';
 import { type StepOutcome, summarize, summaryTable } from './summary.js';
 import { startSoakWorld } from './world.js';
@@ -28,21 +29,6 @@ const { values } = parseArgs({
     out: { type: 'string', default: join(repoRoot, 'bench', 'results', 'soak.json') },
   },
 });
-
-/** The soak's plan options: two clusters of 3, sizes 1, 3 and 5, the 3.5 → 3.6 path, four memory requests. */
-export function soakOptions(seed: number, operations: number, overlapShare: number): SoakPlanOptions {
-  return {
-    seed,
-    operations,
-    overlapShare,
-    nodes: 3,
-    sizes: [1, 3, 5],
-    initialSize: 3,
-    versions: [etcdVersions['3.5'], etcdVersions['3.6']],
-    memories: ['96Mi', '128Mi', '160Mi', '192Mi'],
-    undoAfter: [2, 4],
-  };
-}
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
