@@ -5,6 +5,7 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { listBackups } from '../../controller/backup/list-backups.js';
 import { waitFor } from '../env/wait.js';
 import { backupViolations } from './backups.js';
+import { drillBackup } from './drill.js';
 import { alwaysViolations, convergedViolations } from './membership.js';
 import { contentOf, etcdAnswer, membershipSnapshot, readCluster } from './observe.js';
 import { podSecurityViolations } from './pod-security.js';
@@ -34,6 +35,8 @@ export const STATUS_BOUND_MS = 60_000;
 export interface CheckCounts {
   converged: number;
   continuous: number;
+  /** Listed backups restored by the drill (drill.ts), each once. */
+  drilled: number;
 }
 
 /** Every invariant but status, once the step has converged (status is judged continuously, with its bound: it
@@ -45,6 +48,7 @@ export async function checkConverged(
   cluster: SoakClusterState,
   step: number,
   ready: boolean,
+  counts: CheckCounts,
 ): Promise<SoakViolation[]> {
   const violations: SoakViolation[] = [];
   const add = (invariant: SoakViolation['invariant'], details: readonly string[]) => {
@@ -74,6 +78,13 @@ export async function checkConverged(
   if (world.minio.process()) {
     const listing = await listBackups(world.s3, world.bucket, `${SOAK_NAMESPACE}/${cluster.name}/`);
     add('backups', backupViolations(listing, cluster.backups));
+    for (const backup of listing.backups) {
+      if (cluster.drilled.has(backup.key)) continue;
+      const problem = await drillBackup(world.minio, world.bucket, backup);
+      cluster.drilled.add(backup.key);
+      counts.drilled += 1;
+      if (problem) add('backups', [problem]);
+    }
   }
   return violations;
 }

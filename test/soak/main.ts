@@ -61,7 +61,7 @@ async function main(): Promise<number> {
     violations.push(v);
     log(`VIOLATION step ${v.step} ${v.invariant}${v.cluster ? ` ${v.cluster}` : ''}: ${v.detail}`);
   };
-  const counts: CheckCounts = { converged: 0, continuous: 0 };
+  const counts: CheckCounts = { converged: 0, continuous: 0, drilled: 0 };
   const outcomes: StepOutcome[] = [];
   const incomplete: { step: number; kind: string; reason: string }[] = [];
   let current = 0;
@@ -132,7 +132,7 @@ async function main(): Promise<number> {
         log(`checking ${cluster.name} after step ${step.index}`);
         await world.stopWriter(cluster);
         try {
-          for (const v of await checkConverged(world, cluster, step.index, ready)) report(v);
+          for (const v of await checkConverged(world, cluster, step.index, ready, counts)) report(v);
         } catch (error) {
           report({
             step: step.index,

@@ -1,6 +1,6 @@
 // The soak's summary (docs/design/soak.md, "Output"): operations by kind, overlaps, convergence percentiles per kind,
 // checks run and every violation with the seed and step that replay it; and its short human table. Pure.
-import type { SoakViolation } from './checks.js';
+import type { CheckCounts, SoakViolation } from './checks.js';
 import type { SoakKind, SoakPlanOptions, SoakStep } from './plan.js';
 
 /** What the runner measured of one step. */
@@ -30,7 +30,7 @@ export interface SoakSummary {
   readonly overlapShare: number;
   readonly operations: Readonly<Record<string, number>>;
   readonly convergence: Readonly<Record<string, ConvergenceStats>>;
-  readonly checks: { readonly converged: number; readonly continuous: number };
+  readonly checks: CheckCounts;
   readonly writes: Readonly<Record<string, { readonly acknowledged: number; readonly unknown: number }>>;
   /** Operations the world did not let complete (e.g. a backup Job on a node that died), with the reason. */
   readonly incomplete: readonly { readonly step: number; readonly kind: string; readonly reason: string }[];
@@ -51,7 +51,7 @@ export function summarize(input: {
   readonly outcomes: readonly StepOutcome[];
   readonly startedAt: Date;
   readonly endedAt: Date;
-  readonly checks: { readonly converged: number; readonly continuous: number };
+  readonly checks: CheckCounts;
   readonly writes: Readonly<Record<string, { readonly acknowledged: number; readonly unknown: number }>>;
   readonly incomplete: readonly { readonly step: number; readonly kind: string; readonly reason: string }[];
   readonly violations: readonly SoakViolation[];
@@ -102,7 +102,7 @@ export function summaryTable(summary: SoakSummary): string {
       const s = (ms: number | undefined) => (ms === undefined ? '-' : `${(ms / 1000).toFixed(1)}s`);
       return `${kind.padEnd(18)} ${String(count).padStart(4)}  p50 ${s(c?.p50Ms).padStart(7)}  p95 ${s(c?.p95Ms).padStart(7)}  max ${s(c?.maxMs).padStart(7)}`;
     });
-  const head = `soak seed ${summary.seed}: ${summary.steps} steps (${summary.drawn} drawn, ${summary.overlapping} overlapping, ${(summary.overlapShare * 100).toFixed(0)} %) in ${summary.durationS} s; checks ${summary.checks.converged} after steps, ${summary.checks.continuous} continuous`;
+  const head = `soak seed ${summary.seed}: ${summary.steps} steps (${summary.drawn} drawn, ${summary.overlapping} overlapping, ${(summary.overlapShare * 100).toFixed(0)} %) in ${summary.durationS} s; checks ${summary.checks.converged} after steps, ${summary.checks.continuous} continuous, ${summary.checks.drilled} backups restored in drills`;
   const violations = summary.violations.length
     ? summary.violations.map(
         (v) =>

@@ -64,6 +64,8 @@ export interface SoakClusterState {
   readonly record: WriteRecord;
   /** Backups the soak saw complete, oldest first, each with the write history it copied. */
   readonly backups: (BackupTaken & { readonly history: number })[];
+  /** Keys of the listed backups the restore drill has restored (drill.ts): each is drilled once. */
+  readonly drilled: Set<string>;
   /** The soak's client (checks; the writer has its own). */
   client: Etcd3;
   writer?: SoakWriter;
@@ -181,6 +183,7 @@ export async function startSoakWorld(options: SoakWorldOptions): Promise<SoakWor
         paused: false,
         record: new WriteRecord(),
         backups: [],
+        drilled: new Set(),
         client: connectTo(cluster),
         generation: 0,
       };

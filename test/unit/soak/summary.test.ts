@@ -45,7 +45,7 @@ describe('summarize', () => {
     ],
     startedAt: new Date('2026-11-29T05:00:00Z'),
     endedAt: new Date('2026-11-29T05:01:40Z'),
-    checks: { converged: 6, continuous: 40 },
+    checks: { converged: 6, continuous: 40, drilled: 2 },
     writes: { plain: { acknowledged: 10, unknown: 1 } },
     incomplete: [],
     violations: [
@@ -80,7 +80,10 @@ describe('summarize', () => {
       },
     ]);
     const table = summaryTable(summary);
-    assert.match(table, /^soak seed 7: 4 steps \(3 drawn, 1 overlapping, 25 %\) in 100 s/);
+    assert.match(
+      table,
+      /^soak seed 7: 4 steps \(3 drawn, 1 overlapping, 25 %\) in 100 s; checks 6 after steps, 40 continuous, 2 backups restored in drills$/m,
+    );
     assert.match(table, /^deletePod +2 {2}p50 +3\.0s {2}p95 +5\.0s {2}max +5\.0s$/m);
     assert.match(
       table,
