@@ -269,6 +269,42 @@ export interface StepRun {
 }
 
 const settled: StepRun = { converged: () => Promise.resolve(), until: 'fault' };
+
+/** A member Pod as a step found it: its uid and its etcd container's restarts (undefined: no such Pod). */
+interface PodState {
+  readonly uid?: string;
+  readonly restarts: number;
+}
+
+async function podState(world: SoakWorld, name: string): Promise<PodState> {
+  const pod = await world.env.kubeConfig
+    .makeApiClient(CoreV1Api)
+    .readNamespacedPod({ namespace: SOAK_NAMESPACE, name })
+    .catch(() => undefined);
+  const etcd = pod?.status?.containerStatuses?.find((c) => c.name === 'etcd');
+  return { uid: pod?.metadata?.uid, restarts: etcd?.restartCount ?? 0 };
+}
+
+/**
+ * A step on one member Pod changes no generation, and the status of before reads converged until the controller
+ * has seen it: first the Pod's answer to the step (gone or replaced for a delete or an evict, its etcd restarted
+ * or the Pod replaced for a wiped volume), then {@link allReady}.
+ */
+function untilReactedThenReady(world: SoakWorld, member: string, before: PodState): StepRun {
+  return {
+    until: 'ready',
+    converged: async () => {
+      await waitFor(
+        async () => {
+          const now = await podState(world, member);
+          return now.uid !== before.uid || now.restarts > before.restarts;
+        },
+        { what: `${member} deleted, replaced or restarted`, timeoutMs: CONVERGE_TIMEOUT_MS, intervalMs: 500 },
+      );
+      await allReady(world);
+    },
+  };
+}
 const untilAllReady = (world: SoakWorld): StepRun => ({ converged: () => allReady(world), until: 'ready' });
 
 /** Does `op`; returns how to wait for its convergence. */
@@ -293,6 +329,7 @@ export async function act(world: SoakWorld, op: SoakOperation): Promise<StepRun>
     case 'evict': {
       const member = pickMember(await memberPods(world, op.cluster), op.pick);
       if (!member) return untilAllReady(world); // no live member Pod now (a restore or a node fault took them)
+      const before = await podState(world, member);
       if (op.kind === 'deletePod')
         await core.deleteNamespacedPod({ namespace: SOAK_NAMESPACE, name: member });
       else if (op.kind === 'evict')
@@ -309,7 +346,7 @@ export async function act(world: SoakWorld, op: SoakOperation): Promise<StepRun>
         await world.env.faults.wipeVolume(SOAK_NAMESPACE, `${member}-data`);
         await world.env.faults.killContainer(SOAK_NAMESPACE, member, 'etcd').catch(() => undefined);
       }
-      return untilAllReady(world);
+      return untilReactedThenReady(world, member, before);
     }
     case 'stopNode':
       await world.env.faults.stopNode(node(op.node));
