@@ -3,6 +3,7 @@
 // before it has converged), checks the invariants after every step and continuously, and writes the summary (JSON,
 // merged by seed into --out) and a short table. Exits 1 on any violation. The same seed and options replay the
 // same operations in the same order (--until-step stops after step K).
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -29,6 +30,16 @@ const { values } = parseArgs({
     out: { type: 'string', default: join(repoRoot, 'bench', 'results', 'soak.json') },
   },
 });
+
+/** The commit the run's code came from, `+changes` when the working tree differs from it. */
+function commitOf(): string {
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: repoRoot, encoding: 'utf8' }).trim();
+  try {
+    return `${git('rev-parse', '--short=12', 'HEAD')}${git('status', '--porcelain', '--untracked-files=no') ? '+changes' : ''}`;
+  } catch {
+    return 'unknown';
+  }
+}
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -157,6 +168,7 @@ async function main(): Promise<number> {
     );
     const summary = summarize({
       options,
+      commit: commitOf(),
       // The steps that ran (all of them unless interrupted or stopped by an error).
       plan: plan.filter((s) => s.index <= current),
       outcomes,

@@ -21,6 +21,8 @@ export interface ConvergenceStats {
 
 export interface SoakSummary {
   readonly seed: number;
+  /** The commit whose code ran (`git rev-parse HEAD`; with `+changes` when the tree differed from it). */
+  readonly commit: string;
   readonly options: Omit<SoakPlanOptions, 'seed'>;
   readonly startedAt: string;
   readonly durationS: number;
@@ -49,6 +51,7 @@ export function summarize(input: {
   readonly options: SoakPlanOptions;
   readonly plan: readonly SoakStep[];
   readonly outcomes: readonly StepOutcome[];
+  readonly commit: string;
   readonly startedAt: Date;
   readonly endedAt: Date;
   readonly checks: CheckCounts;
@@ -77,6 +80,7 @@ export function summarize(input: {
   const overlapping = input.plan.filter((s) => s.overlapsNext).length;
   return {
     seed,
+    commit: input.commit,
     options,
     startedAt: input.startedAt.toISOString(),
     durationS: Math.round((input.endedAt.getTime() - input.startedAt.getTime()) / 1000),

@@ -43,6 +43,7 @@ describe('summarize', () => {
       { index: 3, kind: 'deletePod', overlapsNext: false, convergeMs: 5_000 },
       { index: 4, kind: 'startMinio', overlapsNext: false, convergeMs: 900 },
     ],
+    commit: 'abc1234',
     startedAt: new Date('2026-11-29T05:00:00Z'),
     endedAt: new Date('2026-11-29T05:01:40Z'),
     checks: { converged: 6, continuous: 40, drilled: 2 },
@@ -62,6 +63,7 @@ describe('summarize', () => {
     assert.equal(summary.overlapShare, 0.25);
     assert.equal(summary.durationS, 100);
     assert.equal(summary.seed, 7);
+    assert.equal(summary.commit, 'abc1234');
     assert.equal('seed' in summary.options, false);
   });
 
