@@ -1,5 +1,5 @@
 // The soak's restore drill (test/soak/drill.ts) against real MinIO and real etcd: a backup `backup save` wrote
-// restores, and etcd on the result serves the backup's revision plus the bump; a backup whose bytes were changed
+// restores, and etcd on the result serves at least the backup's revision plus the bump; a backup whose bytes were changed
 // (its metadata kept, so the listing still reads it complete) is reported, naming the key.
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -60,7 +60,7 @@ describe('the soak restore drill (real etcd, real MinIO)', () => {
     if (work) await rm(work, { recursive: true, force: true });
   });
 
-  it('GIVEN a backup of etcd 3.6 WHEN drilled THEN it restores and etcd serves its revision plus the bump', async () => {
+  it('GIVEN a backup of etcd 3.6 WHEN drilled THEN it restores and etcd serves at least its revision plus the bump', async () => {
     const [backup] = (await listBackups(s3, bucket, 'soak/plain/')).backups;
     assert.ok(backup, 'the backup is listed');
     assert.equal(await drillBackup(minio, bucket, backup), undefined);

@@ -196,8 +196,10 @@ async function restore(
  * The restored cluster's content is its source up to revision (now − the bump): the restore raised the revision by
  * exactly the bump, and nothing has written since (the writer was stopped before the restore).
  */
-/** A survivor restore's content ends at the survivor's revision, known only from the restored cluster: its
- *  revision now (no write since) less the bump. */
+/**
+ * Where a restore's content ends, known only from the restored cluster: its revision now (no write since) less the
+ * bump. A backup's recorded revision is only a lower bound (the snapshot may hold a few later writes, backup.md).
+ */
 async function restoredRevision(world: SoakWorld, cluster: SoakClusterState): Promise<bigint> {
   const now = await waitFor(
     () =>
@@ -406,9 +408,10 @@ export async function act(world: SoakWorld, op: SoakOperation): Promise<StepRun>
         },
       });
       await allReady(world);
-      // The content is the backup's, up to the revision its Job reported: known without asking the product what
-      // it did (a restore that failed to raise the revision is then the watch invariant's to catch).
-      cluster.record.restoredFrom({ history: newest.history, revision: BigInt(newest.revision) });
+      cluster.record.restoredFrom({
+        history: newest.history,
+        revision: await restoredRevision(world, cluster),
+      });
       await world.startTraffic(cluster);
       return untilAllReady(world);
     }
