@@ -25,7 +25,7 @@ const { values } = parseArgs({
   options: {
     seed: { type: 'string', default: '1' },
     operations: { type: 'string', default: '200' },
-    overlap: { type: 'string', default: '0.25' },
+    overlap: { type: 'string', default: '0.35' },
     'until-step': { type: 'string' },
     out: { type: 'string', default: join(repoRoot, 'bench', 'results', 'soak.json') },
   },

@@ -134,8 +134,14 @@ function candidates(
   const upNodes = Array.from({ length: options.nodes }, (_, i) => i + 1).filter(
     (n) => !model.downNodes.has(n),
   );
-  // One node down at a time: every cluster keeps a majority of its members on the other nodes.
-  const nodeFault = model.downNodes.size === 0 && upNodes.length > 1;
+  // One node down at a time, and only while every cluster has three members or more: each keeps a majority of its
+  // members on the other nodes (a cluster of one may have its only member on that node, and waits for it).
+  const nodeFault =
+    model.downNodes.size === 0 &&
+    upNodes.length > 1 &&
+    SOAK_CLUSTERS.every((c) => model.clusters[c].size >= 3);
+  // Losing a volume keeps the data only where a majority holds it: a cluster of three or more.
+  const majorityHolds = clusters.filter((c) => model.clusters[c].size >= 3);
   switch (kind) {
     case 'scale': {
       if (clusters.length === 0) return [];
@@ -144,9 +150,12 @@ function candidates(
       return sizes.length ? [{ kind, cluster: c, size: pickOne(rng, sizes) }] : [];
     }
     case 'deletePod':
-    case 'wipeVolume':
     case 'evict':
       return clusters.length ? [{ kind, cluster: cluster(), pick: fraction(rng) }] : [];
+    case 'wipeVolume':
+      return majorityHolds.length
+        ? [{ kind, cluster: pickOne(rng, majorityHolds), pick: fraction(rng) }]
+        : [];
     case 'stopNode':
     case 'replaceNode':
     case 'cutNetwork':
@@ -160,11 +169,9 @@ function candidates(
     case 'restoreBackup':
     case 'fillAndDefrag':
       return model.minioUp && clusters.length ? [{ kind, cluster: cluster() }] : [];
-    case 'restoreSurvivor': {
+    case 'restoreSurvivor':
       // A forced quorum loss with a survivor left needs at least three members (one alone has quorum).
-      const lossible = clusters.filter((c) => model.clusters[c].size >= 3);
-      return lossible.length ? [{ kind, cluster: pickOne(rng, lossible) }] : [];
-    }
+      return majorityHolds.length ? [{ kind, cluster: pickOne(rng, majorityHolds) }] : [];
     case 'upgrade': {
       const ready = clusters.filter((c) => model.clusters[c].version < options.versions.length - 1);
       if (ready.length === 0) return [];
@@ -245,6 +252,13 @@ function drawKind(weights: readonly (readonly [SoakKind, number])[], target: num
 }
 
 /** Kinds whose next step always waits for them to converge. */
+/**
+ * Node faults start from a world whose previous step converged: a change still in flight when a node stops may need
+ * that node to finish (a cluster growing from one member, whose only member is there, cannot grow until it is
+ * back, and the step before would wait out its bound). Changes made while a node is down may overlap freely.
+ */
+const NODE_FAULTS: ReadonlySet<SoakKind> = new Set(['stopNode', 'cutNetwork', 'replaceNode']);
+
 const NEVER_OVERLAPPED: ReadonlySet<SoakKind> = new Set([
   'restoreBackup',
   'restoreSurvivor',
@@ -309,6 +323,9 @@ export function planSoak(options: SoakPlanOptions): SoakStep[] {
     index: i + 1,
     op,
     overlapsNext:
-      i < ops.length - 1 && !NEVER_OVERLAPPED.has(op.kind) && fraction(rng) < options.overlapShare,
+      i < ops.length - 1 &&
+      !NEVER_OVERLAPPED.has(op.kind) &&
+      !NODE_FAULTS.has((ops[i + 1] as SoakOperation).kind) &&
+      fraction(rng) < options.overlapShare,
   }));
 }

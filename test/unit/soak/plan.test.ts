@@ -52,6 +52,8 @@ function firstNotAllowed(steps: readonly SoakStep[], o: SoakPlanOptions): string
       case 'cutNetwork':
       case 'replaceNode':
         if (down.size > 0) return why('another node is down');
+        if (SOAK_CLUSTERS.some((c) => cluster[c].size < 3))
+          return why('a cluster of fewer than three members may have its only member on that node');
         if (op.kind !== 'replaceNode') down.add(op.node);
         break;
       case 'startNode':
@@ -74,6 +76,10 @@ function firstNotAllowed(steps: readonly SoakStep[], o: SoakPlanOptions): string
       case 'restoreSurvivor':
         if (cluster[op.cluster].size < 3)
           return why('fewer than three members: no quorum to lose with a survivor');
+        break;
+      case 'wipeVolume':
+        if (cluster[op.cluster].size < 3)
+          return why('fewer than three members: the volume holds the only copy');
         break;
       case 'pause':
         cluster[op.cluster].paused = true;
@@ -147,13 +153,14 @@ describe('planSoak', () => {
     assert.ok(faults > 10, `${faults} faults in 200 operations`);
   });
 
-  it('overlaps about the share of steps asked for, never a restore, an undo or the last step', () => {
+  it('overlaps about the share of steps asked for, never a restore, an undo, a step before a node fault or the last step', () => {
     const steps = planSoak(options({ seed: 5, operations: 2000, overlapShare: 0.3 }));
     const eligible = steps.filter(
       (s, i) =>
         i < steps.length - 1 &&
         !UNDO.has(s.op.kind) &&
-        !['restoreBackup', 'restoreSurvivor'].includes(s.op.kind),
+        !['restoreBackup', 'restoreSurvivor'].includes(s.op.kind) &&
+        !['stopNode', 'cutNetwork', 'replaceNode'].includes(steps[i + 1]?.op.kind ?? ''),
     );
     const share = eligible.filter((s) => s.overlapsNext).length / eligible.length;
     assert.ok(Math.abs(share - 0.3) < 0.03, `share ${share.toFixed(3)} of ${eligible.length} eligible steps`);
