@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { BatchV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { ANNOTATION_EVICT } from '../../constructs/conventions/annotations.js';
+import { memberSelector, selectorString } from '../../constructs/conventions/labels.js';
 import { RESTORE_REVISION_BUMP } from '../../controller/restore/etcd-version.js';
 import { loseMembersWithData } from '../env/lose-data.js';
 import { waitFor } from '../env/wait.js';
@@ -274,6 +275,31 @@ export interface StepRun {
 
 const settled: StepRun = { converged: () => Promise.resolve(), until: 'fault' };
 
+/**
+ * A node fault the soak does not inject: the node holds a majority of some cluster's members. Member anti-affinity
+ * is only preferred (three nodes, sizes up to five), so replacements and rescheduling can put two of three members
+ * on one node; one node's loss then takes that cluster's quorum, which no controller can give back before the node
+ * returns. The plan's model ("each cluster keeps a majority elsewhere") does not hold then: the step is reported
+ * incomplete, and its undo does nothing.
+ */
+async function notAMajority(world: SoakWorld, planNode: number | undefined, name: string): Promise<void> {
+  const core = world.env.kubeConfig.makeApiClient(CoreV1Api);
+  for (const cluster of Object.values(world.clusters)) {
+    const pods = await core.listNamespacedPod({
+      namespace: SOAK_NAMESPACE,
+      labelSelector: selectorString(memberSelector(cluster.name)),
+    });
+    const members = pods.items.filter((pod) => !pod.metadata?.deletionTimestamp);
+    const here = members.filter((pod) => pod.spec?.nodeName === name).length;
+    if (here >= Math.floor(cluster.size / 2) + 1) {
+      if (planNode !== undefined) world.faultsNotDone.add(planNode);
+      throw new IncompleteOperation(
+        `${name} holds ${here} of ${cluster.name}'s ${members.length} members (size ${cluster.size}): its loss would take the quorum`,
+      );
+    }
+  }
+}
+
 /** A member Pod as a step found it: its uid and its etcd container's restarts (undefined: no such Pod). */
 interface PodState {
   readonly uid?: string;
@@ -353,21 +379,24 @@ export async function act(world: SoakWorld, op: SoakOperation): Promise<StepRun>
       return untilReactedThenReady(world, member, before);
     }
     case 'stopNode':
+      await notAMajority(world, op.node, node(op.node));
       await world.env.faults.stopNode(node(op.node));
       return settled;
     case 'startNode':
-      await world.env.faults.restartNode(node(op.node));
+      if (!world.faultsNotDone.delete(op.node)) await world.env.faults.restartNode(node(op.node));
       return untilAllReady(world);
     case 'cutNetwork':
+      await notAMajority(world, op.node, node(op.node));
       await world.env.faults.setNodeNetwork(node(op.node), false);
       return settled;
     case 'healNetwork':
-      await world.env.faults.setNodeNetwork(node(op.node), true);
+      if (!world.faultsNotDone.delete(op.node)) await world.env.faults.setNodeNetwork(node(op.node), true);
       return untilAllReady(world);
     case 'replaceNode': {
       // The machine dies for good and a new one joins (a cloud replacing an instance): the old Node object is
       // deleted, as the cloud's node lifecycle controller would, and the plan's node number names the new node.
       const old = node(op.node);
+      await notAMajority(world, undefined, old);
       await world.env.faults.stopNode(old);
       await core.deleteNode({ name: old });
       const added = await world.env.nodes?.addNode();

@@ -57,11 +57,17 @@ export async function startWatcher(client: Etcd3, prefix: string): Promise<SoakW
       return;
     }
     watcher = created;
+    // Only the current watch speaks for the watcher. One given up on (its cancel unanswered on a dead connection)
+    // lives on inside etcd3, which resumes it from its own last revision once the connection comes back: what it
+    // then delivers again was never asked for (a healed network cut re-delivered thousands of events).
     created.on('put', (kv) => {
+      if (watcher !== created) return;
       last = BigInt(kv.mod_revision);
       log.push({ kind: 'event', revision: last, key: kv.key.toString() });
     });
-    created.on('error', (error) => told(from, error));
+    created.on('error', (error) => {
+      if (watcher === created) told(from, error);
+    });
   };
   /** Reads the keys at a revision and watches from the next; a failed read is told and retried. */
   const resync = async (from: Etcd3): Promise<void> => {

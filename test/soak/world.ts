@@ -85,6 +85,8 @@ export interface SoakWorld {
   controller: ControllerRun;
   /** The plan's node `n` is `nodeNames[n - 1]` (a replaced node gets the new node's name). */
   readonly nodeNames: string[];
+  /** Plan node numbers whose stop or cut was not done (the node held a cluster's majority): their undo is none. */
+  readonly faultsNotDone: Set<number>;
   readonly clusters: Record<SoakCluster, SoakClusterState>;
   /** A new etcd client of a cluster or one of its members (the caller closes it). */
   connect(endpoint: { readonly url: string; readonly tls?: ClientTls }): Etcd3;
@@ -133,7 +135,9 @@ export async function startSoakWorld(options: SoakWorldOptions): Promise<SoakWor
     await createS3Secret(env, SOAK_NAMESPACE, 's3', minio);
     const certManager: CertManager = await startCertManager(env, dir);
     stops.push(() => certManager.stop());
-    const controllers = await controllerProcesses(env, { namespaces: [SOAK_NAMESPACE] });
+    // Inside the environment's namespace, as in a Pod: an EtcdRestore names MinIO at its Pod address, which the
+    // controller reaches there (from this machine it is not routed: the request would leave it).
+    const controllers = await controllerProcesses(env, { namespaces: [SOAK_NAMESPACE], inside: true });
     stops.push(() => controllers.stop());
     const controller = await controllers.start();
 
@@ -206,6 +210,7 @@ export async function startSoakWorld(options: SoakWorldOptions): Promise<SoakWor
       controllers,
       controller,
       nodeNames: (env.nodes?.nodes ?? []).map((node) => node.layout.name),
+      faultsNotDone: new Set(),
       clusters,
       connect: connectTo,
       withClient: (endpoint, call) => withClient(endpointOf(endpoint), call, CALL_TIMEOUT_MS),

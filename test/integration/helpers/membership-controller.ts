@@ -38,6 +38,13 @@ export async function controllerProcesses(
   options: {
     /** The namespaces it watches (`--watch-namespaces`). */
     namespaces: readonly string[];
+    /**
+     * Run inside the environment's network namespace (`env.inside()`), where a Pod's addresses are, e.g. MinIO's
+     * `podEndpoint` that an EtcdRestore names: the controller then reaches them as one in a Pod does; its probes
+     * and metrics are forwarded to this machine's loopback. @default false: on this machine, etcd members through
+     * the connect proxy
+     */
+    inside?: boolean;
   },
 ): Promise<ControllerProcesses> {
   const dir = await mkdtemp(join(tmpdir(), 'etcd-gitops-controller-'));
@@ -58,9 +65,11 @@ export async function controllerProcesses(
         throw new Error(`${step}: exited with ${JSON.stringify(status)}\n${run.process.logTail(10)}`);
     },
     async start(startOptions = {}) {
-      const [metricsPort, healthPort] = await freePorts(2);
+      const [metricsPort, healthPort] = (await freePorts(2)) as [number, number];
+      const place = options.inside ? env.inside() : undefined;
       count += 1;
       const process = startProcess({
+        ...(place ? { netns: place.netns } : {}),
         name: `controller-${count}`,
         command: globalThis.process.execPath,
         args: [
@@ -73,6 +82,7 @@ export async function controllerProcesses(
         ],
         logPath: join(dir, `controller-${count}.log`),
         env: {
+          ...(place?.env ?? {}),
           KUBECONFIG: env.controller.kubeconfigPath,
           // The heap cap the shipped Deployment gives the controller (its default memory limit).
           NODE_OPTIONS: DEFAULT_CONTROLLER_NODE_OPTIONS,
@@ -81,7 +91,11 @@ export async function controllerProcesses(
       });
       runs.push(process);
       reaper.record(process.pid);
-      await waitFor(async () => (await httpGet(`http://127.0.0.1:${healthPort}/readyz`)).status === 200, {
+      // Inside the namespace, its loopback is the namespace's: reached through a forward.
+      const [health, metrics] = place
+        ? [await env.forward('127.0.0.1', healthPort), await env.forward('127.0.0.1', metricsPort)]
+        : [healthPort, metricsPort];
+      await waitFor(async () => (await httpGet(`http://127.0.0.1:${health}/readyz`)).status === 200, {
         what: `controller-${count} ready`,
         timeoutMs: 30_000,
         intervalMs: 200,
@@ -91,7 +105,7 @@ export async function controllerProcesses(
         if (startOptions.crashAfter && process.exitStatus()) return;
         throw new Error(`${(error as Error).message}\n${process.logTail(30)}`);
       });
-      return { process, metricsURL: `http://127.0.0.1:${metricsPort}/metrics` };
+      return { process, metricsURL: `http://127.0.0.1:${metrics}/metrics` };
     },
     async metric(run, name, labels) {
       const text = (await httpGet(run.metricsURL)).body;
