@@ -21,11 +21,33 @@ export function endpointUrl(endpoint: Endpoint): string {
   return typeof endpoint === 'string' ? endpoint : endpoint.url;
 }
 
-export function connect(endpoint: Endpoint, timeoutMs = DEFAULT_CALL_TIMEOUT_MS): Etcd3 {
+export interface ConnectOptions {
+  /**
+   * A connection of this client's own, watched by keepalive. By default gRPC shares one connection per address
+   * among every client in the process (its global subchannel pool): a connection that hangs (through a proxy or a
+   * Service, to a backend that died) then hangs every new client too. The soak's observers ask for their own.
+   * @default false: the shared connection, reused across passes
+   */
+  readonly ownConnection?: boolean;
+}
+
+/** An own connection (see {@link ConnectOptions}): a local subchannel pool, and a ping every 10 s answered in 5. */
+const OWN_CONNECTION = {
+  'grpc.use_local_subchannel_pool': 1,
+  'grpc.keepalive_time_ms': 10_000,
+  'grpc.keepalive_timeout_ms': 5_000,
+} as const;
+
+export function connect(
+  endpoint: Endpoint,
+  timeoutMs = DEFAULT_CALL_TIMEOUT_MS,
+  options: ConnectOptions = {},
+): Etcd3 {
   const tls = typeof endpoint === 'string' ? undefined : endpoint.tls;
   return new Etcd3({
     hosts: [endpointUrl(endpoint)],
     dialTimeout: timeoutMs,
+    ...(options.ownConnection ? { grpcOptions: OWN_CONNECTION } : {}),
     faultHandling: { host: () => noop, global: noop },
     defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + timeoutMs }),
     ...(tls
@@ -45,8 +67,9 @@ export async function withClient<T>(
   endpoint: Endpoint,
   call: (client: Etcd3) => Promise<T>,
   timeoutMs = DEFAULT_CALL_TIMEOUT_MS,
+  options: ConnectOptions = {},
 ): Promise<T> {
-  const client = connect(endpoint, timeoutMs);
+  const client = connect(endpoint, timeoutMs, options);
   try {
     return await call(client);
   } finally {

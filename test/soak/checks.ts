@@ -54,8 +54,9 @@ export async function checkConverged(
   const add = (invariant: SoakViolation['invariant'], details: readonly string[]) => {
     for (const detail of details) violations.push({ step, invariant, cluster: cluster.name, detail });
   };
-  // A read has no effect: retried while the cluster elects a leader after a fault, each time on a new connection
-  // (one made to a member that died waits out gRPC's reconnect backoff, which outlasts the Service's update).
+  // A read has no effect: retried while the cluster elects a leader after a fault, each time by a new client with a
+  // connection of its own (world.ts): a connection through the Service to a member that died hangs, and the next
+  // try must not reuse it.
   const { content } = await waitFor(() => world.withClient(cluster, (c) => contentOf(c, SOAK_PREFIX)), {
     what: `${cluster.name}: a read of ${SOAK_PREFIX}`,
     timeoutMs: 60_000,

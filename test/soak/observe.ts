@@ -35,8 +35,8 @@ export async function memberPods(world: SoakWorld, name: string): Promise<string
     .sort();
 }
 
-/** etcd's member list, on a new connection: one made to a member that died waits out gRPC's reconnect backoff,
- *  which outlasts the client Service's update. */
+/** etcd's member list, by a new client with a connection of its own (world.ts): one through the Service to a
+ *  member that died hangs. */
 async function memberList(world: SoakWorld, cluster: SoakClusterState) {
   return world.withClient(cluster, (client) => client.cluster.memberList({ linearizable: false }));
 }

@@ -11,7 +11,7 @@ import type { Etcd3 } from 'etcd3';
 import { etcdClusterCrd, etcdRestoreCrd } from '../../constructs/api/crds.js';
 import { clientServiceURL } from '../../constructs/conventions/names.js';
 import { restrictedNamespaceLabels } from '../../constructs/security.js';
-import { type ClientTls, connect, withClient } from '../../controller/etcd/client.js';
+import { type ClientTls, type ConnectOptions, connect, withClient } from '../../controller/etcd/client.js';
 import { type CertManager, startCertManager } from '../env/cert-manager.js';
 import { type Environment, startEnvironment } from '../env/environment.js';
 import type { Minio } from '../env/minio.js';
@@ -41,6 +41,11 @@ export const SOAK_PREFIX = 'soak/';
 export const SOAK_QUOTA_BYTES = 128 * 2 ** 20;
 /** Per-call deadline of the soak's own etcd clients (writer, watcher resyncs, checks). */
 const CALL_TIMEOUT_MS = 5_000;
+/**
+ * Every soak client has a connection of its own: with gRPC's shared one, a connection through the Service to a
+ * member on a node just cut off hung, and every new client of the checks reused it for a minute (seed 3, step 69).
+ */
+const OWN: ConnectOptions = { ownConnection: true };
 
 export interface SoakWorldOptions {
   /** Worker nodes. */
@@ -174,7 +179,7 @@ export async function startSoakWorld(options: SoakWorldOptions): Promise<SoakWor
     const endpointOf = (cluster: { readonly url: string; readonly tls?: ClientTls }) =>
       cluster.tls ? { url: cluster.url, tls: cluster.tls } : cluster.url;
     const connectTo = (cluster: { readonly url: string; readonly tls?: ClientTls }) =>
-      connect(endpointOf(cluster), CALL_TIMEOUT_MS);
+      connect(endpointOf(cluster), CALL_TIMEOUT_MS, OWN);
     const state = async (name: SoakCluster): Promise<SoakClusterState> => {
       const tls = name === 'tls' ? await issuedClientTls(env, `${name}-client-tls`) : undefined;
       const url = clientServiceURL(name, SOAK_NAMESPACE, tls ? 'https' : 'http');
@@ -213,7 +218,7 @@ export async function startSoakWorld(options: SoakWorldOptions): Promise<SoakWor
       faultsNotDone: new Set(),
       clusters,
       connect: connectTo,
-      withClient: (endpoint, call) => withClient(endpointOf(endpoint), call, CALL_TIMEOUT_MS),
+      withClient: (endpoint, call) => withClient(endpointOf(endpoint), call, CALL_TIMEOUT_MS, OWN),
       async startTraffic(cluster) {
         cluster.generation += 1;
         const writerClient = connectTo(cluster);
@@ -225,8 +230,8 @@ export async function startSoakWorld(options: SoakWorldOptions): Promise<SoakWor
             writerClient.close();
           },
         };
-        // A new connection for the watcher each time: one made to a member that has since died waits out gRPC's
-        // reconnect backoff.
+        // A new client for the watcher each time, with a connection of its own: one through the Service to a member
+        // that has since died hangs.
         const previous = cluster.client;
         cluster.client = connectTo(cluster);
         if (cluster.watcher) await cluster.watcher.resume(cluster.client);
