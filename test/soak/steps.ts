@@ -300,9 +300,11 @@ async function notAMajority(world: SoakWorld, planNode: number | undefined, name
   }
 }
 
-/** A member Pod as a step found it: its uid and its etcd container's restarts (undefined: no such Pod). */
+/** A member Pod as a step found it: its uid (undefined: no such Pod), whether it is being deleted, and its etcd
+ *  container's restarts. */
 interface PodState {
   readonly uid?: string;
+  readonly deleting: boolean;
   readonly restarts: number;
 }
 
@@ -312,13 +314,17 @@ async function podState(world: SoakWorld, name: string): Promise<PodState> {
     .readNamespacedPod({ namespace: SOAK_NAMESPACE, name })
     .catch(() => undefined);
   const etcd = pod?.status?.containerStatuses?.find((c) => c.name === 'etcd');
-  return { uid: pod?.metadata?.uid, restarts: etcd?.restartCount ?? 0 };
+  return {
+    uid: pod?.metadata?.uid,
+    deleting: pod?.metadata?.deletionTimestamp !== undefined,
+    restarts: etcd?.restartCount ?? 0,
+  };
 }
 
 /**
  * A step on one member Pod changes no generation, and the status of before reads converged until the controller
- * has seen it: first the Pod's answer to the step (gone or replaced for a delete or an evict, its etcd restarted
- * or the Pod replaced for a wiped volume), then {@link allReady}.
+ * has seen it: first the Pod's answer to the step (being deleted, gone or replaced for a delete or an evict, its
+ * etcd restarted for a wiped volume; a Pod on a node that is down stays terminating), then {@link allReady}.
  */
 function untilReactedThenReady(world: SoakWorld, member: string, before: PodState): StepRun {
   return {
@@ -327,9 +333,15 @@ function untilReactedThenReady(world: SoakWorld, member: string, before: PodStat
       await waitFor(
         async () => {
           const now = await podState(world, member);
-          return now.uid !== before.uid || now.restarts > before.restarts;
+          return (
+            now.uid !== before.uid || (now.deleting && !before.deleting) || now.restarts > before.restarts
+          );
         },
-        { what: `${member} deleted, replaced or restarted`, timeoutMs: CONVERGE_TIMEOUT_MS, intervalMs: 500 },
+        {
+          what: `${member} being deleted, replaced or restarted`,
+          timeoutMs: CONVERGE_TIMEOUT_MS,
+          intervalMs: 500,
+        },
       );
       await allReady(world);
     },
