@@ -4,6 +4,7 @@
 // the world has settled after it.
 import { randomBytes } from 'node:crypto';
 import { BatchV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import type { Etcd3 } from 'etcd3';
 import { ANNOTATION_EVICT } from '../../constructs/conventions/annotations.js';
 import { memberSelector, selectorString } from '../../constructs/conventions/labels.js';
 import { RESTORE_REVISION_BUMP } from '../../controller/restore/etcd-version.js';
@@ -221,45 +222,62 @@ const FILL_VALUE_BYTES = 512 * 1024;
  * disarms the alarm.
  */
 async function fillAndDefrag(world: SoakWorld, cluster: SoakClusterState): Promise<void> {
-  const client = world.connect(cluster);
-  try {
-    let refused = false;
-    let written = 0;
-    const fill = async () => {
-      while (!refused && written < (2 * SOAK_QUOTA_BYTES) / FILL_VALUE_BYTES) {
-        written += 1;
-        try {
-          await client.put(`fill/${written}`).value(randomBytes(FILL_VALUE_BYTES).toString('base64')).exec();
-        } catch (error) {
-          if (!/database space exceeded/.test((error as Error).message)) throw error;
-          refused = true;
-        }
-      }
-    };
-    await Promise.all([fill(), fill(), fill(), fill()]);
-    if (!refused) throw new Error(`${cluster.name}: twice the quota written, no NOSPACE`);
-    const deleted = BigInt((await client.delete().prefix('fill/').exec()).header.revision);
-    await waitFor(
-      async () => {
-        try {
-          await client
-            .get('fill/1')
-            .revision(String(deleted - 1n))
-            .string();
-          return false;
-        } catch (error) {
-          return /compacted/.test((error as Error).message);
-        }
-      },
-      {
-        what: `${cluster.name}: auto-compaction past revision ${deleted - 1n}`,
-        timeoutMs: 120_000,
-        intervalMs: 2_000,
-      },
-    );
-  } finally {
-    client.close();
-  }
+  // Each call on a new client, retried while the cluster is briefly unreachable (an overlapping step deleted the
+  // member its connection went to): these are the soak's own writes, which no invariant judges.
+  const retried = <T>(what: string, call: (client: Etcd3) => Promise<T>) =>
+    waitFor(() => world.withClient(cluster, call), {
+      what: `${cluster.name}: ${what}`,
+      timeoutMs: 60_000,
+      intervalMs: 1_000,
+    });
+  let refused = false;
+  let written = 0;
+  const fill = async () => {
+    while (!refused && written < (2 * SOAK_QUOTA_BYTES) / FILL_VALUE_BYTES) {
+      written += 1;
+      const key = `fill/${written}`;
+      const value = randomBytes(FILL_VALUE_BYTES).toString('base64');
+      // etcd's NOSPACE refusal is the answer sought, not a failure to retry.
+      const answer = await retried(`a put of ${key}`, (client) =>
+        client
+          .put(key)
+          .value(value)
+          .exec()
+          .then(
+            () => 'written' as const,
+            (error: Error) => {
+              if (/database space exceeded/.test(error.message)) return 'refused' as const;
+              throw error;
+            },
+          ),
+      );
+      if (answer === 'refused') refused = true;
+    }
+  };
+  await Promise.all([fill(), fill(), fill(), fill()]);
+  if (!refused) throw new Error(`${cluster.name}: twice the quota written, no NOSPACE`);
+  const deleted = BigInt(
+    (await retried('the delete of fill/', (client) => client.delete().prefix('fill/').exec())).header
+      .revision,
+  );
+  await waitFor(
+    () =>
+      world.withClient(cluster, (client) =>
+        client
+          .get('fill/1')
+          .revision(String(deleted - 1n))
+          .string()
+          .then(
+            () => false,
+            (error: Error) => /compacted/.test(error.message),
+          ),
+      ),
+    {
+      what: `${cluster.name}: auto-compaction past revision ${deleted - 1n}`,
+      timeoutMs: 120_000,
+      intervalMs: 2_000,
+    },
+  );
   const job = await jobFromCronJob(world, cluster, 'defrag');
   const outcome = await jobOutcome(world, job, 180_000);
   if (outcome !== 'Complete') throw new Error(`${job} ${outcome}: ${(await jobLog(world, job)).slice(-400)}`);
