@@ -94,9 +94,12 @@ export const expectations: Readonly<Record<string, ScenarioExpectations>> = {
   'rolling-update': {
     creating: { EtcdCluster: creating },
     steady: { EtcdCluster: steady },
-    // Two minors at once, admitted because the status had lost its currentVersion: the controller refuses it.
-    'version-refused': { EtcdCluster: read('Degraded+', 'Failed+') },
-    'version-reverted': { EtcdCluster: read('Degraded* Healthy+', 'Failed* Current+') },
+    // Two minors at once, admitted because the status had lost its currentVersion (each admitted change reads
+    // Progressing until observed), then refused by the controller; the revert clears it.
+    'version-refused': { EtcdCluster: read('Progressing* Degraded+', 'InProgress* Failed+') },
+    'version-reverted': {
+      EtcdCluster: read('Degraded* Progressing* Healthy+', 'Failed* InProgress* Current+'),
+    },
     rolling: { EtcdCluster: converged },
     'roll-failing': {
       EtcdCluster: read('Healthy* Progressing+ Degraded+', 'Current* InProgress+ Failed+'),
