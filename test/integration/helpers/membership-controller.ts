@@ -22,7 +22,8 @@ export interface ControllerRun {
 }
 
 export interface ControllerProcesses {
-  /** Starts one controller process and waits until it is ready (leading, informers synced). */
+  /** Starts one controller process and waits until it is ready (leading, informers synced); with `crashAfter`, until
+   *  it is ready or has exited, at most 30 s (crashAfter() then waits for the exit). */
   start(options?: { crashAfter?: string }): Promise<ControllerRun>;
   /** Runs a controller with the test-only crash switch until it SIGKILLs itself right after `step`; throws
    *  (with its log tail) when it exits otherwise or not within `timeoutMs`. */
@@ -110,8 +111,9 @@ export async function controllerProcesses(
         abortIf: () => process.exitStatus(),
       }).catch((error: unknown) => {
         // With the crash switch, the step may follow the first sync at once, so no probe need ever see the process
-        // ready, and on a loaded machine its exit may be noticed only after this deadline (CI of 71cb740): crashAfter
-        // waits for the exit itself, within its own bound, and fails with the log tail if it never comes.
+        // ready; on a loaded machine (CI of 71cb740) no probe did within 30 s and no exit was seen by then either
+        // (a late exit, or a slow sync: its log did not tell). crashAfter waits for the exit itself, within its own
+        // bound, and fails with the log tail if it never comes.
         if (startOptions.crashAfter) return;
         throw new Error(`${(error as Error).message}\n${process.logTail(30)}`);
       });
