@@ -69,13 +69,20 @@ export async function checkConverged(
       .map((v) => `${v.kind} ${v.key}: expected ${v.expected ?? '-'}, found ${v.found ?? '-'}`),
   );
   if (cluster.watcher) add('watch', watchViolations(cluster.watcher.log, cluster.record.ackedNow()));
-  if (ready && !cluster.paused)
+  if (ready && !cluster.paused) {
+    // Read like the content, and for the same reason: the member list comes through the Service from one member,
+    // and a new client's first connection may fail (seed 3, step 24: `UNAVAILABLE: No connection established` on
+    // the member list, right after the content read had succeeded). What is judged is the list once read.
+    const snapshot = await waitFor(() => membershipSnapshot(world, cluster, cluster.size), {
+      what: `${cluster.name}: etcd's member list, the member Pods and the PVCs`,
+      timeoutMs: 60_000,
+      intervalMs: 1_000,
+    });
     add(
       'membership',
-      convergedViolations(await membershipSnapshot(world, cluster, cluster.size)).map(
-        (v) => `${v.kind}: ${v.detail}`,
-      ),
+      convergedViolations(snapshot).map((v) => `${v.kind}: ${v.detail}`),
     );
+  }
   if (world.minio.process()) {
     const listing = await listBackups(world.s3, world.bucket, `${SOAK_NAMESPACE}/${cluster.name}/`);
     add('backups', backupViolations(listing, cluster.backups));
