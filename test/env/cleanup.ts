@@ -22,6 +22,17 @@ export function setSignalExitCode(signal: 'SIGINT' | 'SIGTERM' | 'SIGHUP', code:
   signalExitCodes[signal] = code;
 }
 
+/** Signals the caller handles itself: on them, nothing is torn down and the process does not exit from here. */
+const callerHandled = new Set<string>();
+
+/** Leaves `signal` to the caller: it stops at its own pace and exits, and the cleanups still run on that exit (the
+ *  soak finishes its step and writes its summary on SIGINT). Without it, the first SIGINT tore the environment down
+ *  and exited 130 under the soak, with no summary. A second such signal then ends the process at once (the reaper
+ *  cleans up after it). */
+export function leaveSignalToCaller(signal: 'SIGINT' | 'SIGTERM' | 'SIGHUP'): void {
+  callerHandled.add(signal);
+}
+
 /** Registers a cleanup that runs if this process exits before `unregister()` is called. */
 export function onProcessExit(cleanup: Cleanup): () => void {
   install();
@@ -46,6 +57,7 @@ function install(): void {
   process.on('exit', runSync);
   for (const signal of Object.keys(signalExitCodes)) {
     process.once(signal, () => {
+      if (callerHandled.has(signal)) return;
       const code = signalExitCodes[signal];
       const graceful = [...registry].map((cleanup) => cleanup.graceful?.().catch(() => undefined));
       const deadline = new Promise((resolve) => setTimeout(resolve, gracefulDeadlineMs).unref());

@@ -8,6 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { repoRoot } from '../env/binaries.js';
+import { leaveSignalToCaller } from '../env/cleanup.js';
 import {
   type CheckCounts,
   checkConverged,
@@ -88,6 +89,7 @@ async function main(): Promise<number> {
     /** A step since the last check left a fault in place (the clusters may still be catching up with it). */
     let faultSince = false;
     let interrupted = false;
+    leaveSignalToCaller('SIGINT');
     process.once('SIGINT', () => {
       interrupted = true;
       log('SIGINT: stopping after this step; the summary says how far it got');
