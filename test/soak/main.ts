@@ -62,6 +62,9 @@ async function main(): Promise<number> {
   const log = (text: string) => process.stdout.write(`${new Date().toISOString()} ${text}\n`);
 
   const startedAt = new Date();
+  // Read now: the code that runs is what was built from the tree as it is at the start; a commit made while a long
+  // run goes on must not be named as the run's (seed 3 on 2026-11-29 named one made during it).
+  const commit = commitOf();
   log(`soak seed ${options.seed}: ${plan.length} steps; starting the world`);
   const world = await startSoakWorld({
     nodes: options.nodes,
@@ -170,7 +173,7 @@ async function main(): Promise<number> {
     );
     const summary = summarize({
       options,
-      commit: commitOf(),
+      commit,
       // The steps that ran (all of them unless interrupted or stopped by an error).
       plan: plan.filter((s) => s.index <= current),
       outcomes,
