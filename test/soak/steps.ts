@@ -344,6 +344,33 @@ async function podState(world: SoakWorld, name: string): Promise<PodState> {
  * has seen it: first the Pod's answer to the step (being deleted, gone or replaced for a delete or an evict, its
  * etcd restarted for a wiped volume; a Pod on a node that is down stays terminating), then {@link allReady}.
  */
+/**
+ * A replaced node's Pods stay, Terminating, until the API server's Pod garbage collector deletes them for their
+ * deleted Node (a quarantine of about 40 s); a removed member's volume counts as on its way out only while its Pod
+ * is there (membership.ts), and the controller deletes it on its pass after the Pod is gone. So the step has
+ * converged once no Pod is left on the old node and every cluster is Ready with its volumes matching: seed 3's
+ * step 67 (2026-11-29) was judged converged between the Pods' deletion and that pass.
+ */
+function untilGoneThenReady(world: SoakWorld, oldNode: string): StepRun {
+  return {
+    until: 'ready',
+    converged: async () => {
+      const core = world.env.kubeConfig.makeApiClient(CoreV1Api);
+      await waitFor(
+        async () =>
+          (
+            await core.listNamespacedPod({
+              namespace: SOAK_NAMESPACE,
+              fieldSelector: `spec.nodeName=${oldNode}`,
+            })
+          ).items.length === 0,
+        { what: `no Pod left on ${oldNode}`, timeoutMs: CONVERGE_TIMEOUT_MS, intervalMs: 1_000 },
+      );
+      await allReady(world);
+    },
+  };
+}
+
 function untilReactedThenReady(world: SoakWorld, member: string, before: PodState): StepRun {
   return {
     until: 'ready',
@@ -432,7 +459,7 @@ export async function act(world: SoakWorld, op: SoakOperation): Promise<StepRun>
       const added = await world.env.nodes?.addNode();
       if (!added) throw new Error('replaceNode needs an environment with nodes');
       world.nodeNames[op.node - 1] = added.layout.name;
-      return untilAllReady(world);
+      return untilGoneThenReady(world, old);
     }
     case 'killLeader': {
       await world.controller.process.kill();
