@@ -340,16 +340,11 @@ async function podState(world: SoakWorld, name: string): Promise<PodState> {
 }
 
 /**
- * A step on one member Pod changes no generation, and the status of before reads converged until the controller
- * has seen it: first the Pod's answer to the step (being deleted, gone or replaced for a delete or an evict, its
- * etcd restarted for a wiped volume; a Pod on a node that is down stays terminating), then {@link allReady}.
- */
-/**
- * A replaced node's Pods stay, Terminating, until the API server's Pod garbage collector deletes them for their
- * deleted Node (a quarantine of about 40 s); a removed member's volume counts as on its way out only while its Pod
+ * A replaced node's Pods stay until the API server's Pod garbage collector deletes them for their deleted Node
+ * (after a quarantine of about 40 s); a removed member's volume counts as on its way out only while its Pod
  * is there (membership.ts), and the controller deletes it on its pass after the Pod is gone. So the step has
  * converged once no Pod is left on the old node and every cluster is Ready with its volumes matching: seed 3's
- * step 67 (2026-11-29) was judged converged between the Pods' deletion and that pass.
+ * step 67 (2026-11-29) was most likely judged converged before the Pods' deletion and checked before that pass.
  */
 function untilGoneThenReady(world: SoakWorld, oldNode: string): StepRun {
   return {
@@ -371,6 +366,11 @@ function untilGoneThenReady(world: SoakWorld, oldNode: string): StepRun {
   };
 }
 
+/**
+ * A step on one member Pod changes no generation, and the status of before reads converged until the controller
+ * has seen it: first the Pod's answer to the step (being deleted, gone or replaced for a delete or an evict, its
+ * etcd restarted for a wiped volume; a Pod on a node that is down stays terminating), then {@link allReady}.
+ */
 function untilReactedThenReady(world: SoakWorld, member: string, before: PodState): StepRun {
   return {
     until: 'ready',
