@@ -87,18 +87,40 @@ describe('the soak writer, watcher and invariants (real etcd)', () => {
     assert.equal(watcher.log.filter((e) => e.kind === 'event').length, record.ackedNow().length);
   });
 
+  test("GIVEN a watch answer etcd3 cannot place (what killed a soak run) WHEN it reaches the watcher's client THEN it is dropped and told, the watcher resyncs, and no violation is reported", async () => {
+    const writing = writeFor(client, 600);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const at = watcher.log.length;
+    // What a stream would hand etcd3 for a watch it no longer knows; unguarded, etcd3 throws it out of the stream.
+    const manager = (client as unknown as { watchManager: { handleResponse(r: unknown): void } })
+      .watchManager;
+    manager.handleResponse({ watch_id: '9999', created: false, canceled: false, events: [] });
+    await waitFor(() => watcher.log.slice(at).some((e) => e.kind === 'resync'), {
+      what: 'a resync after the stray answer',
+      timeoutMs: 10_000,
+      intervalMs: 50,
+    });
+    const told = watcher.log.slice(at).find((e) => e.kind === 'error');
+    assert.match(told && 'message' in told ? told.message : '', /could not place: Failed to find watcher/);
+    await writing;
+    await caughtUp(await revisionOf(client));
+    assert.deepEqual(watchViolations(watcher.log, record.ackedNow()), []);
+    assert.deepEqual(record.check(await content(client)), []);
+  });
+
   test('GIVEN a watcher that resumes below a compaction THEN it is told (an error), resyncs above it, and no violation is reported', async () => {
     await watcher.stop();
     await writeFor(client, 300);
     const compactAt = await revisionOf(client);
     await run(source.binary('etcdctl'), ['--endpoints', source.clientURL, 'compact', String(compactAt)]);
+    const resumedAt = watcher.log.length;
     await watcher.resume(client);
     await waitFor(() => watcher.log.some((e) => e.kind === 'resync' && e.revision >= compactAt), {
       what: 'a resync at or above the compaction',
       timeoutMs: 10_000,
       intervalMs: 50,
     });
-    const error = watcher.log.find((e) => e.kind === 'error');
+    const error = watcher.log.slice(resumedAt).find((e) => e.kind === 'error');
     // etcd cancels a watch below its compaction (with compact_revision set; the client reports it as a cancel).
     assert.match(error && 'message' in error ? error.message : '', /Watcher canceled/);
     await writeFor(client, 300);

@@ -4,6 +4,7 @@
 // connection, from the last revision it delivered, as any client would.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Etcd3, Watcher } from 'etcd3';
+import { dropStrayWatchAnswers } from './stray-answers.js';
 import type { WatchEntry } from './watch.js';
 
 /** How long a cancel or a creation may take before the watcher gives up on it (a connection to a dead member). */
@@ -32,14 +33,31 @@ export async function startWatcher(client: Etcd3, prefix: string): Promise<SoakW
   };
   /** Bumped by every resume: a resync scheduled on the client before it is dropped. */
   let epoch = 0;
+  /** The client the watcher watches through now (the one given to the last resume). */
+  let current = client;
+  let resyncScheduled = false;
+  const scheduleResync = (from: Etcd3) => {
+    if (stopped || resyncScheduled) return;
+    resyncScheduled = true;
+    const at = epoch;
+    void sleep(200).then(() => {
+      resyncScheduled = false;
+      return stopped || at !== epoch ? undefined : resync(from);
+    });
+  };
   const told = (from: Etcd3, error: Error) => {
     // etcd ended the watch: nothing left to cancel (etcd3's cancel() of it would wait for an answer forever).
     watcher = undefined;
     log.push({ kind: 'error', message: error.message });
-    const at = epoch;
-    if (!stopped) void sleep(200).then(() => (stopped || at !== epoch ? undefined : resync(from)));
+    scheduleResync(from);
+  };
+  /** An answer etcd3 could not place was dropped (stray-answers.ts): the watcher no longer vouches for its watch. */
+  const stray = (message: string) => {
+    log.push({ kind: 'error', message });
+    scheduleResync(current);
   };
   const watchFrom = async (from: Etcd3, revision: bigint) => {
+    dropStrayWatchAnswers(from, stray);
     const creating = from.watch().prefix(prefix).startRevision(String(revision)).create();
     let created: Watcher;
     try {
@@ -89,6 +107,8 @@ export async function startWatcher(client: Etcd3, prefix: string): Promise<SoakW
     log,
     async resume(next) {
       epoch += 1;
+      resyncScheduled = false;
+      current = next;
       await cancelCurrent();
       stopped = false;
       await watchFrom(next, last + 1n);
