@@ -19,7 +19,7 @@ import {
 import { soakOptions } from './options.js';
 import { planSoak } from './plan.js';
 import { act, CONVERGE_TIMEOUT_MS, IncompleteOperation } from './steps.js';
-import { type StepOutcome, summarize, summaryTable } from './summary.js';
+import { firstSighting, type StepOutcome, summarize, summaryTable } from './summary.js';
 import { startSoakWorld } from './world.js';
 
 const { values } = parseArgs({
@@ -72,7 +72,9 @@ async function main(): Promise<number> {
     version: options.versions[0] as string,
   });
   const violations: SoakViolation[] = [];
+  const reported = new Set<string>();
   const report = (v: SoakViolation) => {
+    if (!firstSighting(reported, v)) return;
     violations.push(v);
     log(`VIOLATION step ${v.step} ${v.invariant}${v.cluster ? ` ${v.cluster}` : ''}: ${v.detail}`);
   };

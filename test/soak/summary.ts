@@ -39,6 +39,19 @@ export interface SoakSummary {
   readonly violations: readonly (SoakViolation & { readonly seed: number; readonly replay: string })[];
 }
 
+/**
+ * Whether `violation` is news. The writes and watch invariants judge the whole history so far, so what broke once is
+ * found again after every later step; it is reported once, at the first step it was found (the step that replays
+ * it). The other invariants judge a moment, and each finding is its own.
+ */
+export function firstSighting(reported: Set<string>, violation: SoakViolation): boolean {
+  if (violation.invariant !== 'writes' && violation.invariant !== 'watch') return true;
+  const key = `${violation.invariant}\u0000${violation.cluster ?? ''}\u0000${violation.detail}`;
+  if (reported.has(key)) return false;
+  reported.add(key);
+  return true;
+}
+
 /** The nearest-rank percentile `p` (0 < p ≤ 100) of sorted `values`. */
 export function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return 0;

@@ -24,25 +24,30 @@ export async function startWatcher(client: Etcd3, prefix: string): Promise<SoakW
   let watcher: Watcher | undefined;
   let stopped = false;
   let last = 0n;
-
-  /** Cancels the current watch, waiting at most a moment: a watch on a connection that died never answers. */
-  const cancelCurrent = async () => {
-    const current = watcher;
-    watcher = undefined;
-    if (current) await Promise.race([current.cancel().catch(() => undefined), sleep(CANCEL_WAIT_MS)]);
-  };
-  /** Bumped by every resume: a resync scheduled on the client before it is dropped. */
-  let epoch = 0;
+  /**
+   * Bumped by every resync and resume as it begins: only the newest may log and watch. One still reading when a
+   * resume (or another resync) began would otherwise log its older read after the newer watch's events (seed 3
+   * reported `resynced at revision …787, below revision …788 seen before` right after a resume so).
+   */
+  let generation = 0;
   /** The client the watcher watches through now (the one given to the last resume). */
   let current = client;
   let resyncScheduled = false;
+
+  /** Cancels the current watch, waiting at most a moment: a watch on a connection that died never answers. */
+  const cancelCurrent = async () => {
+    const cancelling = watcher;
+    watcher = undefined;
+    if (cancelling) await Promise.race([cancelling.cancel().catch(() => undefined), sleep(CANCEL_WAIT_MS)]);
+  };
+  /** A resync soon, unless one is already due or something newer (re)starts the watch first. */
   const scheduleResync = (from: Etcd3) => {
     if (stopped || resyncScheduled) return;
     resyncScheduled = true;
-    const at = epoch;
+    const at = generation;
     void sleep(200).then(() => {
       resyncScheduled = false;
-      return stopped || at !== epoch ? undefined : resync(from);
+      return stopped || at !== generation ? undefined : resync(from);
     });
   };
   const told = (from: Etcd3, error: Error) => {
@@ -56,7 +61,7 @@ export async function startWatcher(client: Etcd3, prefix: string): Promise<SoakW
     log.push({ kind: 'error', message });
     scheduleResync(current);
   };
-  const watchFrom = async (from: Etcd3, revision: bigint) => {
+  const watchFrom = async (from: Etcd3, revision: bigint, at: number) => {
     dropStrayWatchAnswers(from, stray);
     const creating = from.watch().prefix(prefix).startRevision(String(revision)).create();
     let created: Watcher;
@@ -71,7 +76,12 @@ export async function startWatcher(client: Etcd3, prefix: string): Promise<SoakW
       // A watch created after all is cancelled unheard, so no event is ever delivered twice.
       creating.then((late) => late.cancel()).catch(() => undefined);
       // etcd may refuse in the creation's own response (e.g. below its compaction): told all the same.
-      told(from, error as Error);
+      if (at === generation) told(from, error as Error);
+      return;
+    }
+    if (stopped || at !== generation) {
+      // Something newer started the watch again meanwhile: this one is not asked for (its cancel may never answer).
+      created.cancel().catch(() => undefined);
       return;
     }
     watcher = created;
@@ -89,32 +99,37 @@ export async function startWatcher(client: Etcd3, prefix: string): Promise<SoakW
   };
   /** Reads the keys at a revision and watches from the next; a failed read is told and retried. */
   const resync = async (from: Etcd3): Promise<void> => {
+    generation += 1;
+    const at = generation;
     await cancelCurrent();
     let read: Awaited<ReturnType<ReturnType<Etcd3['getAll']>['exec']>>;
     try {
       read = await from.getAll().prefix(prefix).exec();
     } catch (error) {
-      told(from, new Error(`resync: ${(error as Error).message}`));
+      if (at === generation) told(from, new Error(`resync: ${(error as Error).message}`));
       return;
     }
+    if (stopped || at !== generation) return;
     last = BigInt(read.header.revision);
     log.push({ kind: 'resync', revision: last });
-    await watchFrom(from, last + 1n);
+    await watchFrom(from, last + 1n, at);
   };
 
   await resync(client);
   return {
     log,
     async resume(next) {
-      epoch += 1;
+      generation += 1;
+      const at = generation;
       resyncScheduled = false;
       current = next;
       await cancelCurrent();
       stopped = false;
-      await watchFrom(next, last + 1n);
+      await watchFrom(next, last + 1n, at);
     },
     async stop() {
       stopped = true;
+      generation += 1;
       await cancelCurrent();
     },
   };

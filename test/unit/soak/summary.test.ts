@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pickMember, type SoakPlanOptions, type SoakStep } from '../../soak/plan.js';
-import { percentile, summarize, summaryTable } from '../../soak/summary.js';
+import { firstSighting, percentile, summarize, summaryTable } from '../../soak/summary.js';
 
 const options: SoakPlanOptions = {
   seed: 7,
@@ -101,5 +101,26 @@ describe('pickMember', () => {
     assert.equal(pickMember(members, 0.34), 'm-1');
     assert.equal(pickMember(members, 0.999999), 'm-3');
     assert.equal(pickMember([], 0.5), undefined);
+  });
+});
+
+describe('firstSighting', () => {
+  it('reports a writes or watch finding once, at its first step; a finding of a moment every time', () => {
+    const reported = new Set<string>();
+    const watch = (step: number) =>
+      ({
+        step,
+        invariant: 'watch',
+        cluster: 'tls',
+        detail: 'resynced at revision 7, below revision 8 seen before',
+      }) as const;
+    const membership = (step: number) =>
+      ({ step, invariant: 'membership', cluster: 'tls', detail: 'PVCs a' }) as const;
+    assert.equal(firstSighting(reported, watch(71)), true);
+    assert.equal(firstSighting(reported, watch(72)), false);
+    assert.equal(firstSighting(reported, { ...watch(72), cluster: 'plain' }), true, 'another cluster');
+    assert.equal(firstSighting(reported, { ...watch(72), invariant: 'writes' }), true, 'another invariant');
+    assert.equal(firstSighting(reported, membership(67)), true);
+    assert.equal(firstSighting(reported, membership(68)), true);
   });
 });
