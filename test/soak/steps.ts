@@ -318,6 +318,35 @@ async function notAMajority(world: SoakWorld, planNode: number | undefined, name
   }
 }
 
+/**
+ * A volume the soak does not wipe: the member's data is lost for good, so its cluster must keep a majority among
+ * the others, and a member on a node the soak has stopped or cut off counts as gone (until that node returns). The
+ * plan knows nodes, not where members run (seed 3, step 148: node 2 stopped with one of `plain`'s three members,
+ * then a second member's volume wiped: quorum lost until the node came back, which the plan would do only after
+ * the wipe converged). Reported incomplete, like a node fault on a majority.
+ */
+async function notTheQuorum(world: SoakWorld, cluster: SoakClusterState, member: string): Promise<void> {
+  const out = new Set([...world.nodesOut].map((n) => world.nodeNames[n - 1] ?? `node ${n}`));
+  const others = (
+    await world.env.kubeConfig.makeApiClient(CoreV1Api).listNamespacedPod({
+      namespace: SOAK_NAMESPACE,
+      labelSelector: selectorString(memberSelector(cluster.name)),
+    })
+  ).items.filter(
+    (pod) =>
+      pod.metadata?.name !== member &&
+      !pod.metadata?.deletionTimestamp &&
+      pod.spec?.nodeName !== undefined &&
+      !out.has(pod.spec.nodeName),
+  );
+  const majority = Math.floor(cluster.size / 2) + 1;
+  if (others.length < majority)
+    throw new IncompleteOperation(
+      `wiping ${member} would leave ${others.length} of ${cluster.name}'s members (size ${cluster.size}) off the nodes ` +
+        `cut or stopped (${[...out].join(', ') || 'none'}): fewer than a majority (${majority})`,
+    );
+}
+
 /** A member Pod as a step found it: its uid (undefined: no such Pod), whether it is being deleted, and its etcd
  *  container's restarts. */
 interface PodState {
@@ -430,6 +459,7 @@ export async function act(world: SoakWorld, op: SoakOperation): Promise<StepRun>
         ]);
       else {
         // A lost disk: the volume emptied under the running member, which then dies.
+        await notTheQuorum(world, world.clusters[op.cluster], member);
         await world.env.faults.wipeVolume(SOAK_NAMESPACE, `${member}-data`);
         await world.env.faults.killContainer(SOAK_NAMESPACE, member, 'etcd').catch(() => undefined);
       }
@@ -438,16 +468,20 @@ export async function act(world: SoakWorld, op: SoakOperation): Promise<StepRun>
     case 'stopNode':
       await notAMajority(world, op.node, node(op.node));
       await world.env.faults.stopNode(node(op.node));
+      world.nodesOut.add(op.node);
       return settled;
     case 'startNode':
       if (!world.faultsNotDone.delete(op.node)) await world.env.faults.restartNode(node(op.node));
+      world.nodesOut.delete(op.node);
       return untilAllReady(world);
     case 'cutNetwork':
       await notAMajority(world, op.node, node(op.node));
       await world.env.faults.setNodeNetwork(node(op.node), false);
+      world.nodesOut.add(op.node);
       return settled;
     case 'healNetwork':
       if (!world.faultsNotDone.delete(op.node)) await world.env.faults.setNodeNetwork(node(op.node), true);
+      world.nodesOut.delete(op.node);
       return untilAllReady(world);
     case 'replaceNode': {
       // The machine dies for good and a new one joins (a cloud replacing an instance): the old Node object is

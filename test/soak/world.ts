@@ -92,6 +92,8 @@ export interface SoakWorld {
   readonly nodeNames: string[];
   /** Plan node numbers whose stop or cut was not done (the node held a cluster's majority): their undo is none. */
   readonly faultsNotDone: Set<number>;
+  /** Plan node numbers the soak has stopped or cut off now (their members answer no one). */
+  readonly nodesOut: Set<number>;
   readonly clusters: Record<SoakCluster, SoakClusterState>;
   /** A new etcd client of a cluster or one of its members (the caller closes it). */
   connect(endpoint: { readonly url: string; readonly tls?: ClientTls }): Etcd3;
@@ -216,6 +218,7 @@ export async function startSoakWorld(options: SoakWorldOptions): Promise<SoakWor
       controller,
       nodeNames: (env.nodes?.nodes ?? []).map((node) => node.layout.name),
       faultsNotDone: new Set(),
+      nodesOut: new Set(),
       clusters,
       connect: connectTo,
       withClient: (endpoint, call) => withClient(endpointOf(endpoint), call, CALL_TIMEOUT_MS, OWN),
