@@ -369,13 +369,16 @@ async function podState(world: SoakWorld, name: string): Promise<PodState> {
 }
 
 /**
- * A replaced node's Pods stay until the API server's Pod garbage collector deletes them for their deleted Node
- * (after a quarantine of about 40 s); a removed member's volume counts as on its way out only while its Pod
- * is there (membership.ts), and the controller deletes it on its pass after the Pod is gone. So the step has
- * converged once no Pod is left on the old node and every cluster is Ready with its volumes matching: seed 3's
- * step 67 (2026-11-29) was most likely judged converged before the Pods' deletion and checked before that pass.
+ * A removed member's volume counts as on its way out only while its Pod is there (membership.ts), and the controller
+ * deletes it on its pass after the Pod is gone. So a step that brings Pods' deletion to an end on a node converges
+ * once no Pod there is left to go (`gone`: being deleted, or any) and every cluster is Ready with its volumes
+ * matching. A replaced node's Pods stay until the API server's Pod garbage collector deletes them for their deleted
+ * Node (after a quarantine of about 40 s); a node back from a stop or a network cut ends the deletion of its Pods
+ * that the controller asked for meanwhile. Seed 3 was most likely judged converged before those deletions ended and
+ * checked before that pass, at step 67 (a node replaced) and at step 73 (a network healed: `PVCs tls-0, …, tls-6`
+ * against `etcd tls-1, tls-2, …`).
  */
-function untilGoneThenReady(world: SoakWorld, oldNode: string): StepRun {
+function untilGoneThenReady(world: SoakWorld, node: string, gone: 'deleting' | 'all'): StepRun {
   return {
     until: 'ready',
     converged: async () => {
@@ -385,10 +388,15 @@ function untilGoneThenReady(world: SoakWorld, oldNode: string): StepRun {
           (
             await core.listNamespacedPod({
               namespace: SOAK_NAMESPACE,
-              fieldSelector: `spec.nodeName=${oldNode}`,
+              fieldSelector: `spec.nodeName=${node}`,
             })
-          ).items.length === 0,
-        { what: `no Pod left on ${oldNode}`, timeoutMs: CONVERGE_TIMEOUT_MS, intervalMs: 1_000 },
+          ).items.filter((pod) => gone === 'all' || pod.metadata?.deletionTimestamp !== undefined).length ===
+          0,
+        {
+          what: gone === 'all' ? `no Pod left on ${node}` : `no Pod on ${node} being deleted`,
+          timeoutMs: CONVERGE_TIMEOUT_MS,
+          intervalMs: 1_000,
+        },
       );
       await allReady(world);
     },
@@ -473,7 +481,7 @@ export async function act(world: SoakWorld, op: SoakOperation): Promise<StepRun>
     case 'startNode':
       if (!world.faultsNotDone.delete(op.node)) await world.env.faults.restartNode(node(op.node));
       world.nodesOut.delete(op.node);
-      return untilAllReady(world);
+      return untilGoneThenReady(world, node(op.node), 'deleting');
     case 'cutNetwork':
       await notAMajority(world, op.node, node(op.node));
       await world.env.faults.setNodeNetwork(node(op.node), false);
@@ -482,7 +490,7 @@ export async function act(world: SoakWorld, op: SoakOperation): Promise<StepRun>
     case 'healNetwork':
       if (!world.faultsNotDone.delete(op.node)) await world.env.faults.setNodeNetwork(node(op.node), true);
       world.nodesOut.delete(op.node);
-      return untilAllReady(world);
+      return untilGoneThenReady(world, node(op.node), 'deleting');
     case 'replaceNode': {
       // The machine dies for good and a new one joins (a cloud replacing an instance): the old Node object is
       // deleted, as the cloud's node lifecycle controller would, and the plan's node number names the new node.
@@ -493,7 +501,7 @@ export async function act(world: SoakWorld, op: SoakOperation): Promise<StepRun>
       const added = await world.env.nodes?.addNode();
       if (!added) throw new Error('replaceNode needs an environment with nodes');
       world.nodeNames[op.node - 1] = added.layout.name;
-      return untilGoneThenReady(world, old);
+      return untilGoneThenReady(world, old, 'all');
     }
     case 'killLeader': {
       await world.controller.process.kill();
