@@ -1,6 +1,6 @@
 // What the soak reads of a cluster to judge it (docs/design/soak.md, "The invariants"): the EtcdCluster, its member
 // Pods and PVCs, and etcd's own answers, handed to the pure invariants of membership.ts and status.ts.
-import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, type V1Pod } from '@kubernetes/client-node';
 import type { Etcd3 } from 'etcd3';
 import {
   MEMBER_LABEL,
@@ -23,16 +23,18 @@ export async function readCluster(world: SoakWorld, name: string): Promise<EtcdC
   })) as EtcdCluster;
 }
 
-/** The cluster's live member Pods' names, sorted (what `pick` chooses among). */
-export async function memberPods(world: SoakWorld, name: string): Promise<string[]> {
+/** The cluster's live member Pods: those not being deleted. */
+export async function liveMemberPods(world: SoakWorld, name: string): Promise<V1Pod[]> {
   const pods = await world.env.kubeConfig.makeApiClient(CoreV1Api).listNamespacedPod({
     namespace: SOAK_NAMESPACE,
     labelSelector: selectorString(memberSelector(name)),
   });
-  return pods.items
-    .filter((pod) => !pod.metadata?.deletionTimestamp)
-    .map((pod) => pod.metadata?.name ?? '')
-    .sort();
+  return pods.items.filter((pod) => !pod.metadata?.deletionTimestamp);
+}
+
+/** The cluster's live member Pods' names, sorted (what `pick` chooses among). */
+export async function memberPods(world: SoakWorld, name: string): Promise<string[]> {
+  return (await liveMemberPods(world, name)).map((pod) => pod.metadata?.name ?? '').sort();
 }
 
 /** etcd's member list, by a new client with a connection of its own (world.ts): one through the Service to a

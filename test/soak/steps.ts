@@ -6,13 +6,12 @@ import { randomBytes } from 'node:crypto';
 import { BatchV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import type { Etcd3 } from 'etcd3';
 import { ANNOTATION_EVICT } from '../../constructs/conventions/annotations.js';
-import { memberSelector, selectorString } from '../../constructs/conventions/labels.js';
 import { RESTORE_REVISION_BUMP } from '../../controller/restore/etcd-version.js';
 import { loseMembersWithData } from '../env/lose-data.js';
 import { waitFor } from '../env/wait.js';
 import { restoreObjects } from '../integration/helpers/restore-kube.js';
 import { convergedViolations } from './membership.js';
-import { etcdAnswer, memberPods, membershipSnapshot, readCluster } from './observe.js';
+import { etcdAnswer, liveMemberPods, memberPods, membershipSnapshot, readCluster } from './observe.js';
 import { pickMember, type SoakCluster, type SoakOperation } from './plan.js';
 import { SOAK_NAMESPACE, SOAK_QUOTA_BYTES, type SoakClusterState, type SoakWorld } from './world.js';
 
@@ -301,13 +300,8 @@ const settled: StepRun = { converged: () => Promise.resolve(), until: 'fault' };
  * incomplete, and its undo does nothing.
  */
 async function notAMajority(world: SoakWorld, planNode: number | undefined, name: string): Promise<void> {
-  const core = world.env.kubeConfig.makeApiClient(CoreV1Api);
   for (const cluster of Object.values(world.clusters)) {
-    const pods = await core.listNamespacedPod({
-      namespace: SOAK_NAMESPACE,
-      labelSelector: selectorString(memberSelector(cluster.name)),
-    });
-    const members = pods.items.filter((pod) => !pod.metadata?.deletionTimestamp);
+    const members = await liveMemberPods(world, cluster.name);
     const here = members.filter((pod) => pod.spec?.nodeName === name).length;
     if (here >= Math.floor(cluster.size / 2) + 1) {
       if (planNode !== undefined) world.faultsNotDone.add(planNode);
@@ -327,17 +321,8 @@ async function notAMajority(world: SoakWorld, planNode: number | undefined, name
  */
 async function notTheQuorum(world: SoakWorld, cluster: SoakClusterState, member: string): Promise<void> {
   const out = new Set([...world.nodesOut].map((n) => world.nodeNames[n - 1] ?? `node ${n}`));
-  const others = (
-    await world.env.kubeConfig.makeApiClient(CoreV1Api).listNamespacedPod({
-      namespace: SOAK_NAMESPACE,
-      labelSelector: selectorString(memberSelector(cluster.name)),
-    })
-  ).items.filter(
-    (pod) =>
-      pod.metadata?.name !== member &&
-      !pod.metadata?.deletionTimestamp &&
-      pod.spec?.nodeName !== undefined &&
-      !out.has(pod.spec.nodeName),
+  const others = (await liveMemberPods(world, cluster.name)).filter(
+    (pod) => pod.metadata?.name !== member && pod.spec?.nodeName !== undefined && !out.has(pod.spec.nodeName),
   );
   const majority = Math.floor(cluster.size / 2) + 1;
   if (others.length < majority)

@@ -6,6 +6,7 @@ import { EventEmitter } from 'node:events';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ClientRuntimeError, type Etcd3 } from 'etcd3';
+import { waitFor } from '../../env/wait.js';
 import { watchViolations } from '../../soak/watch.js';
 import { startWatcher } from '../../soak/watcher.js';
 
@@ -57,21 +58,20 @@ function scriptedClient() {
   return { client: client as unknown as Etcd3, reads, watches };
 }
 
-const until = async (what: string, ok: () => boolean) => {
-  for (let i = 0; i < 100; i += 1) {
-    if (ok()) return;
-    await sleep(20);
-  }
-  assert.fail(`never: ${what}`);
-};
+const until = (what: string, ok: () => boolean) => waitFor(ok, { what, timeoutMs: 2_000, intervalMs: 20 });
+
+/** A watcher on a scripted client whose first read answers at revision 10 (so it watches from 11). */
+async function startedAt10() {
+  const a = scriptedClient();
+  const starting = startWatcher(a.client, 'soak/');
+  await until('the first read', () => a.reads.length === 1);
+  a.reads[0]?.(10);
+  return { a, watcher: await starting };
+}
 
 describe('startWatcher', () => {
   it('a resync still reading when a resume begins neither logs its older read nor takes over the watch', async () => {
-    const a = scriptedClient();
-    const starting = startWatcher(a.client, 'soak/');
-    await until('the first read', () => a.reads.length === 1);
-    a.reads[0]?.(10);
-    const watcher = await starting;
+    const { a, watcher } = await startedAt10();
     const first = a.watches[0];
     assert.equal(first?.from, '11');
     first?.put('soak/1/1', 11);
@@ -106,11 +106,7 @@ describe('startWatcher', () => {
   });
 
   it('of two resyncs reading at once, only the newer logs and watches', async () => {
-    const a = scriptedClient();
-    const starting = startWatcher(a.client, 'soak/');
-    await until('the first read', () => a.reads.length === 1);
-    a.reads[0]?.(10);
-    const watcher = await starting;
+    const { a, watcher } = await startedAt10();
     a.watches[0]?.emit('error', new Error('Watcher canceled: first'));
     await until('the first resync’s read', () => a.reads.length === 2);
     // An answer etcd3 cannot place (stray-answers.ts) asks for another resync while the first still reads.
