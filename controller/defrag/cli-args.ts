@@ -2,6 +2,7 @@
 // `<cluster>-defrag` CronJob's args are written from.
 import { type DefragArgs, defrag } from '../../constructs/conventions/cli/defrag.js';
 import { FlagError } from '../../constructs/conventions/cli/flag-table.js';
+import { parseDuration } from '../../constructs/conventions/duration.js';
 import type { DefragOptions } from './execute.js';
 import { DefragError } from './exit-codes.js';
 
@@ -12,6 +13,7 @@ export function defragOptionsOf(args: DefragArgs): DefragOptions {
     cluster: args.cluster,
     quotaBackendBytes: args.quotaBackendBytes,
     tls: { caFile: args.cacert, certFile: args.cert, keyFile: args.key },
+    memberWaitMs: args.memberWait === undefined ? undefined : parseDuration(args.memberWait),
   };
 }
 

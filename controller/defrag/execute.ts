@@ -24,6 +24,9 @@ export interface DefragOptions {
   readonly tls: EtcdTls;
   /** Deadline of one member's Defragment (it blocks the member for seconds per GiB). @default 5 minutes */
   readonly defragTimeoutMs?: number;
+  /** How long to keep asking when no endpoint answers the member list, and when a voting member does not answer
+   *  Status (a NetworkPolicy enforcer may admit the Job's Pod node by node). @default `DEFAULT_MEMBER_WAIT_MS` */
+  readonly memberWaitMs?: number;
 }
 
 export const DEFAULT_DEFRAG_TIMEOUT_MS = 5 * 60_000;
@@ -60,11 +63,13 @@ export interface DefragResult {
 
 const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
-/** The member list from the first endpoint that answers, asking again for up to `DEFAULT_MEMBER_WAIT_MS` when none
- *  does (the Job's Pod may not be admitted by the cluster's network yet). */
+const memberWaitOf = (options: DefragOptions): number => options.memberWaitMs ?? DEFAULT_MEMBER_WAIT_MS;
+
+/** The member list from the first endpoint that answers, asking again for up to the member wait when none does
+ *  (the Job's Pod may not be admitted by the cluster's network yet). */
 async function listMembers(options: DefragOptions, log: Logger): Promise<PlanMember[]> {
   let failures: string[] = [];
-  const members = await untilAnswered(DEFAULT_MEMBER_WAIT_MS, log, async () => {
+  const members = await untilAnswered(memberWaitOf(options), log, async () => {
     failures = [];
     return listMembersOnce(options, log, failures);
   });
@@ -110,6 +115,38 @@ async function readStatus(client: Etcd3): Promise<MemberStatus> {
   } catch (error) {
     return { ok: false, error: errorText(error) };
   }
+}
+
+/**
+ * Every voting member's status, each from a client of its own put in `clients`. Members that did not answer are
+ * asked again, each through a new client, for up to the member wait: an enforcer programs a new Pod's address on
+ * each node in its own time, so the member that answered the member list may be the only one admitting the Job yet.
+ * What the last round left unanswered stays a failure (the plan skips it).
+ */
+async function readStatuses(
+  members: readonly PlanMember[],
+  options: DefragOptions,
+  clients: Map<string, Etcd3>,
+  log: Logger,
+): Promise<Map<string, MemberStatus>> {
+  const voters = members.filter((member) => member.clientURLs[0] && !member.isLearner);
+  const statuses = new Map<string, MemberStatus>();
+  const ask = async (member: PlanMember): Promise<void> => {
+    clients.get(member.id)?.close();
+    const client = await createEtcdClient(member.clientURLs[0] as string, options.tls);
+    clients.set(member.id, client);
+    statuses.set(member.id, await readStatus(client));
+  };
+  await untilAnswered(
+    memberWaitOf(options),
+    log,
+    async () => {
+      await Promise.all(voters.filter((member) => !statuses.get(member.id)?.ok).map(ask));
+      return voters.every((member) => statuses.get(member.id)?.ok) ? statuses : undefined;
+    },
+    'Not every voting member answered Status yet; asking again',
+  );
+  return statuses;
 }
 
 const sizesOf = (status: MemberStatus | undefined): Sizes | undefined =>
@@ -201,15 +238,7 @@ export async function runDefrag(options: DefragOptions, log: Logger): Promise<De
   const members = await listMembers(options, log);
   const clients = new Map<string, Etcd3>();
   try {
-    for (const member of members) {
-      const url = member.clientURLs[0];
-      if (url && !member.isLearner) clients.set(member.id, await createEtcdClient(url, options.tls));
-    }
-    const statuses = new Map<string, MemberStatus>(
-      await Promise.all(
-        [...clients].map(async ([id, client]) => [id, await readStatus(client)] as [string, MemberStatus]),
-      ),
-    );
+    const statuses = await readStatuses(members, options, clients, log);
     const plan = defragOrder(members, statuses);
     for (const skip of plan.skipped)
       log.warn({ member: skip }, `Skipping ${skip.name || skip.id}: ${skip.reason}`);

@@ -13,6 +13,8 @@ export const DEFRAG_FLAGS = {
   cacert: { name: 'cacert', kind: 'string' },
   cert: { name: 'cert', kind: 'string' },
   key: { name: 'key', kind: 'string' },
+  /** How long to keep asking when no member answers the member list or a voting member does not answer Status. */
+  memberWait: { name: 'member-wait', kind: 'string', format: 'duration' },
 } as const satisfies FlagTable;
 
 export type DefragArgs = FlagValues<typeof DEFRAG_FLAGS>;

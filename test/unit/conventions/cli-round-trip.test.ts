@@ -219,6 +219,7 @@ describe('construct-emitted flags parse back to the same options', () => {
     cluster: 'main',
     quotaBackendBytes: 402_653_184,
     tls: { caFile: undefined, certFile: undefined, keyFile: undefined },
+    memberWaitMs: undefined,
   };
   it('GIVEN a cluster with tls.client (cert-manager form) WHEN the defrag CronJob args are parsed by defrag THEN https and the mounted client certificate files come back', () => {
     const chart = clusterChart('db');
@@ -258,6 +259,7 @@ describe('construct-emitted flags parse back to the same options', () => {
       { cert: '/tls/tls.crt', key: '/tls/tls.key' },
       { tls: { caFile: undefined, certFile: '/tls/tls.crt', keyFile: '/tls/tls.key' } },
     ],
+    memberWait: [{ memberWait: '1m30s' }, { memberWaitMs: 90_000 }],
   };
   for (const [flag, [change, expected]] of Object.entries(defragCases)) {
     it(`GIVEN defrag args with ${flag} WHEN parsed by defrag THEN ${flag} comes back`, () => {
