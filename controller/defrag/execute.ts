@@ -63,6 +63,9 @@ export interface DefragResult {
 
 const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
+/** What the job logs each time it asks again a voting member that did not answer Status. */
+export const STATUS_ASKED_AGAIN = 'Not every voting member answered Status yet; asking again';
+
 const memberWaitOf = (options: DefragOptions): number => options.memberWaitMs ?? DEFAULT_MEMBER_WAIT_MS;
 
 /** The member list from the first endpoint that answers, asking again for up to the member wait when none does
@@ -144,7 +147,7 @@ async function readStatuses(
       await Promise.all(voters.filter((member) => !statuses.get(member.id)?.ok).map(ask));
       return voters.every((member) => statuses.get(member.id)?.ok) ? statuses : undefined;
     },
-    'Not every voting member answered Status yet; asking again',
+    STATUS_ASKED_AGAIN,
   );
   return statuses;
 }

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { noop } from 'cockatiel';
 import { Etcd3 } from 'etcd3';
-import type { DefragResult } from '../../controller/defrag/execute.js';
+import { type DefragResult, STATUS_ASKED_AGAIN } from '../../controller/defrag/execute.js';
 import { ExitCode } from '../../controller/defrag/exit-codes.js';
 import { DISARM_HEADROOM_BYTES } from '../../controller/defrag/plan.js';
 import { memberProbes } from '../../controller/etcdcluster/member-pod.js';
@@ -197,7 +197,7 @@ for (const version of ['3.4', '3.5', '3.6'] as const) {
       const run = await running;
 
       assert.ok(
-        run.logs.some((line) => line.msg === 'Not every voting member answered Status yet; asking again'),
+        run.logs.some((line) => line.msg === STATUS_ASKED_AGAIN),
         run.stderr,
       );
 
@@ -233,7 +233,7 @@ for (const version of ['3.4', '3.5', '3.6'] as const) {
       assert.equal(run.code, ExitCode.ETCD_UNAVAILABLE, run.stderr);
       // It asked the two again within --member-wait, then gave up.
       assert.ok(
-        run.logs.some((line) => line.msg === 'Not every voting member answered Status yet; asking again'),
+        run.logs.some((line) => line.msg === STATUS_ASKED_AGAIN),
         run.stderr,
       );
       assert.equal(run.result, undefined);
