@@ -3,7 +3,7 @@
 // and returns once it is done (a fault in place, a request accepted, a restore completed); `converged` waits until
 // the world has settled after it.
 import { randomBytes } from 'node:crypto';
-import { BatchV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { BatchV1Api, CoreV1Api, CustomObjectsApi, type V1Pod } from '@kubernetes/client-node';
 import type { Etcd3 } from 'etcd3';
 import { ANNOTATION_EVICT } from '../../constructs/conventions/annotations.js';
 import { RESTORE_REVISION_BUMP } from '../../controller/restore/etcd-version.js';
@@ -320,16 +320,36 @@ async function notAMajority(world: SoakWorld, planNode: number | undefined, name
  * the wipe converged). Reported incomplete, like a node fault on a majority.
  */
 async function notTheQuorum(world: SoakWorld, cluster: SoakClusterState, member: string): Promise<void> {
-  const out = new Set([...world.nodesOut].map((n) => world.nodeNames[n - 1] ?? `node ${n}`));
-  const others = (await liveMemberPods(world, cluster.name)).filter(
-    (pod) => pod.metadata?.name !== member && pod.spec?.nodeName !== undefined && !out.has(pod.spec.nodeName),
-  );
+  const out = nodesOutNames(world);
+  const others = (await reachableMemberPods(world, cluster)).filter((pod) => pod.metadata?.name !== member);
   const majority = Math.floor(cluster.size / 2) + 1;
   if (others.length < majority)
     throw new IncompleteOperation(
       `wiping ${member} would leave ${others.length} of ${cluster.name}'s members (size ${cluster.size}) off the nodes ` +
         `cut or stopped (${[...out].join(', ') || 'none'}): fewer than a majority (${majority})`,
     );
+}
+
+/** The names of the nodes the soak has stopped or cut off (`world.nodesOut`). */
+function nodesOutNames(world: SoakWorld): Set<string> {
+  return new Set([...world.nodesOut].map((n) => world.nodeNames[n - 1] ?? `node ${n}`));
+}
+
+/** The cluster's live member Pods bound to a node the soak has not stopped or cut off. */
+async function reachableMemberPods(world: SoakWorld, cluster: SoakClusterState): Promise<V1Pod[]> {
+  const out = nodesOutNames(world);
+  return (await liveMemberPods(world, cluster.name)).filter(
+    (pod) => pod.spec?.nodeName !== undefined && !out.has(pod.spec.nodeName),
+  );
+}
+
+/** The member a survivor restore keeps: the first by name among the reachable ones; none → not done. */
+async function reachableSurvivor(world: SoakWorld, cluster: SoakClusterState): Promise<string> {
+  const names = (await reachableMemberPods(world, cluster)).map((pod) => pod.metadata?.name ?? '').sort();
+  if (names[0]) return names[0];
+  throw new IncompleteOperation(
+    `every live member of ${cluster.name} is on a node cut or stopped (${[...nodesOutNames(world)].join(', ')}): no survivor to restore from`,
+  );
 }
 
 /** A member Pod as a step found it: its uid (undefined: no such Pod), whether it is being deleted, and its etcd
@@ -529,11 +549,15 @@ export async function act(world: SoakWorld, op: SoakOperation): Promise<StepRun>
       return untilAllReady(world);
     }
     case 'restoreSurvivor': {
-      // A forced quorum loss: every member but the one `survivor` names loses its Pod and volume.
+      // A forced quorum loss: every member but the survivor loses its Pod and volume. The survivor is the first
+      // member (by name) on a node the soak has not stopped or cut off: a user restores from a member they can
+      // reach (seed 3, step 149: the first by name was on a stopped node, the other two were destroyed, and the
+      // restore could end only once that node returned, which the plan does after the step converges).
       const cluster = world.clusters[op.cluster];
       const members = await memberPods(world, op.cluster);
-      const [survivor, ...lost] = members;
-      if (!survivor) return untilAllReady(world);
+      if (members.length === 0) return untilAllReady(world);
+      const survivor = await reachableSurvivor(world, cluster);
+      const lost = members.filter((member) => member !== survivor);
       await world.stopWriter(cluster);
       await loseMembersWithData(core, SOAK_NAMESPACE, lost, { force: true });
       await restore(world, cluster, { survivor: { member: survivor } });
