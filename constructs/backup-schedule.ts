@@ -15,8 +15,10 @@ import {
   DEFAULT_KEEP_LAST,
   DEFAULT_KEY_TEMPLATE,
   keyTemplateProblem,
+  TERMINATION_LOG_PATH,
 } from './conventions/backup.js';
 import { backupSave } from './conventions/cli/backup-save.js';
+import { BACKUP_SCHEDULE_LABEL } from './conventions/labels.js';
 import { DEFAULT_BACKUP_RESOURCES } from './conventions/limits.js';
 import { backupCronJobName } from './conventions/names.js';
 import {
@@ -172,6 +174,7 @@ export function backupArgs(target: EtcdBackupTarget, o: EtcdBackupScheduleOption
     sseKmsKeyId: o.sseKmsKeyId,
     keepLast: o.keepLast ?? DEFAULT_KEEP_LAST,
     maxAge: o.maxAge === undefined ? undefined : durationOf('maxAge', o.maxAge),
+    terminationLog: TERMINATION_LOG_PATH,
   });
 }
 
@@ -209,9 +212,11 @@ export class EtcdBackupSchedule extends Construct {
         successful: options.historyLimit?.successful ?? 3,
         failed: options.historyLimit?.failed ?? 3,
       },
+      podLabels: { [BACKUP_SCHEDULE_LABEL]: this.cronJobName },
       container: {
         name: 'backup',
         args: backupArgs(target, options),
+        terminationMessagePath: TERMINATION_LOG_PATH,
         env: namespaceEnv(target),
         envFrom: [{ secretRef: { name: options.credentialsSecretName } }],
       },

@@ -104,6 +104,12 @@ export function etcdClusterCrd(): CrdManifest {
         priority: 1,
       },
       { name: 'Paused', type: 'boolean', jsonPath: '.spec.paused', priority: 1 },
+      {
+        name: 'Last Backup',
+        type: 'date',
+        jsonPath: '.status.lastBackupTime',
+        description: 'When a backup last succeeded',
+      },
       age,
     ],
   });

@@ -555,6 +555,52 @@ export const memberSchema: JsonSchema = {
   },
 };
 
+const time = (description: string): JsonSchema => ({ type: 'string', format: 'date-time', description });
+
+/** One backup schedule as the controller last saw it run (docs/design/backup-status.md). */
+export const backupScheduleStatusSchema: JsonSchema = {
+  type: 'object',
+  required: ['schedule'],
+  properties: {
+    schedule: { type: 'string', description: 'The backup CronJob, <cluster>-backup[-<name>].' },
+    cron: { type: 'string', description: "The CronJob's schedule." },
+    lastAttempt: {
+      type: 'object',
+      description: 'The newest backup Pod seen ended.',
+      properties: {
+        time: time('When its container ended.'),
+        job: { type: 'string' },
+        outcome: { type: 'string', enum: ['Succeeded', 'Failed'] },
+      },
+    },
+    lastSuccess: {
+      type: 'object',
+      description: 'The newest backup Pod seen succeed, with what its report told.',
+      properties: {
+        time: time('When its container ended.'),
+        job: { type: 'string' },
+        key: { type: 'string', description: 'Object key of the backup it stored.' },
+        revision: { type: 'string', description: 'etcd revision the backup holds every write up to.' },
+        sizeBytes: { type: 'integer', format: 'int64', description: 'Size of the stored object.' },
+        durationSeconds: { type: 'integer', description: 'How long the save took.' },
+      },
+    },
+    lastFailure: {
+      type: 'object',
+      description: 'The newest backup Pod seen fail.',
+      properties: {
+        time: time('When its container ended.'),
+        job: { type: 'string' },
+        code: {
+          type: 'string',
+          description: 'The exit code name (S3_ERROR, ETCD_UNAVAILABLE, ...) or KILLED.',
+        },
+        reason: { type: 'string' },
+      },
+    },
+  },
+};
+
 /** What the seed of an in-place restore starts from: exactly one kind of source. */
 export const restoreSourceSchema: JsonSchema = {
   type: 'object',
@@ -637,6 +683,17 @@ export const clusterStatusSchema: JsonSchema = {
     clusterID: { type: 'string', description: 'etcd cluster id in hex.' },
     phase: { type: 'string', description: 'One word for printer columns, e.g. Creating, Running, Scaling.' },
     restore: restoreLockSchema,
+    backups: {
+      type: 'array',
+      description:
+        'Each backup CronJob of the cluster and its newest attempt, success and failure; BackupReady judges them.',
+      items: backupScheduleStatusSchema,
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['schedule'],
+    },
+    lastBackupTime: time(
+      'When a backup of this cluster last succeeded, by any schedule (the printer column Last Backup).',
+    ),
   },
 };
 

@@ -4,6 +4,7 @@
 import { API_GROUP_VERSION, ETCD_CLUSTER_KIND, ETCD_RESTORE_KIND } from '../conventions/api.js';
 import { conditionSchema, s3LocationSchema } from './common-schemas.js';
 import {
+  backupScheduleStatusSchema,
   bootstrapSchema,
   clusterSpecSchema,
   clusterStatusSchema,
@@ -30,6 +31,7 @@ export const NAMED_SCHEMAS: ReadonlyArray<readonly [string, JsonSchema]> = [
   ['PersistentVolumeClaimRetentionPolicy', pvcRetentionSchema],
   ['EtcdClusterStatus', clusterStatusSchema],
   ['EtcdMemberStatus', memberSchema],
+  ['EtcdBackupScheduleStatus', backupScheduleStatusSchema],
   ['EtcdClusterRestoreLock', restoreLockSchema],
   ['EtcdClusterRestoreSource', restoreSourceSchema],
   ['EtcdRestoreSpec', restoreSpecSchema],

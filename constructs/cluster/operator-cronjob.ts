@@ -117,9 +117,13 @@ export interface OperatorCronJobProps extends CronScheduleOptions {
   readonly historyLimit: { readonly successful: number; readonly failed: number };
   /** The resources unless `resources` is given. */
   readonly defaultResources: JobResources;
+  /** Labels of the Jobs and their Pods besides the cluster's. @default - none */
+  readonly podLabels?: Readonly<Record<string, string>>;
   readonly container: {
     readonly name: string;
     readonly args: string[];
+    /** @default - the kubelet's, `/dev/termination-log` */
+    readonly terminationMessagePath?: string;
     readonly env?: k8s.EnvVar[];
     readonly envFrom?: k8s.EnvFromSource[];
   };
@@ -127,6 +131,7 @@ export interface OperatorCronJobProps extends CronScheduleOptions {
 
 export function operatorCronJob(scope: Construct, id: string, props: OperatorCronJobProps): k8s.KubeCronJob {
   const labels = clusterLabels(props.clusterName, props.component);
+  const podLabels = { ...labels, ...props.podLabels };
   return new k8s.KubeCronJob(scope, id, {
     metadata: {
       name: props.name,
@@ -143,11 +148,11 @@ export function operatorCronJob(scope: Construct, id: string, props: OperatorCro
       successfulJobsHistoryLimit: props.historyLimit.successful,
       failedJobsHistoryLimit: props.historyLimit.failed,
       jobTemplate: {
-        metadata: { labels },
+        metadata: { labels: podLabels },
         spec: {
           backoffLimit: props.backoffLimit,
           activeDeadlineSeconds: props.activeDeadlineSeconds,
-          template: { metadata: { labels }, spec: podSpec(props) },
+          template: { metadata: { labels: podLabels }, spec: podSpec(props) },
         },
       },
     },
@@ -180,6 +185,7 @@ function podSpec(props: OperatorCronJobProps): k8s.PodSpec {
         imagePullPolicy: 'IfNotPresent',
         command: [OPERATOR_ENTRYPOINT],
         args: container.args,
+        terminationMessagePath: container.terminationMessagePath,
         env: env.length > 0 ? env : undefined,
         envFrom: container.envFrom,
         resources: containerResources('resources', resources.requests, resources.limits),

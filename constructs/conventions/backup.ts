@@ -35,3 +35,9 @@ export const DEFAULT_COMPRESSION: Compression = 'none';
 
 /** Backups a schedule keeps unless `keepLast` says otherwise. */
 export const DEFAULT_KEEP_LAST = 7;
+
+/**
+ * Where a backup Pod's container writes its report as it ends, for the controller to read as the container's
+ * termination message (the kubelet's default `terminationMessagePath`; docs/design/backup-status.md).
+ */
+export const TERMINATION_LOG_PATH = '/dev/termination-log';

@@ -15,6 +15,9 @@ export const ETCD_APP_NAME = 'etcd';
 export const MEMBER_LABEL = `${API_GROUP}/member`;
 /** On old member PVCs kept by an in-place restore, instead of the member label: the restore's name. */
 export const RETAINED_BY_RESTORE_LABEL = `${API_GROUP}/retained-by-restore`;
+/** On a backup Job's Pod: the CronJob (the schedule) it ran for, which the controller reports it under
+ *  (docs/design/backup-status.md). */
+export const BACKUP_SCHEDULE_LABEL = `${API_GROUP}/backup-schedule`;
 
 export type Component = 'member' | 'backup' | 'defrag' | 'restore' | 'controller';
 

@@ -212,6 +212,10 @@ export interface EtcdClusterStatus {
   phase?: string;
   /** Set while an EtcdRestore holds this cluster (docs/design/restore.md, "The lock"); the lock is its name. The EtcdRestore reconciler takes it with the token and source; the EtcdCluster reconciler performs the Pod and PVC steps by phase. */
   restore?: EtcdClusterRestoreLock;
+  /** Each backup CronJob of the cluster and its newest attempt, success and failure; BackupReady judges them. */
+  backups?: Array<EtcdBackupScheduleStatus>;
+  /** When a backup of this cluster last succeeded, by any schedule (the printer column Last Backup). */
+  lastBackupTime?: string;
 }
 
 export interface EtcdMemberStatus {
@@ -233,6 +237,43 @@ export interface EtcdMemberStatus {
   dbSize?: number;
   /** Bytes of the backend in use; dbSize minus this is what defragmentation gives back. */
   dbSizeInUse?: number;
+}
+
+export interface EtcdBackupScheduleStatus {
+  /** The backup CronJob, <cluster>-backup[-<name>]. */
+  schedule: string;
+  /** The CronJob's schedule. */
+  cron?: string;
+  /** The newest backup Pod seen ended. */
+  lastAttempt?: {
+    /** When its container ended. */
+    time?: string;
+    job?: string;
+    outcome?: 'Succeeded' | 'Failed';
+  };
+  /** The newest backup Pod seen succeed, with what its report told. */
+  lastSuccess?: {
+    /** When its container ended. */
+    time?: string;
+    job?: string;
+    /** Object key of the backup it stored. */
+    key?: string;
+    /** etcd revision the backup holds every write up to. */
+    revision?: string;
+    /** Size of the stored object. */
+    sizeBytes?: number;
+    /** How long the save took. */
+    durationSeconds?: number;
+  };
+  /** The newest backup Pod seen fail. */
+  lastFailure?: {
+    /** When its container ended. */
+    time?: string;
+    job?: string;
+    /** The exit code name (S3_ERROR, ETCD_UNAVAILABLE, ...) or KILLED. */
+    code?: string;
+    reason?: string;
+  };
 }
 
 /** Set while an EtcdRestore holds this cluster (docs/design/restore.md, "The lock"); the lock is its name. The EtcdRestore reconciler takes it with the token and source; the EtcdCluster reconciler performs the Pod and PVC steps by phase. */

@@ -72,8 +72,17 @@ export function saveOptionsOf(args: BackupSaveArgs): SaveOptions {
   };
 }
 
-export function parseSaveArgs(argv: readonly string[]): SaveOptions {
-  return usageOnError(() => saveOptionsOf(backupSave.decode(argv)));
+/** `backup save`'s options: what `save` takes, and where the command writes its report as it ends. */
+export interface SaveCommandOptions extends SaveOptions {
+  /** `--termination-log`. @default - no report written */
+  readonly terminationLogPath?: string;
+}
+
+export function parseSaveArgs(argv: readonly string[]): SaveCommandOptions {
+  return usageOnError(() => {
+    const args = backupSave.decode(argv);
+    return { ...saveOptionsOf(args), terminationLogPath: args.terminationLog };
+  });
 }
 
 export function parseStatusArgs(argv: readonly string[]): StatusOptions & { output: OutputFormat } {

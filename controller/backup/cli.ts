@@ -1,14 +1,16 @@
 // `etcd-gitops backup save|status`: flags → options → verb; logs as JSON on stderr, results on stdout,
 // named exit codes (exit-codes.ts, README "## Backups").
+import { writeFileSync } from 'node:fs';
 import pino, { type Logger } from 'pino';
 import { backupSave } from '../../constructs/conventions/cli/backup-save.js';
 import { backupStatus } from '../../constructs/conventions/cli/backup-status.js';
 import { BackupVerb } from '../../constructs/conventions/cli/commands.js';
 import { parseSaveArgs, parseStatusArgs } from './cli-args.js';
-import { BackupError, ExitCode } from './exit-codes.js';
+import { BackupError, ExitCode, type ExitCodeName } from './exit-codes.js';
 import { formatTable } from './format.js';
 import { save } from './save.js';
 import { status } from './status.js';
+import { type BackupReport, encodeBackupReport, REPORT_VERSION } from './termination-report.js';
 
 const usageText = `usage: ${backupSave.usage}
        ${backupStatus.usage}
@@ -23,11 +25,7 @@ export async function runBackup(
 ): Promise<number> {
   const [verb, ...rest] = args;
   try {
-    if (verb === BackupVerb.SAVE) {
-      const result = await save(parseSaveArgs(rest), log, signal);
-      out(`${JSON.stringify({ bucket: result.bucket, key: result.key, ...result.metadata })}\n`);
-      return ExitCode.OK;
-    }
+    if (verb === BackupVerb.SAVE) return await runSave(rest, log, out, signal);
     if (verb === BackupVerb.STATUS || verb === 'list') {
       const { output, ...options } = parseStatusArgs(rest);
       const report = await status(options, log);
@@ -54,6 +52,49 @@ export async function runBackup(
     }
     log.error({ exitCode: ExitCode.INTERNAL, err: error }, `Backup ${verb} failed unexpectedly`);
     return ExitCode.INTERNAL;
+  }
+}
+
+/**
+ * `backup save`: the result on stdout and, with `--termination-log`, the report the controller reads from the Pod
+ * (termination-report.ts), written whatever the outcome; a failure is rethrown for `runBackup` to log and map.
+ */
+async function runSave(
+  argv: string[],
+  log: Logger,
+  out: (text: string) => void,
+  signal: AbortSignal | undefined,
+): Promise<number> {
+  const { terminationLogPath, ...options } = parseSaveArgs(argv);
+  const started = Date.now();
+  const tell = (report: BackupReport) => {
+    if (terminationLogPath) writeReport(terminationLogPath, report, log);
+  };
+  try {
+    const result = await save(options, log, signal);
+    out(`${JSON.stringify({ bucket: result.bucket, key: result.key, ...result.metadata })}\n`);
+    tell({
+      v: REPORT_VERSION,
+      outcome: 'Succeeded',
+      key: result.key,
+      revision: result.metadata.revision,
+      sizeBytes: result.metadata.objectSize,
+      durationMs: Date.now() - started,
+    });
+    return ExitCode.OK;
+  } catch (error) {
+    const code: ExitCodeName = error instanceof BackupError ? error.code : 'INTERNAL';
+    tell({ v: REPORT_VERSION, outcome: 'Failed', code, reason: (error as Error).message ?? String(error) });
+    throw error;
+  }
+}
+
+/** Writes the report; a file that cannot be written is logged, never a failure of the backup itself. */
+function writeReport(path: string, report: BackupReport, log: Logger): void {
+  try {
+    writeFileSync(path, encodeBackupReport(report));
+  } catch (error) {
+    log.warn({ path, err: (error as Error).message }, 'Could not write the termination report');
   }
 }
 

@@ -28,6 +28,8 @@ export const BACKUP_SAVE_FLAGS = {
   queueSize: { name: 'queue-size', kind: 'integer', min: 1 },
   stagingGrace: { name: 'staging-grace', kind: 'string', format: 'duration' },
   memberWait: { name: 'member-wait', kind: 'string', format: 'duration' },
+  /** A file the command writes its one-line report to as it ends: the CronJob passes `TERMINATION_LOG_PATH`. */
+  terminationLog: { name: 'termination-log', kind: 'string' },
 } as const satisfies FlagTable;
 
 export type BackupSaveArgs = FlagValues<typeof BACKUP_SAVE_FLAGS>;

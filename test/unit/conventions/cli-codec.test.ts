@@ -37,6 +37,7 @@ const saveSample: Required<BackupSaveArgs> = {
   queueSize: 4,
   stagingGrace: '2h',
   memberWait: '45s',
+  terminationLog: '/dev/termination-log',
 };
 
 const statusSample: Required<BackupStatusArgs> = {

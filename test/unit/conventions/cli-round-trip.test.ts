@@ -17,8 +17,7 @@ import {
   EtcdOperator,
   type S3Location,
 } from '../../../constructs/index.js';
-import { parseSaveArgs } from '../../../controller/backup/cli-args.js';
-import type { SaveOptions } from '../../../controller/backup/save.js';
+import { parseSaveArgs, type SaveCommandOptions } from '../../../controller/backup/cli-args.js';
 import { parseDefragArgs } from '../../../controller/defrag/cli-args.js';
 import type { DefragOptions } from '../../../controller/defrag/execute.js';
 import { parseFetchArgs } from '../../../controller/restore/cli-args.js';
@@ -37,7 +36,7 @@ const minimal: EtcdBackupScheduleOptions = {
 function parsedSchedule(
   options: Partial<EtcdBackupScheduleOptions>,
   namespace: string | null = 'db',
-): SaveOptions {
+): SaveCommandOptions {
   const chart = clusterChart(namespace);
   new EtcdCluster(chart, 'main', { version: '3.6.16' }).addBackupSchedule({ ...minimal, ...options });
   const cronJob = only(synth(chart), 'CronJob', 'main-backup');
@@ -46,7 +45,7 @@ function parsedSchedule(
   return parseSaveArgs(args.slice(2));
 }
 
-const defaults: SaveOptions = {
+const defaults: SaveCommandOptions = {
   endpoints: ['http://main-client.db.svc:2379'],
   etcdTls: { caFile: undefined, certFile: undefined, keyFile: undefined },
   namespace: 'db',
@@ -61,9 +60,10 @@ const defaults: SaveOptions = {
   queueSize: undefined,
   stagingGraceMs: undefined,
   memberWaitMs: undefined,
+  terminationLogPath: '/dev/termination-log',
 };
 
-type ScheduleCase = readonly [Partial<EtcdBackupScheduleOptions>, Partial<SaveOptions>];
+type ScheduleCase = readonly [Partial<EtcdBackupScheduleOptions>, Partial<SaveCommandOptions>];
 
 // Every option of a schedule: either the flags it becomes parse back to it, or it is not a flag at all.
 // Record<keyof ...>: a new option without a row here does not compile.
