@@ -17,7 +17,12 @@ const success: BackupReport = {
   sizeBytes: 1_048_576,
   durationMs: 1234,
 };
-const failure: BackupReport = { v: 1, outcome: 'Failed', code: 'S3_ERROR', reason: 'HeadBucket: 403 Forbidden' };
+const failure: BackupReport = {
+  v: 1,
+  outcome: 'Failed',
+  code: 'S3_ERROR',
+  reason: 'HeadBucket: 403 Forbidden',
+};
 
 describe('backup termination report', () => {
   for (const [what, report] of [
@@ -35,7 +40,10 @@ describe('backup termination report', () => {
   ] as const) {
     it(`GIVEN a failure whose reason of ${what} is too long WHEN encoded THEN it fits the kubelet's limit and the reason is cut with …`, () => {
       const encoded = encodeBackupReport({ ...failure, reason });
-      assert.ok(Buffer.byteLength(encoded) <= TERMINATION_MESSAGE_LIMIT_BYTES, `${Buffer.byteLength(encoded)}`);
+      assert.ok(
+        Buffer.byteLength(encoded) <= TERMINATION_MESSAGE_LIMIT_BYTES,
+        `${Buffer.byteLength(encoded)}`,
+      );
       assert.ok(Buffer.byteLength(encoded) > TERMINATION_MESSAGE_LIMIT_BYTES - 8, 'it keeps as much as fits');
       const decoded = decodeBackupReport(encoded);
       assert.equal(decoded?.outcome, 'Failed');
