@@ -24,6 +24,7 @@ import {
   validateClient,
 } from './cluster/network-policy.js';
 import { resolveOperator } from './cluster/operator-identity.js';
+import { longestCronGapSeconds } from './conventions/cron.js';
 import { effectiveQuotaBytes } from './conventions/etcd-backend.js';
 import { DEFAULT_OPERATOR_IMAGE } from './conventions/images.js';
 import { type Component, clusterLabels, memberSelector } from './conventions/labels.js';
@@ -66,7 +67,6 @@ import {
 } from './monitoring/options.js';
 import { podMonitor, prometheusRule } from './monitoring/prometheus-operator.js';
 import { CONTROLLER_SECRET_RULES } from './operator-rbac.js';
-import { longestCronGapSeconds } from './validate/cron.js';
 import { validateDnsLabel, validateObjectName } from './validate/names.js';
 
 export type {

@@ -32,6 +32,9 @@ export const CONTROLLER_WATCHED_NAMESPACE_RULES: readonly k8s.PolicyRule[] = [
   // patch: the restore labels the PVCs it retains and annotates those it abandons.
   { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: [...WATCH, 'create', 'delete', 'patch'] },
   { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
+  // The clusters' backup CronJobs, through an informer and each fresh pass's LIST: their schedule, creation and
+  // last success, for status.backups and BackupReady (docs/design/backup-status.md). Read only.
+  { apiGroups: ['batch'], resources: ['cronjobs'], verbs: WATCH },
   // Whether the cluster's peer and client Services exist (ServiceMissing, docs/design/membership.md step 3).
   { apiGroups: [''], resources: ['services'], verbs: ['get'] },
 ];

@@ -88,6 +88,7 @@ function controllers(
     secondaries: [
       { informer: informers.pods, keysOf: clusterKeysOfMember },
       { informer: informers.persistentVolumeClaims, keysOf: clusterKeysOfMember },
+      { informer: informers.cronJobs, keysOf: clusterKeysOfMember },
       { informer: informers.restores, keysOf: clusterKeysOfRestore },
     ],
     concurrency: flags.concurrency,

@@ -55,6 +55,12 @@ export function defragSelector(cluster: string): Record<string, string> {
   return selectorLabels(ETCD_APP_NAME, cluster, 'defrag');
 }
 
+/** Selector of every cluster's backup CronJobs (and their Jobs' Pods): what the controller watches them by. */
+export const backupSchedulesSelector = selectorString({
+  [LABEL_MANAGED_BY]: MANAGED_BY,
+  [LABEL_COMPONENT]: 'backup',
+});
+
 /** Labels of the operator's objects (CRDs, RBAC, Deployment, Services). */
 export function operatorLabels(): Record<string, string> {
   return objectLabels(MANAGED_BY, MANAGED_BY, 'controller');

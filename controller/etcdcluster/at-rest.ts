@@ -1,8 +1,8 @@
 // What a fresh pass that found its cluster at rest remembers, and when the next pass may be quiet: Kubernetes from
 // the informer caches and that memory, etcd afresh, no API request (docs/design/controller-runtime.md, "Fresh
 // passes and quiet passes").
-import type { KubernetesObject, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
-import { memberSelector } from '../../constructs/conventions/labels.js';
+import type { KubernetesObject, V1CronJob, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
+import { backupSelector, memberSelector } from '../../constructs/conventions/labels.js';
 import type { CacheLister, ObjectKey, ReconcilerListers } from '../runtime/types.js';
 import type { EtcdCluster } from './api.js';
 import type { TlsSecrets } from './observe-tls.js';
@@ -37,21 +37,34 @@ export interface AtRest {
   readonly tlsSecrets?: TlsSecrets;
 }
 
-/** The cluster, its member Pods and its PVCs, as read from the API server or the informer caches. */
+/** A cluster's backup CronJobs and their Jobs' Pods (docs/design/backup-status.md). */
+export interface BackupObjects {
+  readonly cronJobs: readonly V1CronJob[];
+  readonly pods: readonly V1Pod[];
+}
+
+/** The cluster, its member Pods, its PVCs and its backup objects, as read from the API server or the caches. */
 export interface KubeSide {
   readonly cluster: EtcdCluster;
   readonly pods: readonly V1Pod[];
   readonly pvcs: readonly V1PersistentVolumeClaim[];
+  readonly backups: BackupObjects;
 }
 
 const version = (kind: string, object: KubernetesObject) =>
   `${kind}/${object.metadata?.name}@${object.metadata?.resourceVersion}`;
 
-/** Names and `resourceVersion`s of the cluster, its Pods and its PVCs, as one string in a stable order. */
-export function kubeVersions({ cluster, pods, pvcs }: KubeSide): string {
+/** Names and `resourceVersion`s of the cluster, its Pods, its PVCs and its backup objects, as one string in a
+ *  stable order. */
+export function kubeVersions({ cluster, pods, pvcs, backups }: KubeSide): string {
   return [
     version('cluster', cluster),
-    ...[...pods.map((pod) => version('pod', pod)), ...pvcs.map((pvc) => version('pvc', pvc))].sort(),
+    ...[
+      ...pods.map((pod) => version('pod', pod)),
+      ...pvcs.map((pvc) => version('pvc', pvc)),
+      ...backups.cronJobs.map((cronJob) => version('cronjob', cronJob)),
+      ...backups.pods.map((pod) => version('backup-pod', pod)),
+    ].sort(),
   ].join(' ');
 }
 
@@ -70,18 +83,28 @@ function matches(object: KubernetesObject, selector: Readonly<Record<string, str
   return Object.entries(selector).every(([label, value]) => labels[label] === value);
 }
 
-function members<T extends KubernetesObject>(lister: CacheLister<T>, key: ObjectKey): T[] {
-  const selector = memberSelector(key.name);
+function selected<T extends KubernetesObject>(
+  lister: CacheLister<T>,
+  key: ObjectKey,
+  selector: Readonly<Record<string, string>>,
+): T[] {
   return lister.list(key.namespace).filter((object) => matches(object, selector));
 }
 
-/** The cluster of `key` with its member Pods and PVCs as the informer caches hold them; none without the cluster. */
+/** The cluster of `key` with its member Pods, PVCs and backup objects as the informer caches hold them; none
+ *  without the cluster. */
 export function cachedKubeSide(listers: ReconcilerListers, key: ObjectKey): KubeSide | undefined {
   const cluster = listers.clusters.get(key.namespace, key.name);
   if (!cluster) return undefined;
+  const members = memberSelector(key.name);
+  const backups = backupSelector(key.name);
   return {
     cluster: cluster as EtcdCluster,
-    pods: members(listers.pods, key),
-    pvcs: members(listers.persistentVolumeClaims, key),
+    pods: selected(listers.pods, key, members),
+    pvcs: selected(listers.persistentVolumeClaims, key, members),
+    backups: {
+      cronJobs: selected(listers.cronJobs, key, backups),
+      pods: selected(listers.pods, key, backups),
+    },
   };
 }

@@ -2,8 +2,8 @@
 // success and failure, kept from the previous status and moved forward by the attempts seen; the printer column's
 // time; and BackupReady.
 
+import { longestCronGapSeconds } from '../../constructs/conventions/cron.js';
 import type { EtcdBackupScheduleStatus } from '../../constructs/imports/etcd.gitops.dev.js';
-import { longestCronGapSeconds } from '../../constructs/validate/cron.js';
 import type { ConditionInput } from '../status/conditions.js';
 import type { BackupAttempt } from './backup-attempts.js';
 import { CLUSTER_REASONS } from './reasons.js';

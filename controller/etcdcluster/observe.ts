@@ -2,6 +2,7 @@
 // so a write of the previous pass is never missed), and the etcd view through the member Pods' client URLs. A quiet
 // pass (at-rest.ts) reads etcd alone, through `observeEtcdOf`.
 import {
+  BatchV1Api,
   type CoreV1Api,
   CustomObjectsApi,
   type KubeConfig,
@@ -12,6 +13,7 @@ import {
 import {
   API_GROUP,
   API_VERSION,
+  backupSelector,
   clientServiceName,
   clientURL,
   ETCD_CLUSTER_PLURAL,
@@ -20,10 +22,12 @@ import {
   memberSelectorString,
   peerServiceName,
   schemes,
+  selectorString,
 } from '../../constructs/conventions/index.js';
 import { isNotFound } from '../runtime/kube.js';
 import type { ObjectKey } from '../runtime/types.js';
 import type { EtcdCluster } from './api.js';
+import type { BackupObjects } from './at-rest.js';
 import { type EtcdObservation, type MemberEndpoint, observeEtcd } from './observe-etcd.js';
 import { readTlsSecrets, type TlsSecrets } from './observe-tls.js';
 import { type TlsFindings, tlsFindings } from './tls-views.js';
@@ -43,6 +47,8 @@ export interface Observed {
   readonly nodes: NodeReadings;
   /** The cluster's peer and client Services that do not exist. */
   readonly missingServices: readonly string[];
+  /** Its backup CronJobs and their Jobs' Pods (docs/design/backup-status.md). */
+  readonly backups: BackupObjects;
 }
 
 /**
@@ -139,23 +145,34 @@ export async function observeEtcdOf(
   );
 }
 
-/** The member Pods and PVCs of a cluster and its missing Services: what a fresh pass lists, needing only its key. */
+/** The member Pods and PVCs of a cluster, its missing Services and its backup objects: what a fresh pass lists,
+ *  needing only its key. */
 interface Listed {
   readonly pods: readonly V1Pod[];
   readonly pvcs: readonly V1PersistentVolumeClaim[];
   readonly missingServices: readonly string[];
+  readonly backups: BackupObjects;
 }
 
-/** Lists the member Pods and PVCs of the cluster at `key` and looks up its Services, from the API server. */
-async function listMemberObjects(core: CoreV1Api, key: ObjectKey): Promise<Listed> {
+/** Lists the member Pods and PVCs and the backup CronJobs and Pods of the cluster at `key` and looks up its
+ *  Services, from the API server. */
+async function listMemberObjects(kubeConfig: KubeConfig, core: CoreV1Api, key: ObjectKey): Promise<Listed> {
   const { name, namespace } = key;
   const labelSelector = memberSelectorString(name);
-  const [pods, pvcs, missing] = await Promise.all([
+  const backups = selectorString(backupSelector(name));
+  const [pods, pvcs, missing, cronJobs, backupPods] = await Promise.all([
     core.listNamespacedPod({ namespace, labelSelector }),
     core.listNamespacedPersistentVolumeClaim({ namespace, labelSelector }),
     missingServices(core, name, namespace),
+    kubeConfig.makeApiClient(BatchV1Api).listNamespacedCronJob({ namespace, labelSelector: backups }),
+    core.listNamespacedPod({ namespace, labelSelector: backups }),
   ]);
-  return { pods: pods.items, pvcs: pvcs.items, missingServices: missing };
+  return {
+    pods: pods.items,
+    pvcs: pvcs.items,
+    missingServices: missing,
+    backups: { cronJobs: cronJobs.items, pods: backupPods.items },
+  };
 }
 
 /** Everything a fresh pass decides on from the cluster and `listed`: the TLS Secrets the cluster names, then the
@@ -173,6 +190,7 @@ async function observe(core: CoreV1Api, cluster: EtcdCluster, listed: Listed): P
     etcd,
     nodes,
     missingServices: listed.missingServices,
+    backups: listed.backups,
     ...(tls && tlsSecrets ? { tls, tlsSecrets } : {}),
   };
 }
@@ -186,7 +204,10 @@ export async function observeByKey(
   core: CoreV1Api,
   key: ObjectKey,
 ): Promise<Observed | undefined> {
-  const [cluster, listed] = await Promise.all([getCluster(kubeConfig, key), listMemberObjects(core, key)]);
+  const [cluster, listed] = await Promise.all([
+    getCluster(kubeConfig, key),
+    listMemberObjects(kubeConfig, core, key),
+  ]);
   return cluster ? observe(core, cluster, listed) : undefined;
 }
 

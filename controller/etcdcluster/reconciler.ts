@@ -37,6 +37,7 @@ import { type Observed, observeByKey, observeEtcdOf, planInput } from './observe
 import { planMembership } from './plan.js';
 import { CLUSTER_REASONS } from './reasons.js';
 import { buildStatus } from './status.js';
+import { backupEvents, backupPart } from './status-backups.js';
 import { alarmReason } from './status-faults.js';
 import { describeAction, reportedAction } from './status-progress.js';
 import { rollEvents } from './status-roll.js';
@@ -210,7 +211,9 @@ export class EtcdClusterReconciler implements Reconciler {
     const { cluster, etcd } = observed;
     const pods = observed.pods.flatMap((pod) => toPodView(pod) ?? []);
     const told = reportedAction(action, outcome.notYet);
-    const status = buildStatus(cluster, told, etcd, new Date(), abandonedData(observed.pvcs), pods);
+    const now = new Date();
+    const backups = backupPart(cluster.status ?? {}, observed.backups, now);
+    const status = buildStatus(cluster, told, etcd, now, abandonedData(observed.pvcs), pods, backups);
     // An identical status is not written again: at rest, every steady pass would PATCH the same bytes.
     const statusChanged =
       !cluster.metadata.deletionTimestamp && mergePatchChanges(cluster.status, { ...status });
@@ -230,6 +233,7 @@ export class EtcdClusterReconciler implements Reconciler {
     const degraded = status.conditions?.find((condition) => condition.type === 'Degraded');
     if (degraded && alarms.some((alarm) => alarmReason(alarm.alarm) === degraded.reason))
       events.push({ type: 'Warning', reason: degraded.reason, message: degraded.message });
+    events.push(...backupEvents(cluster.status?.conditions ?? [], backups));
     return { status, statusChanged, events };
   }
 

@@ -9,6 +9,7 @@ import type { EtcdCluster, EtcdClusterStatus, MemberStatus } from './api.js';
 import type { EtcdObservation } from './observe-etcd.js';
 import { CLUSTER_REASONS } from './reasons.js';
 import { podRevision } from './revision.js';
+import type { BackupPart } from './status-backups.js';
 import { conditionsFor } from './status-conditions.js';
 import { progressReason } from './status-progress.js';
 import { type RollView, updatedMembers } from './status-roll.js';
@@ -57,7 +58,8 @@ function phaseOf(action: Action, conditions: readonly ConditionInput[]): string 
 /**
  * The status after a pass, as a merge patch (`restore` belongs to the restore reconciler and is left out);
  * the member list is kept from before, all not ready, when no member answered; `abandoned`: PVCs left by a restore
- * deleted before it completed (`Degraded`, reason `RestoreAbandoned`); `pods`: the member Pods, for the roll.
+ * deleted before it completed (`Degraded`, reason `RestoreAbandoned`); `pods`: the member Pods, for the roll;
+ * `backups`: the backups part (status-backups.ts), none for a cluster without backup CronJobs.
  */
 export function buildStatus(
   cluster: EtcdCluster,
@@ -66,6 +68,7 @@ export function buildStatus(
   now: Date,
   abandoned: readonly AbandonedData[] = [],
   pods: readonly PodView[] = [],
+  backups: BackupPart = { backups: [], newFailures: [] },
 ): EtcdClusterStatus {
   const previous = cluster.status ?? {};
   const wasRolling =
@@ -73,7 +76,10 @@ export function buildStatus(
       (condition) => condition.type === 'Progressing' && condition.reason === CLUSTER_REASONS.rollingUpdate,
     ) === true;
   const roll: RollView = { updateRevision: podRevision(cluster), pods, wasRolling };
-  const next = conditionsFor(cluster, action, observation, abandoned, roll);
+  const next = [
+    ...conditionsFor(cluster, action, observation, abandoned, roll),
+    ...(backups.condition ? [backups.condition] : []),
+  ];
   const members = observation
     ? memberStatuses(cluster, observation, roll)
     : (previous.members ?? []).map((member) => ({ ...member, ready: false }));
@@ -99,5 +105,7 @@ export function buildStatus(
     ...(currentVersion ? { currentVersion } : {}),
     ...(clusterID ? { clusterID } : {}),
     phase: phaseOf(action, next),
+    backups: backups.backups,
+    ...(backups.lastBackupTime ? { lastBackupTime: backups.lastBackupTime } : {}),
   };
 }

@@ -4,15 +4,21 @@
 import type {
   KubeConfig,
   KubernetesObject,
+  V1CronJob,
   V1PersistentVolumeClaim,
   V1Pod,
   V1PodDisruptionBudget,
 } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { managedBySelector, memberBudgetSelector } from '../../constructs/conventions/labels.js';
+import {
+  backupSchedulesSelector,
+  managedBySelector,
+  memberBudgetSelector,
+} from '../../constructs/conventions/labels.js';
 import { Informer, type InformerOptions } from './informer.js';
 import { MultiNamespaceInformer } from './namespaces.js';
 import {
+  CronJobResource,
   EtcdClusterResource,
   EtcdRestoreResource,
   PersistentVolumeClaimResource,
@@ -39,6 +45,8 @@ export class SharedInformers {
   readonly persistentVolumeClaims: Watched<V1PersistentVolumeClaim>;
   /** The clusters' PodDisruptionBudgets only (`managed-by=etcd-gitops`, `component=member`). */
   readonly disruptionBudgets: Watched<V1PodDisruptionBudget>;
+  /** The clusters' backup CronJobs only (`managed-by=etcd-gitops`, `component=backup`). */
+  readonly cronJobs: Watched<V1CronJob>;
 
   constructor(options: SharedInformersOptions) {
     const informerOf = <T extends KubernetesObject>(
@@ -65,10 +73,18 @@ export class SharedInformers {
       resource: PodDisruptionBudgetResource,
       labelSelector: memberBudgetSelector,
     });
+    this.cronJobs = informerOf({ resource: CronJobResource, labelSelector: backupSchedulesSelector });
   }
 
   private get all(): Array<Watched<KubernetesObject>> {
-    return [this.clusters, this.restores, this.pods, this.persistentVolumeClaims, this.disruptionBudgets];
+    return [
+      this.clusters,
+      this.restores,
+      this.pods,
+      this.persistentVolumeClaims,
+      this.disruptionBudgets,
+      this.cronJobs,
+    ];
   }
 
   start(): void {

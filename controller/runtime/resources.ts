@@ -39,6 +39,15 @@ export const PodDisruptionBudgetResource: ResourceType = {
   model: 'V1PodDisruptionBudget',
 };
 
+/** The clusters' backup schedules (read only: their schedule, creation and last success; backup-status.md). */
+export const CronJobResource: ResourceType = {
+  group: 'batch',
+  version: 'v1',
+  kind: 'CronJob',
+  plural: 'cronjobs',
+  model: 'V1CronJob',
+};
+
 export function apiVersionOf(resource: ResourceType): string {
   return resource.group === '' ? resource.version : `${resource.group}/${resource.version}`;
 }

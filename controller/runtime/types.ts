@@ -1,6 +1,12 @@
 // The seams between the controller's runtime (queue, informers, leader election, metrics, events) and the
 // reconcilers that decide and act. Reconcilers get everything through these interfaces, never globals.
-import type { KubeConfig, KubernetesObject, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
+import type {
+  KubeConfig,
+  KubernetesObject,
+  V1CronJob,
+  V1PersistentVolumeClaim,
+  V1Pod,
+} from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 
 /** A namespaced object key, the unit of work of the per-key queue. */
@@ -74,6 +80,8 @@ export interface ReconcilerListers {
   readonly pods: CacheLister<V1Pod>;
   /** PVCs labelled `app.kubernetes.io/managed-by=etcd-gitops`. */
   readonly persistentVolumeClaims: CacheLister<V1PersistentVolumeClaim>;
+  /** The clusters' backup CronJobs (`managed-by=etcd-gitops`, `component=backup`). */
+  readonly cronJobs: CacheLister<V1CronJob>;
 }
 
 /** Everything a reconciler may use; passed in by `controller/main.ts`. */

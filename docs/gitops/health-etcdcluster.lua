@@ -5,7 +5,9 @@
 --     Progressing;
 --   Stalled=True (a fault only the user clears): Degraded;
 --   Progressing=True, also with Degraded=True (a fault being repaired): Progressing;
---   Degraded=True: Degraded;  Ready=True: Healthy;  Ready=False with nothing in progress: Degraded.
+--   Degraded=True: Degraded;  Ready=False with nothing in progress: Degraded;
+--   Ready=True: Healthy, unless BackupReady=False (docs/design/backup-status.md): with reason BackupTooOld (no
+--     backup in twice a schedule's longest gap) Degraded; any other (one failed attempt) Healthy, its message told.
 local hs = {}
 
 local function condition(status, kind)
@@ -72,6 +74,15 @@ end
 
 local ready = condition(status, "Ready")
 if isTrue(ready) then
+  local backups = condition(status, "BackupReady")
+  if backups ~= nil and backups.status == "False" then
+    if backups.reason == "BackupTooOld" then
+      return say("Degraded", backups, "Backups too old")
+    end
+    hs.status = "Healthy"
+    hs.message = ((ready.message or ready.reason) or "Ready") .. "; backups: " .. (backups.message or backups.reason)
+    return hs
+  end
   return say("Healthy", ready, "Ready")
 end
 

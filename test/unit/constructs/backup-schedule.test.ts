@@ -54,6 +54,7 @@ describe('EtcdCluster.addBackupSchedule', () => {
       '--compression=gzip',
       '--keep-last=3',
       '--max-age=30d',
+      '--termination-log=/dev/termination-log',
     ]);
     assert.deepEqual(container.envFrom, [{ secretRef: { name: 'backup-s3' } }]);
   });

@@ -89,6 +89,7 @@ describe('EtcdOperator construct', () => {
       events: 'create,patch',
       nodes: 'get',
       services: 'get',
+      cronjobs: 'list,watch', // the clusters' backup CronJobs, read only (backup-status.md)
     });
     // No Services: the controller reaches members by DNS names it derives, and never reads a Service object.
     // test/unit/constructs/controller-api-calls.test.ts derives these verbs from controller/ so they cannot drift.
@@ -179,7 +180,7 @@ describe('EtcdCrds construct', () => {
     assert.deepEqual(crds[0]!.spec.names.shortNames, ['etcd', 'etcdc']);
     assert.deepEqual(
       crds[0]!.spec.versions[0].additionalPrinterColumns.map((c: Manifest) => c.name),
-      ['Size', 'Ready', 'Version', 'Phase', 'Available', 'Paused', 'Age'],
+      ['Size', 'Ready', 'Version', 'Phase', 'Available', 'Paused', 'Last Backup', 'Age'],
     );
   });
 

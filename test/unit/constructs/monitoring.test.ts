@@ -3,12 +3,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { App, Chart } from 'cdk8s';
+import { longestCronGapSeconds } from '../../../constructs/conventions/cron.js';
 import { EtcdCluster, type EtcdClusterProps, EtcdOperator } from '../../../constructs/index.js';
 import {
   CLUSTER_ALERT_PENDING_FOR,
   OPERATOR_ALERT_PENDING_FOR,
 } from '../../../constructs/monitoring/alerts.js';
-import { longestCronGapSeconds } from '../../../constructs/validate/cron.js';
 import { clusterChart, type Manifest, only, synth } from './helpers.js';
 
 function cluster(props: Partial<EtcdClusterProps> = {}) {

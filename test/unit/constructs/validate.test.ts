@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { cronProblem } from '../../../constructs/conventions/cron.js';
 import { validateBucketName } from '../../../constructs/validate/bucket.js';
-import { cronProblem, validateCron } from '../../../constructs/validate/cron.js';
+import { validateCron } from '../../../constructs/validate/cron.js';
 import { validateDuration } from '../../../constructs/validate/duration.js';
 import { validateQuantity } from '../../../constructs/validate/quantity.js';
 import { validateEtcdVersion } from '../../../constructs/validate/semver.js';

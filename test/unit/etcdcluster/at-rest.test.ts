@@ -3,8 +3,14 @@
 // the versions that pass read, and only until the remembered readings are as old as the fresh-read period.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { KubernetesObject, V1Node, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
-import { memberSelector } from '../../../constructs/conventions/labels.js';
+import type {
+  KubernetesObject,
+  V1CronJob,
+  V1Node,
+  V1PersistentVolumeClaim,
+  V1Pod,
+} from '@kubernetes/client-node';
+import { backupSelector, memberSelector } from '../../../constructs/conventions/labels.js';
 import type { EtcdCluster } from '../../../controller/etcdcluster/api.js';
 import {
   type AtRest,
@@ -30,10 +36,15 @@ const side = (
   clusterVersion = '10',
   pods = ['demo-0@11', 'demo-1@12'],
   pvcs = ['data-demo-0@13'],
+  backups = { cronJobs: ['demo-backup@19'], pods: ['demo-backup-1-x@20'] },
 ): KubeSide => ({
   cluster: object<EtcdCluster>('demo', clusterVersion),
   pods: pods.map((pod) => object<V1Pod>(pod.split('@')[0], pod.split('@')[1])),
   pvcs: pvcs.map((pvc) => object<V1PersistentVolumeClaim>(pvc.split('@')[0], pvc.split('@')[1])),
+  backups: {
+    cronJobs: backups.cronJobs.map((c) => object<V1CronJob>(c.split('@')[0], c.split('@')[1])),
+    pods: backups.pods.map((pod) => object<V1Pod>(pod.split('@')[0], pod.split('@')[1])),
+  },
 });
 
 const remembered = (readAtMs = NOW - 30_000, from = side()): AtRest => ({
@@ -84,6 +95,14 @@ describe('mayBeQuiet', () => {
     ['a member Pod was added', side('10', ['demo-0@11', 'demo-1@12', 'demo-2@16'])],
     ['a PVC changed', side('10', undefined, ['data-demo-0@17'])],
     ['a PVC was added', side('10', undefined, ['data-demo-0@13', 'data-demo-1@18'])],
+    [
+      'a backup CronJob changed (its last success)',
+      side('10', undefined, undefined, { cronJobs: ['demo-backup@21'], pods: ['demo-backup-1-x@20'] }),
+    ],
+    [
+      'a backup Pod ended',
+      side('10', undefined, undefined, { cronJobs: ['demo-backup@19'], pods: ['demo-backup-1-x@22'] }),
+    ],
   ];
   for (const [name, cached] of changed) {
     it(`GIVEN ${name} since the fresh read THEN the pass is fresh`, () => {
@@ -106,23 +125,33 @@ describe('cachedKubeSide', () => {
   });
   const members = memberSelector('demo');
   const otherCluster = memberSelector('demo-2');
+  const backups = backupSelector('demo');
   const listers: ReconcilerListers = {
     clusters: lister([object<KubernetesObject>('demo', '10')]),
     restores: lister([]),
     pods: lister([
       object<V1Pod>('demo-0', '11', members),
       object<V1Pod>('demo-2-0', '21', otherCluster),
+      object<V1Pod>('demo-backup-1-x', '14', backups),
+      object<V1Pod>('demo-2-backup-1-x', '24', backupSelector('demo-2')),
       {
         ...object<V1Pod>('demo-0', '31', members),
         metadata: { name: 'demo-0', namespace: 'other', labels: members },
       },
     ]),
     persistentVolumeClaims: lister([object<V1PersistentVolumeClaim>('data-demo-0', '13', members)]),
+    cronJobs: lister([
+      object<V1CronJob>('demo-backup', '15', backups),
+      object<V1CronJob>('demo-2-backup', '25', backupSelector('demo-2')),
+    ]),
   };
 
-  it("GIVEN Pods of another cluster and of the same name in another namespace THEN only the cluster's own are taken", () => {
+  it("GIVEN Pods and CronJobs of another cluster and of the same name in another namespace THEN only the cluster's own are taken, members and backups apart", () => {
     const cached = cachedKubeSide(listers, { namespace: 'db', name: 'demo' });
-    assert.deepEqual(cached && kubeVersions(cached), 'cluster/demo@10 pod/demo-0@11 pvc/data-demo-0@13');
+    assert.deepEqual(
+      cached && kubeVersions(cached),
+      'cluster/demo@10 backup-pod/demo-backup-1-x@14 cronjob/demo-backup@15 pod/demo-0@11 pvc/data-demo-0@13',
+    );
   });
 
   it('GIVEN no cached cluster of that name THEN there is no cached side', () => {

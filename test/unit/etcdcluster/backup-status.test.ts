@@ -2,8 +2,10 @@
 // records that only move forward, the printer column's time, and BackupReady's table.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { V1Pod } from '@kubernetes/client-node';
+import type { V1CronJob, V1Pod } from '@kubernetes/client-node';
+import type { Condition } from '../../../constructs/imports/etcd.gitops.dev.js';
 import { encodeBackupReport } from '../../../controller/backup/termination-report.js';
+import type { EtcdCluster } from '../../../controller/etcdcluster/api.js';
 import {
   BACKUP_CONTAINER,
   type BackupAttempt,
@@ -17,6 +19,8 @@ import {
   backupRecords,
   lastBackupTime,
 } from '../../../controller/etcdcluster/backup-status.js';
+import { buildStatus } from '../../../controller/etcdcluster/status.js';
+import { backupEvents, backupPart, scheduleOf } from '../../../controller/etcdcluster/status-backups.js';
 
 type Terminated = { exitCode: number; finishedAt?: Date; message?: string; reason?: string };
 
@@ -309,5 +313,105 @@ describe('BackupReady', () => {
       backupReadiness(backups, [schedule], new Date('2026-11-29T09:12:00Z')),
       backupReadiness(backups, [schedule], new Date('2026-11-29T09:13:00Z')),
     );
+  });
+});
+
+describe('backupPart and backupEvents', () => {
+  const cronJob = (lastSuccessfulTime?: Date, created = '2026-11-29T09:00:00.250Z'): V1CronJob => ({
+    metadata: { name: 'main-backup', creationTimestamp: new Date(created) },
+    spec: { schedule: '*/10 * * * *', jobTemplate: {} },
+    status: lastSuccessfulTime ? { lastSuccessfulTime } : {},
+  });
+  const failedPod = pod('p2', { exitCode: 4, finishedAt: at('2026-11-29T09:20:04Z'), message: s3Error });
+  const okPod = pod('p1', { exitCode: 0, finishedAt: at('2026-11-29T09:10:05Z'), message: ok });
+
+  it('GIVEN a CronJob THEN its schedule, with times in whole seconds as Kubernetes writes them', () => {
+    assert.deepEqual(scheduleOf(cronJob(new Date('2026-11-29T09:10:06Z'))), {
+      name: 'main-backup',
+      cron: '*/10 * * * *',
+      createdAt: '2026-11-29T09:00:00Z',
+      lastSuccessfulTime: '2026-11-29T09:10:06Z',
+    });
+  });
+
+  it('GIVEN a success then a failure WHEN a pass builds the status THEN the entry, the newest backup time, BackupReady False and one BackupFailed Event', () => {
+    const part = backupPart(
+      {},
+      { cronJobs: [cronJob()], pods: [okPod, failedPod] },
+      at('2026-11-29T09:21:00Z'),
+    );
+    assert.equal(part.lastBackupTime, '2026-11-29T09:10:05Z');
+    assert.equal(part.condition?.reason, 'BackupFailed');
+    const status = buildStatus(
+      {
+        metadata: { name: 'main', namespace: 'db', generation: 1 },
+        spec: { version: '3.6.16' },
+      } as EtcdCluster,
+      { kind: 'Steady' },
+      undefined,
+      at('2026-11-29T09:21:00Z'),
+      [],
+      [],
+      part,
+    );
+    assert.equal(status.backups?.[0]?.lastSuccess?.key, 'db/main/a.db');
+    assert.equal(status.lastBackupTime, '2026-11-29T09:10:05Z');
+    assert.equal(status.conditions?.find((c) => c.type === BACKUP_READY)?.status, 'False');
+    const events = backupEvents([], part);
+    assert.deepEqual(
+      events.map((e) => [e.type, e.reason]),
+      [['Warning', 'BackupFailed']],
+    );
+    assert.match(
+      events[0]?.message ?? '',
+      /Pod p2, ended 2026-11-29T09:20:04Z\): S3_ERROR: HeadBucket: 403$/,
+    );
+
+    // The next pass reads the status it wrote: the same failure is not told again.
+    const again = backupPart(
+      status,
+      { cronJobs: [cronJob()], pods: [okPod, failedPod] },
+      at('2026-11-29T09:21:30Z'),
+    );
+    assert.deepEqual(backupEvents(status.conditions ?? [], again), []);
+  });
+
+  it('GIVEN BackupReady False WHEN a later backup succeeds THEN BackupRecovered; WHEN a schedule becomes too old THEN BackupTooOld once', () => {
+    // Created at 09:05: at 09:21 not too old yet (20 min without a success), at 09:40 too old.
+    const young = cronJob(undefined, '2026-11-29T09:05:00Z');
+    const failing = backupPart({}, { cronJobs: [young], pods: [failedPod] }, at('2026-11-29T09:21:00Z'));
+    assert.equal(failing.condition?.reason, 'BackupFailed');
+    const before: Condition[] = [
+      { ...(failing.condition as Condition), lastTransitionTime: '2026-11-29T09:21:00Z' },
+    ];
+    const later = pod('p3', { exitCode: 0, finishedAt: at('2026-11-29T09:30:05Z'), message: ok });
+    const recovered = backupPart(
+      { backups: failing.backups },
+      { cronJobs: [young], pods: [later] },
+      at('2026-11-29T09:31:00Z'),
+    );
+    assert.deepEqual(
+      backupEvents(before, recovered).map((e) => [e.type, e.reason]),
+      [['Normal', 'BackupRecovered']],
+    );
+    const stale = backupPart(
+      { backups: failing.backups },
+      { cronJobs: [young], pods: [] },
+      at('2026-11-29T09:40:01Z'),
+    );
+    assert.equal(stale.condition?.reason, 'BackupTooOld');
+    const told = backupEvents(before, stale);
+    assert.deepEqual(
+      told.map((e) => [e.type, e.reason]),
+      [['Warning', 'BackupTooOld']],
+    );
+    const staleCondition: Condition[] = [{ ...(stale.condition as Condition), lastTransitionTime: 'x' }];
+    assert.deepEqual(backupEvents(staleCondition, stale), []);
+  });
+
+  it('GIVEN a cluster without backup CronJobs THEN no condition, an empty list and no Event', () => {
+    const part = backupPart({}, { cronJobs: [], pods: [] }, at('2026-11-29T09:21:00Z'));
+    assert.deepEqual(part, { backups: [], newFailures: [] });
+    assert.deepEqual(backupEvents([], part), []);
   });
 });

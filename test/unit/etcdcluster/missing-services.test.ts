@@ -16,7 +16,15 @@ function observed(createdMsAgo: number, missing: string[]): Observed {
     metadata: { name: 'demo', namespace: 'db', creationTimestamp: new Date(NOW - createdMsAgo) },
     spec: { version: '3.6.16' },
   } as unknown as EtcdCluster;
-  return { cluster, pods: [], pvcs: [], etcd: undefined, nodes: new Map(), missingServices: missing };
+  return {
+    cluster,
+    pods: [],
+    pvcs: [],
+    etcd: undefined,
+    nodes: new Map(),
+    missingServices: missing,
+    backups: { cronJobs: [], pods: [] },
+  };
 }
 
 describe('reportsMissingServices', () => {

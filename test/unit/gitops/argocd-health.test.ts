@@ -53,6 +53,30 @@ describe('Argo CD health check of EtcdCluster (Lua 5.1)', () => {
       ['Healthy', '3/3 members ready'],
     ],
     [
+      'a ready cluster whose newest backup failed (BackupReady False, BackupFailed)',
+      cluster(2, {
+        observedGeneration: 2,
+        conditions: [...ready, condition('BackupReady', 'False', 'the newest backup failed', 'BackupFailed')],
+      }),
+      ['Healthy', '3/3 members ready; backups: the newest backup failed'],
+    ],
+    [
+      'a ready cluster whose backups are too old (BackupReady False, BackupTooOld)',
+      cluster(2, {
+        observedGeneration: 2,
+        conditions: [...ready, condition('BackupReady', 'False', 'no backup for 2h', 'BackupTooOld')],
+      }),
+      ['Degraded', 'no backup for 2h'],
+    ],
+    [
+      'a ready cluster whose backups succeed (BackupReady True)',
+      cluster(2, {
+        observedGeneration: 2,
+        conditions: [...ready, condition('BackupReady', 'True', 'fine', 'BackupsSucceeding')],
+      }),
+      ['Healthy', '3/3 members ready'],
+    ],
+    [
       'a ready cluster whose spec changed since the controller looked',
       cluster(3, { observedGeneration: 2, conditions: ready }),
       ['Progressing', 'Waiting for the controller to observe generation 3'],
