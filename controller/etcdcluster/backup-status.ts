@@ -19,6 +19,8 @@ export interface BackupSchedule {
   readonly createdAt: string;
   /** The CronJob controller's `status.lastSuccessfulTime` (a Job's completion, also once its Pods are gone). */
   readonly lastSuccessfulTime?: string;
+  /** `spec.suspend`: the user stopped it; listed, never judged. */
+  readonly suspended?: boolean;
 }
 
 const ms = (time: string | undefined): number => (time ? Date.parse(time) : Number.NEGATIVE_INFINITY);
@@ -131,15 +133,17 @@ const failureText = (entry: EtcdBackupScheduleStatus | undefined): string =>
     : '';
 
 /**
- * `BackupReady`, the first state that holds (docs/design/backup-status.md): a schedule too old → False
- * `BackupTooOld`; a schedule whose newest attempt failed → False `BackupFailed`; a schedule never attempted →
- * Unknown `BackupPending`; else True `BackupsSucceeding`. No condition when the cluster has no backup schedule.
+ * `BackupReady`, the first state that holds (docs/design/backup-status.md), over the schedules not suspended: a
+ * schedule too old → False `BackupTooOld`; a schedule whose newest attempt failed → False `BackupFailed`; a schedule
+ * never attempted → Unknown `BackupPending`; else True `BackupsSucceeding`. No condition when the cluster has no
+ * backup schedule, or every one is suspended.
  */
 export function backupReadiness(
   backups: readonly EtcdBackupScheduleStatus[],
-  schedules: readonly BackupSchedule[],
+  allSchedules: readonly BackupSchedule[],
   now: Date,
 ): ConditionInput | undefined {
+  const schedules = allSchedules.filter((schedule) => !schedule.suspended);
   if (schedules.length === 0) return undefined;
   const nowMs = now.getTime();
   const sorted = [...schedules].sort((a, b) => a.name.localeCompare(b.name));

@@ -39,6 +39,7 @@ export function scheduleOf(cronJob: V1CronJob): BackupSchedule | undefined {
     cron: cronJob.spec.schedule,
     createdAt,
     ...(lastSuccessfulTime ? { lastSuccessfulTime } : {}),
+    ...(cronJob.spec.suspend ? { suspended: true } : {}),
   };
 }
 

@@ -249,6 +249,23 @@ describe('BackupReady', () => {
       expect: undefined,
     },
     {
+      what: 'only a suspended schedule, never run for 21 min',
+      attempts: [],
+      schedules: [{ ...schedule, suspended: true }],
+      now: '2026-11-29T09:21:00Z',
+      expect: undefined,
+    },
+    {
+      what: 'a suspended schedule whose manual run failed beside one that succeeds',
+      attempts: [
+        { ...failure('2026-11-29T09:20:04Z'), schedule: 'main-backup-broken' },
+        success('2026-11-29T09:20:05Z'),
+      ],
+      schedules: [schedule, { ...schedule, name: 'main-backup-broken', suspended: true }],
+      now: '2026-11-29T09:21:00Z',
+      expect: ['True', 'BackupsSucceeding'],
+    },
+    {
       what: 'a schedule created 5 min ago, no attempt yet',
       attempts: [],
       now: '2026-11-29T09:05:00Z',
@@ -332,6 +349,8 @@ describe('backupPart and backupEvents', () => {
       createdAt: '2026-11-29T09:00:00Z',
       lastSuccessfulTime: '2026-11-29T09:10:06Z',
     });
+    const suspended = { ...cronJob(), spec: { ...cronJob().spec, suspend: true } } as V1CronJob;
+    assert.equal(scheduleOf(suspended)?.suspended, true);
   });
 
   it('GIVEN a success then a failure WHEN a pass builds the status THEN the entry, the newest backup time, BackupReady False and one BackupFailed Event', () => {
