@@ -1,14 +1,16 @@
 // Backups on the local Kubernetes: the CronJob that EtcdCluster.addBackupSchedule() synthesizes fires, its
 // Job's Pod (our image, on a real node) streams a snapshot of a real etcd member Pod into MinIO; `kubectl create job --from=cronjob/...` works; a failing backup is a failed Job
-// whose log says why.
+// whose log says why. The reconciler (as the shipped ServiceAccount) reports each schedule on the cluster
+// (docs/design/backup-status.md): the stored key and revision, BackupReady, Events and the Last Backup column.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
+import { BatchV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { App, Chart } from 'cdk8s';
 import { etcdClusterCrd } from '../../constructs/api/crds.js';
 import { DEFAULT_OPERATOR_NAMESPACE } from '../../constructs/conventions/names.js';
 import { EtcdCluster } from '../../constructs/etcd-cluster.js';
 import { restrictedNamespaceLabels } from '../../constructs/security.js';
+import type { EtcdCluster as EtcdClusterResource } from '../../controller/etcdcluster/api.js';
 import { etcdVersions } from '../env/binaries.js';
 import { type Environment, outsideClusterCidr, startEnvironment } from '../env/environment.js';
 import { waitFor } from '../env/wait.js';
@@ -26,6 +28,25 @@ describe('backup CronJob on the local Kubernetes', () => {
   let driver: ReconcileDriver | undefined;
 
   const batch = () => env.kubeConfig.makeApiClient(BatchV1Api);
+  const clusterStatus = async () =>
+    (
+      (await env.kubeConfig.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({
+        group: 'etcd.gitops.dev',
+        version: 'v1alpha1',
+        plural: 'etcdclusters',
+        namespace: ns,
+        name,
+      })) as EtcdClusterResource
+    ).status;
+  const backupReady = async () =>
+    (await clusterStatus())?.conditions?.find((condition) => condition.type === 'BackupReady');
+  const events = async (reason: string) =>
+    (
+      await env.kubeConfig.makeApiClient(CoreV1Api).listNamespacedEvent({
+        namespace: ns,
+        fieldSelector: `involvedObject.name=${name},reason=${reason}`,
+      })
+    ).items;
   const jobDone = (job: string) =>
     waitFor(
       async () => {
@@ -138,6 +159,35 @@ describe('backup CronJob on the local Kubernetes', () => {
       assert.equal(meta['etcd-namespace'], ns);
       assert.match(meta['backup-sha256'] ?? '', /^[0-9a-f]{64}$/);
       assert.match(await podLog(succeeded), /"msg":"Stored backup"/);
+
+      // The reconciler read the Pod's report: the key it stored, at the revision in the object's metadata.
+      const status = await waitFor(
+        async () => {
+          const read = await clusterStatus();
+          const entry = read?.backups?.find((backup) => backup.schedule === `${name}-backup`);
+          const ready = read?.conditions?.find((condition) => condition.type === 'BackupReady');
+          return entry?.lastSuccess?.key && ready?.status === 'True' ? read : undefined;
+        },
+        {
+          what: 'status.backups to name a stored backup, BackupReady True',
+          timeoutMs: 60_000,
+          intervalMs: 1_000,
+        },
+      );
+      const success = status?.backups?.find((backup) => backup.schedule === `${name}-backup`)?.lastSuccess;
+      const objects = await keys(s3, bucket);
+      assert.ok(success?.key && objects.includes(success.key), `${success?.key} among ${objects.join(', ')}`);
+      const reported = await metadataOf(s3, bucket, success.key);
+      assert.equal(success.revision, reported['etcd-revision']);
+      assert.equal(success.sizeBytes, Number(reported['backup-size']));
+      assert.equal(status?.lastBackupTime, success.time);
+      // The suspended schedule is listed, not judged.
+      assert.ok(status?.backups?.some((backup) => backup.schedule === `${name}-backup-broken`));
+      // kubectl prints the printer column, an age.
+      const table = (await env.kubectl(['get', 'etcd', name, '-n', ns])).stdout;
+      const [header, row] = table.split('\n').map((line) => line.trim().split(/\s{2,}/));
+      const age = row?.[header?.indexOf('LAST BACKUP') ?? -1];
+      assert.match(age ?? '', /^\d+(s|m\d*s?)$/, table);
     } finally {
       s3.destroy();
     }
@@ -154,6 +204,72 @@ describe('backup CronJob on the local Kubernetes', () => {
       assert.equal(written.length, 1, `new objects: ${written.join(', ')}`);
     } finally {
       s3.destroy();
+    }
+  });
+
+  test("GIVEN the schedule's credentials made wrong WHEN it next runs THEN BackupReady False BackupFailed names S3_ERROR with a Warning Event; WHEN fixed THEN its next run makes BackupReady True and moves Last Backup", async (t) => {
+    const before = (await clusterStatus())?.lastBackupTime;
+    const setSecretKey = (secretKey: string) =>
+      env.kubectl([
+        'patch',
+        'secret',
+        's3',
+        '-n',
+        ns,
+        '--type=merge',
+        '-p',
+        JSON.stringify({ stringData: { AWS_SECRET_ACCESS_KEY: secretKey } }),
+      ]);
+    await setSecretKey('not-the-secret-key');
+    const madeWrong = Date.now();
+    await env.kubectl(['patch', 'cronjob', `${name}-backup`, '-n', ns, '-p', '{"spec":{"suspend":false}}']);
+    try {
+      // The next minute's run fails; the reconciler passes every second here.
+      const failed = await waitFor(
+        async () => {
+          const condition = await backupReady();
+          return condition?.status === 'False' && condition.reason === 'BackupFailed' ? condition : undefined;
+        },
+        { what: 'BackupReady False, BackupFailed', timeoutMs: 150_000, intervalMs: 1_000 },
+      );
+      t.diagnostic(`BackupReady False ${Date.now() - madeWrong} ms after the credentials were made wrong`);
+      assert.match(failed.message ?? '', /S3_ERROR: .*(wrong credentials|secret key is wrong)/);
+      const entry = (await clusterStatus())?.backups?.find((backup) => backup.schedule === `${name}-backup`);
+      assert.equal(entry?.lastAttempt?.outcome, 'Failed');
+      assert.equal(entry?.lastFailure?.code, 'S3_ERROR');
+      // Told by the pass that saw the Pod end: the condition's transition follows the container's end closely.
+      const lag = Date.parse(failed.lastTransitionTime) - Date.parse(entry?.lastFailure?.time ?? '');
+      assert.ok(lag >= 0 && lag <= 30_000, `BackupReady turned ${lag} ms after the attempt ended`);
+      const warning = await waitFor(async () => (await events('BackupFailed'))[0], {
+        what: 'a BackupFailed Event',
+        timeoutMs: 10_000,
+        intervalMs: 500,
+      });
+      assert.equal(warning.type, 'Warning');
+      assert.match(warning.message ?? '', /S3_ERROR/);
+
+      await setSecretKey(env.minio!.secretKey);
+      const recovered = await waitFor(
+        async () => {
+          const read = await clusterStatus();
+          const ready = read?.conditions?.find((condition) => condition.type === 'BackupReady');
+          return ready?.status === 'True' ? read : undefined;
+        },
+        { what: 'BackupReady True after the fix', timeoutMs: 150_000, intervalMs: 1_000 },
+      );
+      assert.ok(
+        Date.parse(recovered?.lastBackupTime ?? '') > Date.parse(before ?? ''),
+        `${recovered?.lastBackupTime} after ${before}`,
+      );
+      const normal = await waitFor(async () => (await events('BackupRecovered'))[0], {
+        what: 'a BackupRecovered Event',
+        timeoutMs: 10_000,
+        intervalMs: 500,
+      });
+      assert.equal(normal.type, 'Normal');
+    } finally {
+      await setSecretKey(env.minio!.secretKey);
+      await env.kubectl(['patch', 'cronjob', `${name}-backup`, '-n', ns, '-p', '{"spec":{"suspend":true}}']);
     }
   });
 
