@@ -10,6 +10,7 @@ import {
   operatorCronJob,
 } from './cluster/operator-cronjob.js';
 import {
+  BACKUP_CONTAINER_NAME,
   type Compression,
   DEFAULT_COMPRESSION,
   DEFAULT_KEEP_LAST,
@@ -214,7 +215,7 @@ export class EtcdBackupSchedule extends Construct {
       },
       podLabels: { [BACKUP_SCHEDULE_LABEL]: this.cronJobName },
       container: {
-        name: 'backup',
+        name: BACKUP_CONTAINER_NAME,
         args: backupArgs(target, options),
         terminationMessagePath: TERMINATION_LOG_PATH,
         env: namespaceEnv(target),

@@ -41,3 +41,6 @@ export const DEFAULT_KEEP_LAST = 7;
  * termination message (the kubelet's default `terminationMessagePath`; docs/design/backup-status.md).
  */
 export const TERMINATION_LOG_PATH = '/dev/termination-log';
+
+/** The container of a backup Job's Pod, whose termination message the controller reads. */
+export const BACKUP_CONTAINER_NAME = 'backup';

@@ -1,12 +1,10 @@
 // A backup attempt as its ended Pod tells it (docs/design/backup-status.md, "Who reports"): the schedule it ran for,
 // its Job, when it ended and how, with the report `backup save` left in its termination message.
 import type { V1Pod } from '@kubernetes/client-node';
-import { BACKUP_SCHEDULE_LABEL } from '../../constructs/conventions/index.js';
+import { BACKUP_CONTAINER_NAME, BACKUP_SCHEDULE_LABEL } from '../../constructs/conventions/index.js';
 import { ExitCode } from '../backup/exit-codes.js';
 import { decodeBackupReport } from '../backup/termination-report.js';
-
-/** The container of a backup Job's Pod (`EtcdBackupSchedule`). */
-export const BACKUP_CONTAINER = 'backup';
+import { kubeTime } from '../status/conditions.js';
 
 /** The code of an attempt that ended without a report and with an exit code none of ours: killed (OOM, node). */
 export const KILLED = 'KILLED';
@@ -37,7 +35,7 @@ const exitCodeName = (code: number): string | undefined =>
 /** The attempt of a backup Pod whose container has ended; `undefined` for any other Pod. */
 export function backupAttemptOf(pod: V1Pod): BackupAttempt | undefined {
   const schedule = pod.metadata?.labels?.[BACKUP_SCHEDULE_LABEL];
-  const container = pod.status?.containerStatuses?.find((status) => status.name === BACKUP_CONTAINER);
+  const container = pod.status?.containerStatuses?.find((status) => status.name === BACKUP_CONTAINER_NAME);
   const ended = container?.state?.terminated;
   if (!schedule || !ended?.finishedAt) return undefined;
   const base: AttemptBase = {
@@ -47,7 +45,7 @@ export function backupAttemptOf(pod: V1Pod): BackupAttempt | undefined {
       pod.metadata?.ownerReferences?.find((o) => o.kind === 'Job')?.name ??
       '',
     pod: pod.metadata?.name ?? '',
-    time: new Date(ended.finishedAt).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    time: kubeTime(new Date(ended.finishedAt)),
   };
   const report = decodeBackupReport(ended.message);
   if (ended.exitCode === 0) {

@@ -3,11 +3,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1CronJob, V1Pod } from '@kubernetes/client-node';
+import { BACKUP_CONTAINER_NAME } from '../../../constructs/conventions/index.js';
 import type { Condition } from '../../../constructs/imports/etcd.gitops.dev.js';
 import { encodeBackupReport } from '../../../controller/backup/termination-report.js';
 import type { EtcdCluster } from '../../../controller/etcdcluster/api.js';
 import {
-  BACKUP_CONTAINER,
   type BackupAttempt,
   backupAttemptOf,
   KILLED,
@@ -40,7 +40,7 @@ function pod(
     status: {
       containerStatuses: [
         {
-          name: BACKUP_CONTAINER,
+          name: BACKUP_CONTAINER_NAME,
           image: 'x',
           imageID: 'x',
           ready: false,
