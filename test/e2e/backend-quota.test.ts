@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { BatchV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { App, Chart } from 'cdk8s';
 import type { Etcd3 } from 'etcd3';
 import { etcdClusterCrd } from '../../constructs/api/crds.js';
@@ -15,9 +15,9 @@ import { DEFAULT_OPERATOR_NAMESPACE } from '../../constructs/conventions/names.j
 import { EtcdCluster } from '../../constructs/etcd-cluster.js';
 import { restrictedNamespaceLabels } from '../../constructs/security.js';
 import { connect } from '../../controller/etcd/client.js';
-import type { EtcdCluster as EtcdClusterResource } from '../../controller/etcdcluster/api.js';
 import { etcdVersions } from '../env/binaries.js';
 import { type Environment, outsideClusterCidr, startEnvironment } from '../env/environment.js';
+import { readEtcdCluster } from '../env/etcd-cluster.js';
 import { waitFor } from '../env/wait.js';
 import { driveReconciler, type ReconcileDriver } from './reconcile-driver.js';
 
@@ -45,14 +45,7 @@ describe('backend quota, NOSPACE and defrag on the local Kubernetes', () => {
     );
   };
 
-  const clusterResource = async () =>
-    (await env.kubeConfig.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({
-      group: 'etcd.gitops.dev',
-      version: 'v1alpha1',
-      plural: 'etcdclusters',
-      namespace: ns,
-      name,
-    })) as EtcdClusterResource;
+  const clusterResource = () => readEtcdCluster(env.kubeConfig, ns, name);
   const degraded = async () =>
     (await clusterResource()).status?.conditions?.find((condition) => condition.type === 'Degraded');
   const batch = () => env.kubeConfig.makeApiClient(BatchV1Api);

@@ -4,15 +4,15 @@
 // (docs/design/backup-status.md): the stored key and revision, BackupReady, Events and the Last Backup column.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { BatchV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { App, Chart } from 'cdk8s';
 import { etcdClusterCrd } from '../../constructs/api/crds.js';
 import { DEFAULT_OPERATOR_NAMESPACE } from '../../constructs/conventions/names.js';
 import { EtcdCluster } from '../../constructs/etcd-cluster.js';
 import { restrictedNamespaceLabels } from '../../constructs/security.js';
-import type { EtcdCluster as EtcdClusterResource } from '../../controller/etcdcluster/api.js';
 import { etcdVersions } from '../env/binaries.js';
 import { type Environment, outsideClusterCidr, startEnvironment } from '../env/environment.js';
+import { readEtcdCluster } from '../env/etcd-cluster.js';
 import { waitFor } from '../env/wait.js';
 import { createBucket, minioClient } from '../integration/helpers/backup-cli.js';
 import { createS3Secret } from '../integration/helpers/restore-kube.js';
@@ -28,16 +28,7 @@ describe('backup CronJob on the local Kubernetes', () => {
   let driver: ReconcileDriver | undefined;
 
   const batch = () => env.kubeConfig.makeApiClient(BatchV1Api);
-  const clusterStatus = async () =>
-    (
-      (await env.kubeConfig.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({
-        group: 'etcd.gitops.dev',
-        version: 'v1alpha1',
-        plural: 'etcdclusters',
-        namespace: ns,
-        name,
-      })) as EtcdClusterResource
-    ).status;
+  const clusterStatus = async () => (await readEtcdCluster(env.kubeConfig, ns, name)).status;
   const backupReady = async () =>
     (await clusterStatus())?.conditions?.find((condition) => condition.type === 'BackupReady');
   const events = async (reason: string) =>

@@ -6,13 +6,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CoreV1Api, CustomObjectsApi, DiscoveryV1Api } from '@kubernetes/client-node';
+import { CoreV1Api, DiscoveryV1Api } from '@kubernetes/client-node';
 import { etcdClusterCrd } from '../../constructs/api/crds.js';
 import { restrictedNamespaceLabels } from '../../constructs/security.js';
-import type { EtcdCluster } from '../../controller/etcdcluster/api.js';
 import { DOOMED_DETAIL } from '../../controller/etcdcluster/plan-facts.js';
 import { etcdVersions } from '../env/binaries.js';
 import { type Environment, startEnvironment } from '../env/environment.js';
+import { readEtcdCluster } from '../env/etcd-cluster.js';
 import { waitFor } from '../env/wait.js';
 import { assertHealthAsExpected } from '../health/judge.js';
 import type { Recording } from '../health/recorded.js';
@@ -37,14 +37,7 @@ describe('EtcdCluster membership on the local Kubernetes', () => {
   let driver: ReconcileDriver | undefined;
   let recorder: StatusRecorder;
 
-  const read = async () =>
-    (await env.kubeConfig.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({
-      group: 'etcd.gitops.dev',
-      version: 'v1alpha1',
-      plural: 'etcdclusters',
-      namespace: ns,
-      name,
-    })) as EtcdCluster;
+  const read = () => readEtcdCluster(env.kubeConfig, ns, name);
   /** The cluster's Events with `reason`. */
   const events = async (reason: string) =>
     (
