@@ -28,6 +28,7 @@ import {
   DEFAULT_S3_REGION,
   type SseAlgorithm,
 } from './conventions/s3.js';
+import { EtcdRestoreDrill, type EtcdRestoreDrillOptions } from './restore-drill.js';
 import { validateBucketName } from './validate/bucket.js';
 import { validateCron } from './validate/cron.js';
 import { type DurationInput, durationOf } from './validate/duration.js';
@@ -126,6 +127,16 @@ export interface EtcdBackupScheduleOptions extends CronScheduleOptions {
 export interface EtcdBackupTarget extends OperatorJobTarget {
   /** The backup Jobs' ServiceAccount (`<cluster>-backup`, no API rights). */
   readonly serviceAccountName: string;
+  /**
+   * The cluster's etcd, which a restore drill restores with and serves the backup on.
+   * @default - unknown: `addRestoreDrill()` throws
+   */
+  readonly etcd?: {
+    readonly version: string;
+    readonly image: string;
+    /** The effective backend quota. */
+    readonly quotaBackendBytes: number;
+  };
 }
 
 function validateOptions(o: EtcdBackupScheduleOptions): void {
@@ -157,6 +168,18 @@ function validateOptions(o: EtcdBackupScheduleOptions): void {
   validateInteger('backoffLimit', o.backoffLimit ?? 2, 0, 10);
 }
 
+/** Where a schedule's backups are: the flags `backup save` and `drill fetch` share, defaults applied. */
+function scheduleLocation(o: EtcdBackupScheduleOptions) {
+  return {
+    bucket: o.bucket,
+    keyTemplate: `${o.prefix ?? ''}${o.keyTemplate ?? DEFAULT_KEY_TEMPLATE}`,
+    s3Endpoint: o.endpoint,
+    region: o.region ?? DEFAULT_S3_REGION,
+    forcePathStyle: o.forcePathStyle,
+    checksumMode: o.checksumMode ?? DEFAULT_CHECKSUM_MODE,
+  };
+}
+
 /** The `backup save` arguments of a schedule (the flag table: conventions/cli/backup-save.ts). */
 export function backupArgs(target: EtcdBackupTarget, o: EtcdBackupScheduleOptions): string[] {
   const namespace = target.namespace ?? `$(${NAMESPACE_ENV})`;
@@ -164,12 +187,7 @@ export function backupArgs(target: EtcdBackupTarget, o: EtcdBackupScheduleOption
     ...clusterConnectionArgs(target),
     namespace,
     cluster: target.clusterName,
-    bucket: o.bucket,
-    keyTemplate: `${o.prefix ?? ''}${o.keyTemplate ?? DEFAULT_KEY_TEMPLATE}`,
-    s3Endpoint: o.endpoint,
-    region: o.region ?? DEFAULT_S3_REGION,
-    forcePathStyle: o.forcePathStyle,
-    checksumMode: o.checksumMode ?? DEFAULT_CHECKSUM_MODE,
+    ...scheduleLocation(o),
     compression: o.compression ?? DEFAULT_COMPRESSION,
     sse: o.sse,
     sseKmsKeyId: o.sseKmsKeyId,
@@ -185,6 +203,8 @@ export class EtcdBackupSchedule extends Construct {
   public readonly cronJobName: string;
   /** The CronJob. */
   public readonly cronJob: k8s.KubeCronJob;
+  private readonly target: EtcdBackupTarget;
+  private readonly options: EtcdBackupScheduleOptions;
 
   public constructor(
     scope: Construct,
@@ -194,6 +214,8 @@ export class EtcdBackupSchedule extends Construct {
   ) {
     super(scope, id);
     validateOptions(options);
+    this.target = target;
+    this.options = options;
     this.cronJobName = backupCronJobName(target.clusterName, options.name);
     validateDnsLabel(options.name === undefined ? 'cluster name' : 'name', this.cronJobName, 52);
     this.cronJob = operatorCronJob(this, 'Resource', {
@@ -222,5 +244,43 @@ export class EtcdBackupSchedule extends Construct {
         envFrom: [{ secretRef: { name: options.credentialsSecretName } }],
       },
     });
+  }
+
+  /**
+   * A CronJob `<this CronJob>-drill` that restores this schedule's newest backup into its own scratch volume, serves
+   * it with a throw-away etcd of the cluster's version on the Pod's loopback and counts its keys, never touching the
+   * cluster; the controller reports the result as `status.backups[].lastDrill` (docs/design/restore-drill.md).
+   * Needs Kubernetes 1.29 or later (the etcd runs as a sidecar). At most one per schedule.
+   */
+  public addRestoreDrill(options: EtcdRestoreDrillOptions): EtcdRestoreDrill {
+    const { etcd } = this.target;
+    if (etcd === undefined) {
+      throw new Error(
+        `backup schedule '${this.cronJobName}': addRestoreDrill() needs the cluster's etcd (the target's 'etcd'); make the schedule with EtcdCluster.addBackupSchedule()`,
+      );
+    }
+    if (this.node.tryFindChild('Drill')) {
+      throw new Error(
+        `backup schedule '${this.cronJobName}' already has a restore drill: addRestoreDrill() once per schedule`,
+      );
+    }
+    const o = this.options;
+    return new EtcdRestoreDrill(
+      this,
+      'Drill',
+      {
+        clusterName: this.target.clusterName,
+        namespace: this.target.namespace,
+        backupCronJob: this.cronJobName,
+        serviceAccountName: this.target.serviceAccountName,
+        credentialsSecretName: o.credentialsSecretName,
+        location: scheduleLocation(o),
+        etcdVersion: etcd.version,
+        etcdImage: etcd.image,
+        quotaBackendBytes: etcd.quotaBackendBytes,
+        image: this.target.image,
+      },
+      options,
+    );
   }
 }

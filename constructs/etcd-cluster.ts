@@ -26,7 +26,7 @@ import {
 import { resolveOperator } from './cluster/operator-identity.js';
 import { longestCronGapSeconds } from './conventions/cron.js';
 import { effectiveQuotaBytes } from './conventions/etcd-backend.js';
-import { DEFAULT_OPERATOR_IMAGE } from './conventions/images.js';
+import { DEFAULT_OPERATOR_IMAGE, defaultEtcdImage } from './conventions/images.js';
 import { type Component, clusterLabels, memberSelector } from './conventions/labels.js';
 import { DEFAULT_STORAGE_SIZE, MAX_CLUSTER_NAME_LENGTH } from './conventions/limits.js';
 import {
@@ -347,6 +347,11 @@ export class EtcdCluster extends Construct {
         serviceAccountName,
         clientCertificateSecretName: this.tls?.client?.clientSecretName,
         image: this.operatorImage(),
+        etcd: {
+          version: this.spec.version,
+          image: this.spec.image ?? defaultEtcdImage(this.spec.version),
+          quotaBackendBytes: effectiveQuotaBytes(this.spec, DEFAULT_STORAGE_SIZE),
+        },
       },
       options,
     );

@@ -14,6 +14,7 @@ const subcommands: Record<string, () => Promise<number | undefined>> = {
   [Subcommand.BACKUP]: async () => (await import('./backup/cli.js')).main(args),
   [Subcommand.RESTORE]: async () => (await import('./restore/cli.js')).main(args),
   [Subcommand.DEFRAG]: async () => (await import('./defrag/cli.js')).main(args),
+  [Subcommand.DRILL]: async () => (await import('./drill/cli.js')).main(args),
 };
 
 const start = subcommands[subcommand ?? ''];

@@ -119,9 +119,18 @@ export interface OperatorCronJobProps extends CronScheduleOptions {
   readonly defaultResources: JobResources;
   /** Labels of the Jobs and their Pods besides the cluster's. @default - none */
   readonly podLabels?: Readonly<Record<string, string>>;
+  /**
+   * Init containers before the Job's container, as given (a sidecar's `restartPolicy` is patched in by the caller:
+   * cdk8s-plus-27's types predate it). @default - none
+   */
+  readonly initContainers?: k8s.Container[];
+  /** Volumes besides `/tmp` and the client certificate. @default - none */
+  readonly volumes?: k8s.Volume[];
   readonly container: {
     readonly name: string;
     readonly args: string[];
+    /** Mounts besides `/tmp` and the client certificate. @default - none */
+    readonly volumeMounts?: k8s.VolumeMount[];
     /** @default - the kubelet's, `/dev/termination-log` */
     readonly terminationMessagePath?: string;
     readonly env?: k8s.EnvVar[];
@@ -178,6 +187,7 @@ function podSpec(props: OperatorCronJobProps): k8s.PodSpec {
     automountServiceAccountToken: false,
     restartPolicy: 'Never',
     securityContext: restrictedPodSecurityContext(),
+    initContainers: props.initContainers,
     containers: [
       {
         name: container.name,
@@ -190,9 +200,13 @@ function podSpec(props: OperatorCronJobProps): k8s.PodSpec {
         envFrom: container.envFrom,
         resources: containerResources('resources', resources.requests, resources.limits),
         securityContext: restrictedContainerSecurityContext(),
-        volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }, ...tlsMounts],
+        volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }, ...tlsMounts, ...(container.volumeMounts ?? [])],
       },
     ],
-    volumes: [{ name: 'tmp', emptyDir: { sizeLimit: k8s.Quantity.fromString('64Mi') } }, ...tlsVolumes],
+    volumes: [
+      { name: 'tmp', emptyDir: { sizeLimit: k8s.Quantity.fromString('64Mi') } },
+      ...tlsVolumes,
+      ...(props.volumes ?? []),
+    ],
   };
 }

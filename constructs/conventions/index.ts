@@ -2,6 +2,7 @@ export * from './annotations.js';
 export * from './api.js';
 export * from './backup.js';
 export * from './cli/index.js';
+export * from './drill.js';
 export * from './duration.js';
 export * from './etcd-backend.js';
 export * from './failure-detection.js';

@@ -19,7 +19,7 @@ export const RETAINED_BY_RESTORE_LABEL = `${API_GROUP}/retained-by-restore`;
  *  (docs/design/backup-status.md). */
 export const BACKUP_SCHEDULE_LABEL = `${API_GROUP}/backup-schedule`;
 
-export type Component = 'member' | 'backup' | 'defrag' | 'restore' | 'controller';
+export type Component = 'member' | 'backup' | 'defrag' | 'restore' | 'restore-drill' | 'controller';
 
 /** The labels that select one component of one instance (immutable selectors use exactly these). */
 export function selectorLabels(name: string, instance: string, component: Component): Record<string, string> {

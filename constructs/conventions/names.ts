@@ -34,6 +34,11 @@ export function backupCronJobName(cluster: string, schedule?: string): string {
   return schedule === undefined ? base : `${base}-${schedule}`;
 }
 
+/** `<backup CronJob>-drill`: the restore drill CronJob of one backup schedule (docs/design/restore-drill.md). */
+export function drillCronJobName(backupCronJob: string): string {
+  return `${backupCronJob}-drill`;
+}
+
 /** `<cluster>-defrag`: the defrag CronJob and its ServiceAccount (no API rights). */
 export function defragCronJobName(cluster: string): string {
   return `${cluster}-defrag`;

@@ -1,6 +1,5 @@
 // `etcd-gitops backup save|status`: flags → options → verb; logs as JSON on stderr, results on stdout,
 // named exit codes (exit-codes.ts, README "## Backups").
-import { writeFileSync } from 'node:fs';
 import pino, { type Logger } from 'pino';
 import { backupSave } from '../../constructs/conventions/cli/backup-save.js';
 import { backupStatus } from '../../constructs/conventions/cli/backup-status.js';
@@ -10,7 +9,7 @@ import { BackupError, ExitCode, type ExitCodeName } from './exit-codes.js';
 import { formatTable } from './format.js';
 import { save } from './save.js';
 import { status } from './status.js';
-import { type BackupReport, encodeBackupReport, REPORT_VERSION } from './termination-report.js';
+import { type BackupReport, encodeBackupReport, REPORT_VERSION, writeReport } from './termination-report.js';
 
 const usageText = `usage: ${backupSave.usage}
        ${backupStatus.usage}
@@ -68,7 +67,7 @@ async function runSave(
   const { terminationLogPath, ...options } = parseSaveArgs(argv);
   const started = Date.now();
   const tell = (report: BackupReport) => {
-    if (terminationLogPath) writeReport(terminationLogPath, report, log);
+    if (terminationLogPath) writeReport(terminationLogPath, encodeBackupReport(report), log);
   };
   try {
     const result = await save(options, log, signal);
@@ -86,15 +85,6 @@ async function runSave(
     const code: ExitCodeName = error instanceof BackupError ? error.code : 'INTERNAL';
     tell({ v: REPORT_VERSION, outcome: 'Failed', code, reason: (error as Error).message ?? String(error) });
     throw error;
-  }
-}
-
-/** Writes the report; a file that cannot be written is logged, never a failure of the backup itself. */
-function writeReport(path: string, report: BackupReport, log: Logger): void {
-  try {
-    writeFileSync(path, encodeBackupReport(report));
-  } catch (error) {
-    log.warn({ path, err: (error as Error).message }, 'Could not write the termination report');
   }
 }
 

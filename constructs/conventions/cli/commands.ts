@@ -5,7 +5,9 @@ export const Subcommand = {
   BACKUP: 'backup',
   RESTORE: 'restore',
   DEFRAG: 'defrag',
+  DRILL: 'drill',
 } as const;
 
 export const BackupVerb = { SAVE: 'save', STATUS: 'status' } as const;
 export const RestoreVerb = { FETCH: 'fetch', FROM_MEMBER: 'from-member' } as const;
+export const DrillVerb = { FETCH: 'fetch', CHECK: 'check' } as const;

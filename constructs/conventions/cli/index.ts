@@ -4,6 +4,7 @@ export * from './codec.js';
 export * from './commands.js';
 export * from './controller.js';
 export * from './defrag.js';
+export * from './drill.js';
 export * from './flag-table.js';
 export * from './restore-fetch.js';
 export * from './restore-from-member.js';

@@ -36,7 +36,7 @@ export function s3Args(minio: Pick<Minio, 'endpoint'>, bucket: string): string[]
  * JSON log lines of stderr. `onSpawn` gets the child's pid (to signal it mid-run).
  */
 export function runCli(
-  command: 'backup' | 'restore' | 'defrag',
+  command: 'backup' | 'restore' | 'defrag' | 'drill',
   args: string[],
   env: Record<string, string> = {},
   onSpawn?: (pid: number) => void,
