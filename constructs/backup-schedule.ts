@@ -28,7 +28,7 @@ import {
   DEFAULT_S3_REGION,
   type SseAlgorithm,
 } from './conventions/s3.js';
-import { EtcdRestoreDrill, type EtcdRestoreDrillOptions } from './restore-drill.js';
+import { type EtcdBackupLocation, EtcdRestoreDrill, type EtcdRestoreDrillOptions } from './restore-drill.js';
 import { validateBucketName } from './validate/bucket.js';
 import { validateCron } from './validate/cron.js';
 import { type DurationInput, durationOf } from './validate/duration.js';
@@ -169,7 +169,7 @@ function validateOptions(o: EtcdBackupScheduleOptions): void {
 }
 
 /** Where a schedule's backups are: the flags `backup save` and `drill fetch` share, defaults applied. */
-function scheduleLocation(o: EtcdBackupScheduleOptions) {
+function scheduleLocation(o: EtcdBackupScheduleOptions): EtcdBackupLocation {
   return {
     bucket: o.bucket,
     keyTemplate: `${o.prefix ?? ''}${o.keyTemplate ?? DEFAULT_KEY_TEMPLATE}`,

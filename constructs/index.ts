@@ -69,5 +69,12 @@ export {
   type OperatorAlertPendingFor,
 } from './monitoring/alerts.js';
 export type { MonitoringOptions, PrometheusRuleOptions } from './monitoring/options.js';
+export {
+  DEFAULT_DRILL_ETCD_RESOURCES,
+  type EtcdBackupLocation,
+  EtcdRestoreDrill,
+  type EtcdRestoreDrillOptions,
+  type EtcdRestoreDrillTarget,
+} from './restore-drill.js';
 export type { DurationInput } from './validate/duration.js';
 export type { QuantityInput, ResourceQuantities } from './validate/quantity.js';

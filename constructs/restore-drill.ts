@@ -1,6 +1,5 @@
 // A restore drill CronJob for one backup schedule: the newest backup restored into the Pod's own scratch volume and
 // served by a throw-away etcd on the Pod's loopback, never touching the cluster (docs/design/restore-drill.md).
-import { JsonPatch } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { containerResources, memoryLimitBytes, nodeOptionsEnv } from './cluster/container-resources.js';
@@ -27,6 +26,7 @@ import { DEFAULT_OPERATOR_IMAGE, ETCD_BINARY, OPERATOR_ENTRYPOINT } from './conv
 import { BACKUP_SCHEDULE_LABEL } from './conventions/labels.js';
 import { DEFAULT_BACKUP_RESOURCES, jobNodeOptions } from './conventions/limits.js';
 import { drillCronJobName } from './conventions/names.js';
+import type { ChecksumMode } from './conventions/s3.js';
 import { restrictedContainerSecurityContext } from './security.js';
 import { validateCron } from './validate/cron.js';
 import { type DurationInput, durationOf } from './validate/duration.js';
@@ -73,8 +73,31 @@ export interface EtcdRestoreDrillOptions extends CronScheduleOptions {
   readonly historyLimit?: { readonly successful?: number; readonly failed?: number };
 }
 
+/** Where a backup schedule's backups are, defaults applied: what `drill fetch` looks under. */
+export interface EtcdBackupLocation {
+  /** S3 bucket. */
+  readonly bucket: string;
+  /** The key template, the schedule's prefix included; the newest backup is looked for under its fixed part. */
+  readonly keyTemplate: string;
+  /**
+   * S3 endpoint URL, for S3-compatible stores.
+   * @default - AWS S3
+   */
+  readonly s3Endpoint?: string;
+  /** S3 region. */
+  readonly region: string;
+  /**
+   * Path-style addressing.
+   * @default false
+   */
+  readonly forcePathStyle?: boolean;
+  /** SDK checksums (`CHECKSUM_MODES`). */
+  readonly checksumMode: ChecksumMode;
+}
+
 /** What a drill needs to know about the schedule it drills and its cluster. */
 export interface EtcdRestoreDrillTarget {
+  /** The cluster's name (`metadata.name` of its EtcdCluster). */
   readonly clusterName: string;
   /** Namespace, or undefined to read it from the Pod at run time. */
   readonly namespace?: string;
@@ -84,17 +107,18 @@ export interface EtcdRestoreDrillTarget {
   readonly serviceAccountName: string;
   /** The drilled schedule's credentials Secret. */
   readonly credentialsSecretName: string;
-  /** The `drill fetch` flags that say where the schedule's backups are (bucket, key template, S3 connection). */
-  readonly location: Pick<
-    Parameters<typeof drillFetch.args>[0],
-    'bucket' | 'keyTemplate' | 's3Endpoint' | 'region' | 'forcePathStyle' | 'checksumMode'
-  >;
-  /** The cluster's etcd version (the restore tool's, and the newest a backup may come from) and image. */
+  /** Where the schedule's backups are. */
+  readonly location: EtcdBackupLocation;
+  /** The cluster's etcd version: the restore tool's, and the newest a backup may come from. */
   readonly etcdVersion: string;
+  /** The cluster's etcd image, which the drill's sidecar runs. */
   readonly etcdImage: string;
   /** The cluster's effective backend quota: the default scratch size is twice it. */
   readonly quotaBackendBytes: number;
-  /** @default - DEFAULT_OPERATOR_IMAGE */
+  /**
+   * The image of the `fetch` and `check` containers unless the drill names one.
+   * @default - DEFAULT_OPERATOR_IMAGE
+   */
   readonly image?: string;
 }
 
@@ -195,7 +219,8 @@ export class EtcdRestoreDrill extends Construct {
       },
       defaultResources: DEFAULT_BACKUP_RESOURCES,
       podLabels: { [BACKUP_SCHEDULE_LABEL]: target.backupCronJob },
-      initContainers: [fetch, etcdSidecar(target, options)],
+      initContainers: [fetch],
+      sidecars: [etcdSidecar(target, options)],
       volumes: [{ name: DRILL_VOLUME, emptyDir: { sizeLimit: k8s.Quantity.fromString(scratch) } }],
       container: {
         name: DRILL_CHECK_CONTAINER,
@@ -207,9 +232,5 @@ export class EtcdRestoreDrill extends Construct {
         volumeMounts: [{ name: DRILL_VOLUME, mountPath: DRILL_DIR, readOnly: true }],
       },
     });
-    // The etcd container is a sidecar (Kubernetes 1.29+): started after `fetch`, stopped once `check` has ended.
-    this.cronJob.addJsonPatch(
-      JsonPatch.add('/spec/jobTemplate/spec/template/spec/initContainers/1/restartPolicy', 'Always'),
-    );
   }
 }

@@ -1,5 +1,6 @@
-// dist/02-example.k8s.yaml: a 3-member etcd 3.6 cluster in its own namespace, and a backup every 6 hours to
-// S3-compatible storage, suspended until its Secret and endpoint exist (README, "Plain kubectl").
+// dist/02-example.k8s.yaml: a 3-member etcd 3.6 cluster in its own namespace, a backup every 6 hours to
+// S3-compatible storage and a daily restore drill of it, suspended until its Secret and endpoint exist (README,
+// "Plain kubectl").
 import { Chart } from 'cdk8s';
 import type { Construct } from 'constructs';
 import { EtcdCluster } from '../constructs/etcd-cluster.js';
@@ -30,7 +31,7 @@ export class ExampleChart extends Chart {
     });
     // The Secret is created out of band (kubectl, Sealed Secrets, External Secrets): it is not in Git. Suspended,
     // so that dist/ applied as shipped runs no Job that can only fail; `kubectl create job --from` still works.
-    this.cluster.addBackupSchedule({
+    const backups = this.cluster.addBackupSchedule({
       schedule: '0 */6 * * *',
       bucket: 'etcd-backups',
       endpoint: 'http://minio.etcd-example.svc:9000',
@@ -39,5 +40,8 @@ export class ExampleChart extends Chart {
       keepLast: 7,
       suspend: true,
     });
+    // Daily, the newest backup restored into the drill Pod's own volume and served by a throw-away etcd: proof that
+    // it restores (docs/design/restore-drill.md). Suspended with the schedule it drills.
+    backups.addRestoreDrill({ schedule: '30 4 * * *', suspend: true });
   }
 }

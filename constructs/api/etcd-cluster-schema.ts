@@ -598,6 +598,29 @@ export const backupScheduleStatusSchema: JsonSchema = {
         reason: { type: 'string' },
       },
     },
+    lastDrill: {
+      type: 'object',
+      description:
+        "The newest restore drill of this schedule's newest backup seen ended (docs/design/restore-drill.md): on success what the restored etcd served, on failure why.",
+      properties: {
+        time: time('When the drill ended.'),
+        job: { type: 'string' },
+        outcome: { type: 'string', enum: ['Succeeded', 'Failed'] },
+        key: { type: 'string', description: 'Object key of the drilled backup.' },
+        revision: { type: 'string', description: 'The revision the backup recorded.' },
+        servedRevision: {
+          type: 'string',
+          description: 'The revision the restored etcd served: at least revision plus the restore bump.',
+        },
+        keys: { type: 'integer', format: 'int64', description: 'Keys the restored etcd counted.' },
+        code: {
+          type: 'string',
+          description:
+            'On failure: the exit code name (CHECKSUM_MISMATCH, S3_ERROR, ETCD_UNAVAILABLE, ...) or KILLED.',
+        },
+        reason: { type: 'string' },
+      },
+    },
   },
 };
 

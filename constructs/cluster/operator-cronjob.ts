@@ -119,11 +119,13 @@ export interface OperatorCronJobProps extends CronScheduleOptions {
   readonly defaultResources: JobResources;
   /** Labels of the Jobs and their Pods besides the cluster's. @default - none */
   readonly podLabels?: Readonly<Record<string, string>>;
-  /**
-   * Init containers before the Job's container, as given (a sidecar's `restartPolicy` is patched in by the caller:
-   * cdk8s-plus-27's types predate it). @default - none
-   */
+  /** Init containers that run to completion before the rest, as given. @default - none */
   readonly initContainers?: k8s.Container[];
+  /**
+   * Sidecars (Kubernetes 1.29+: init containers with `restartPolicy: Always`), started after `initContainers` and
+   * stopped once the Job's container has ended. @default - none
+   */
+  readonly sidecars?: k8s.Container[];
   /** Volumes besides `/tmp` and the client certificate. @default - none */
   readonly volumes?: k8s.Volume[];
   readonly container: {
@@ -138,34 +140,64 @@ export interface OperatorCronJobProps extends CronScheduleOptions {
   };
 }
 
+/**
+ * A CronJob whose Pod may have sidecars: cdk8s-plus-27's types (Kubernetes 1.27) drop a container's
+ * `restartPolicy` when they render, so it is set on the rendered object (a JSON patch would be dropped too).
+ */
+class KubeCronJobWithSidecars extends k8s.KubeCronJob {
+  public constructor(
+    scope: Construct,
+    id: string,
+    props: k8s.KubeCronJobProps,
+    private readonly sidecarIndexes: readonly number[],
+  ) {
+    super(scope, id, props);
+  }
+
+  // biome-ignore lint/suspicious/noExplicitAny: cdk8s's own toJson() returns any.
+  public override toJson(): any {
+    const json = super.toJson();
+    const initContainers = json.spec.jobTemplate.spec.template.spec.initContainers;
+    for (const index of this.sidecarIndexes) initContainers[index].restartPolicy = 'Always';
+    return json;
+  }
+}
+
 export function operatorCronJob(scope: Construct, id: string, props: OperatorCronJobProps): k8s.KubeCronJob {
   const labels = clusterLabels(props.clusterName, props.component);
   const podLabels = { ...labels, ...props.podLabels };
-  return new k8s.KubeCronJob(scope, id, {
-    metadata: {
-      name: props.name,
-      namespace: props.namespace,
-      labels,
-      annotations: { [SYNC_WAVE]: SyncWave.CLUSTERS },
-    },
-    spec: {
-      schedule: props.schedule,
-      timeZone: props.timeZone === undefined ? undefined : validateTimeZone(props.timeZone),
-      suspend: props.suspend ?? false,
-      concurrencyPolicy: 'Forbid',
-      startingDeadlineSeconds: props.startingDeadlineSeconds,
-      successfulJobsHistoryLimit: props.historyLimit.successful,
-      failedJobsHistoryLimit: props.historyLimit.failed,
-      jobTemplate: {
-        metadata: { labels: podLabels },
-        spec: {
-          backoffLimit: props.backoffLimit,
-          activeDeadlineSeconds: props.activeDeadlineSeconds,
-          template: { metadata: { labels: podLabels }, spec: podSpec(props) },
+  const initCount = props.initContainers?.length ?? 0;
+  const sidecarIndexes = (props.sidecars ?? []).map((_, i) => initCount + i);
+  return new KubeCronJobWithSidecars(
+    scope,
+    id,
+    {
+      metadata: {
+        name: props.name,
+        namespace: props.namespace,
+        labels,
+        annotations: { [SYNC_WAVE]: SyncWave.CLUSTERS },
+      },
+      spec: {
+        schedule: props.schedule,
+        timeZone: props.timeZone === undefined ? undefined : validateTimeZone(props.timeZone),
+        suspend: props.suspend ?? false,
+        concurrencyPolicy: 'Forbid',
+        startingDeadlineSeconds: props.startingDeadlineSeconds,
+        successfulJobsHistoryLimit: props.historyLimit.successful,
+        failedJobsHistoryLimit: props.historyLimit.failed,
+        jobTemplate: {
+          metadata: { labels: podLabels },
+          spec: {
+            backoffLimit: props.backoffLimit,
+            activeDeadlineSeconds: props.activeDeadlineSeconds,
+            template: { metadata: { labels: podLabels }, spec: podSpec(props) },
+          },
         },
       },
     },
-  });
+    sidecarIndexes,
+  );
 }
 
 function podSpec(props: OperatorCronJobProps): k8s.PodSpec {
@@ -187,7 +219,10 @@ function podSpec(props: OperatorCronJobProps): k8s.PodSpec {
     automountServiceAccountToken: false,
     restartPolicy: 'Never',
     securityContext: restrictedPodSecurityContext(),
-    initContainers: props.initContainers,
+    initContainers:
+      props.initContainers || props.sidecars
+        ? [...(props.initContainers ?? []), ...(props.sidecars ?? [])]
+        : undefined,
     containers: [
       {
         name: container.name,

@@ -55,11 +55,23 @@ export function defragSelector(cluster: string): Record<string, string> {
   return selectorLabels(ETCD_APP_NAME, cluster, 'defrag');
 }
 
-/** Selector of every cluster's backup CronJobs (and their Jobs' Pods): what the controller watches them by. */
-export const backupSchedulesSelector = selectorString({
-  [LABEL_MANAGED_BY]: MANAGED_BY,
-  [LABEL_COMPONENT]: 'backup',
-});
+/** The components whose CronJobs and Pods make a cluster's backups status: its backups and their restore drills. */
+export const BACKUP_STATUS_COMPONENTS = ['backup', 'restore-drill'] as const satisfies readonly Component[];
+
+const inBackupStatusComponents = `${LABEL_COMPONENT} in (${BACKUP_STATUS_COMPONENTS.join(',')})`;
+
+/** Selector of every cluster's backup and drill CronJobs (and their Jobs' Pods): what the controller watches. */
+export const backupSchedulesSelector = `${selectorString({ [LABEL_MANAGED_BY]: MANAGED_BY })},${inBackupStatusComponents}`;
+
+/** One cluster's backup and drill CronJobs and Pods, as label maps (an object matches one of them). */
+export function backupStatusSelectors(cluster: string): Record<string, string>[] {
+  return BACKUP_STATUS_COMPONENTS.map((component) => selectorLabels(ETCD_APP_NAME, cluster, component));
+}
+
+/** One cluster's backup and drill CronJobs and Pods, as the API's selector string. */
+export function backupStatusSelectorString(cluster: string): string {
+  return `${selectorString({ [LABEL_NAME]: ETCD_APP_NAME, [LABEL_INSTANCE]: cluster })},${inBackupStatusComponents}`;
+}
 
 /** Labels of the operator's objects (CRDs, RBAC, Deployment, Services). */
 export function operatorLabels(): Record<string, string> {

@@ -274,6 +274,24 @@ export interface EtcdBackupScheduleStatus {
     code?: string;
     reason?: string;
   };
+  /** The newest restore drill of this schedule's newest backup seen ended (docs/design/restore-drill.md): on success what the restored etcd served, on failure why. */
+  lastDrill?: {
+    /** When the drill ended. */
+    time?: string;
+    job?: string;
+    outcome?: 'Succeeded' | 'Failed';
+    /** Object key of the drilled backup. */
+    key?: string;
+    /** The revision the backup recorded. */
+    revision?: string;
+    /** The revision the restored etcd served: at least revision plus the restore bump. */
+    servedRevision?: string;
+    /** Keys the restored etcd counted. */
+    keys?: number;
+    /** On failure: the exit code name (CHECKSUM_MISMATCH, S3_ERROR, ETCD_UNAVAILABLE, ...) or KILLED. */
+    code?: string;
+    reason?: string;
+  };
 }
 
 /** Set while an EtcdRestore holds this cluster (docs/design/restore.md, "The lock"); the lock is its name. The EtcdRestore reconciler takes it with the token and source; the EtcdCluster reconciler performs the Pod and PVC steps by phase. */

@@ -28,6 +28,7 @@ export const CLUSTER_ALERT_PENDING_FOR = {
   EtcdRollingUpdateStuck: `${ROLLING_STUCK_MINUTES}m`,
   EtcdNoSpace: '1m',
   EtcdBackupTooOld: '10m',
+  EtcdBackupDrillFailed: '1m',
 } as const satisfies Readonly<Record<string, string>>;
 /** How long each cluster alert's condition must hold before it fires (Prometheus durations), per alert name. */
 export type ClusterAlertPendingFor = { readonly [A in keyof typeof CLUSTER_ALERT_PENDING_FOR]: string };
@@ -148,6 +149,22 @@ export function clusterAlerts(target: ClusterAlertTarget): RuleGroup {
         },
       }),
     ),
+    ...(target.backups.length > 0
+      ? [
+          {
+            alert: 'EtcdBackupDrillFailed',
+            // The controller's gauge (docs/design/restore-drill.md): a schedule with no drill has no series.
+            expr: `max by (namespace, cluster, schedule) (etcd_gitops_backup_drill_failed{${ours}}) == 1`,
+            for: f.EtcdBackupDrillFailed,
+            labels: { severity: 'critical' },
+            annotations: {
+              summary: `The newest backup of ${where} did not restore in its drill.`,
+              description:
+                "The newest restore drill of backup schedule {{ $labels.schedule }} failed: that backup is not shown to restore. See the EtcdCluster's status.backups[].lastDrill, its DrillFailed Event and the drill Job's logs.",
+            },
+          } satisfies AlertRule,
+        ]
+      : []),
   ];
   return { name: `etcd-${namespace}-${cluster}`, rules };
 }

@@ -38,7 +38,7 @@ const byteLength = (text: string) => Buffer.byteLength(text, 'utf8');
  * A report as one JSON line of at most `TERMINATION_MESSAGE_LIMIT_BYTES` bytes: a failure's reason is cut (and ends
  * with `…`) when the whole would not fit. A success's fields are bounded (a key is at most 1024 bytes in S3).
  */
-export function encodeReport(report: { readonly outcome: string } | FailedReport): string {
+export function encodeReport<T extends { readonly outcome: string }>(report: T): string {
   const whole = JSON.stringify(report);
   if (byteLength(whole) <= TERMINATION_MESSAGE_LIMIT_BYTES || !isFailed(report)) return whole;
   const characters = [...report.reason];

@@ -2,7 +2,7 @@
 // the informer caches and that memory, etcd afresh, no API request (docs/design/controller-runtime.md, "Fresh
 // passes and quiet passes").
 import type { KubernetesObject, V1CronJob, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
-import { backupSelector, memberSelector } from '../../constructs/conventions/labels.js';
+import { backupStatusSelectors, memberSelector } from '../../constructs/conventions/labels.js';
 import type { CacheLister, ObjectKey, ReconcilerListers } from '../runtime/types.js';
 import type { EtcdCluster } from './api.js';
 import type { TlsSecrets } from './observe-tls.js';
@@ -83,12 +83,15 @@ function matches(object: KubernetesObject, selector: Readonly<Record<string, str
   return Object.entries(selector).every(([label, value]) => labels[label] === value);
 }
 
+/** The objects of `key`'s namespace that match one of `selectors`. */
 function selected<T extends KubernetesObject>(
   lister: CacheLister<T>,
   key: ObjectKey,
-  selector: Readonly<Record<string, string>>,
+  ...selectors: Readonly<Record<string, string>>[]
 ): T[] {
-  return lister.list(key.namespace).filter((object) => matches(object, selector));
+  return lister
+    .list(key.namespace)
+    .filter((object) => selectors.some((selector) => matches(object, selector)));
 }
 
 /** The cluster of `key` with its member Pods, PVCs and backup objects as the informer caches hold them; none
@@ -97,14 +100,14 @@ export function cachedKubeSide(listers: ReconcilerListers, key: ObjectKey): Kube
   const cluster = listers.clusters.get(key.namespace, key.name);
   if (!cluster) return undefined;
   const members = memberSelector(key.name);
-  const backups = backupSelector(key.name);
+  const backups = backupStatusSelectors(key.name);
   return {
     cluster: cluster as EtcdCluster,
     pods: selected(listers.pods, key, members),
     pvcs: selected(listers.persistentVolumeClaims, key, members),
     backups: {
-      cronJobs: selected(listers.cronJobs, key, backups),
-      pods: selected(listers.pods, key, backups),
+      cronJobs: selected(listers.cronJobs, key, ...backups),
+      pods: selected(listers.pods, key, ...backups),
     },
   };
 }

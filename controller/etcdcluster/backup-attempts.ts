@@ -1,6 +1,6 @@
 // A backup attempt as its ended Pod tells it (docs/design/backup-status.md, "Who reports"): the schedule it ran for,
 // its Job, when it ended and how, with the report `backup save` left in its termination message.
-import type { V1Pod } from '@kubernetes/client-node';
+import type { V1ContainerStateTerminated, V1Pod } from '@kubernetes/client-node';
 import { BACKUP_CONTAINER_NAME, BACKUP_SCHEDULE_LABEL } from '../../constructs/conventions/index.js';
 import { ExitCode } from '../backup/exit-codes.js';
 import { decodeBackupReport } from '../backup/termination-report.js';
@@ -9,7 +9,7 @@ import { kubeTime } from '../status/conditions.js';
 /** The code of an attempt that ended without a report and with an exit code none of ours: killed (OOM, node). */
 export const KILLED = 'KILLED';
 
-interface AttemptBase {
+export interface AttemptBase {
   /** The CronJob it ran for. */
   readonly schedule: string;
   readonly job: string;
@@ -32,13 +32,14 @@ export type BackupAttempt =
 const exitCodeName = (code: number): string | undefined =>
   Object.entries(ExitCode).find(([, value]) => value === code)?.[0];
 
-/** The attempt of a backup Pod whose container has ended; `undefined` for any other Pod. */
-export function backupAttemptOf(pod: V1Pod): BackupAttempt | undefined {
+/** Who an attempt was: its schedule (the Pod's label), Job and Pod, and when `ended` finished; none unlabelled. */
+export function attemptBaseOf(
+  pod: V1Pod,
+  ended: V1ContainerStateTerminated | undefined,
+): AttemptBase | undefined {
   const schedule = pod.metadata?.labels?.[BACKUP_SCHEDULE_LABEL];
-  const container = pod.status?.containerStatuses?.find((status) => status.name === BACKUP_CONTAINER_NAME);
-  const ended = container?.state?.terminated;
   if (!schedule || !ended?.finishedAt) return undefined;
-  const base: AttemptBase = {
+  return {
     schedule,
     job:
       pod.metadata?.labels?.['job-name'] ??
@@ -47,6 +48,26 @@ export function backupAttemptOf(pod: V1Pod): BackupAttempt | undefined {
     pod: pod.metadata?.name ?? '',
     time: kubeTime(new Date(ended.finishedAt)),
   };
+}
+
+/** A failed container that left no report: its exit code by name when it is one of ours, else KILLED. */
+export function unreportedFailure(
+  ended: V1ContainerStateTerminated,
+  nameOf: (code: number) => string | undefined,
+): { readonly outcome: 'Failed'; readonly code: string; readonly reason: string } {
+  const named = nameOf(ended.exitCode);
+  const why = ended.reason ? `${ended.reason}, exit code ${ended.exitCode}` : `exit code ${ended.exitCode}`;
+  return named
+    ? { outcome: 'Failed', code: named, reason: `ended with ${why} and no report` }
+    : { outcome: 'Failed', code: KILLED, reason: `the container was stopped: ${why}` };
+}
+
+/** The attempt of a backup Pod whose container has ended; `undefined` for any other Pod. */
+export function backupAttemptOf(pod: V1Pod): BackupAttempt | undefined {
+  const container = pod.status?.containerStatuses?.find((status) => status.name === BACKUP_CONTAINER_NAME);
+  const ended = container?.state?.terminated;
+  const base = attemptBaseOf(pod, ended);
+  if (!base || !ended) return undefined;
   const report = decodeBackupReport(ended.message);
   if (ended.exitCode === 0) {
     if (report?.outcome !== 'Succeeded') return { ...base, outcome: 'Succeeded' };
@@ -62,9 +83,5 @@ export function backupAttemptOf(pod: V1Pod): BackupAttempt | undefined {
   }
   if (report?.outcome === 'Failed')
     return { ...base, outcome: 'Failed', code: report.code, reason: report.reason };
-  const named = exitCodeName(ended.exitCode);
-  const why = ended.reason ? `${ended.reason}, exit code ${ended.exitCode}` : `exit code ${ended.exitCode}`;
-  return named
-    ? { ...base, outcome: 'Failed', code: named, reason: `ended with ${why} and no report` }
-    : { ...base, outcome: 'Failed', code: KILLED, reason: `the container was stopped: ${why}` };
+  return { ...base, ...unreportedFailure(ended, exitCodeName) };
 }

@@ -6,6 +6,8 @@ import { longestCronGapSeconds } from '../../constructs/conventions/cron.js';
 import type { EtcdBackupScheduleStatus } from '../../constructs/imports/etcd.gitops.dev.js';
 import type { ConditionInput } from '../status/conditions.js';
 import type { BackupAttempt } from './backup-attempts.js';
+import type { DrillAttempt } from './drill-attempts.js';
+import { type DrillRecord, drillFailure, drillRecord, newestAttempt } from './drill-status.js';
 import { CLUSTER_REASONS } from './reasons.js';
 
 /** The condition type this part of the status writes. */
@@ -26,17 +28,6 @@ export interface BackupSchedule {
 const ms = (time: string | undefined): number => (time ? Date.parse(time) : Number.NEGATIVE_INFINITY);
 const isAfter = (time: string, than: string | undefined): boolean => ms(time) > ms(than);
 
-/** The newest of `attempts` (ties: the greater Pod name, so a pass reads the same whatever the list order). */
-function newest<T extends BackupAttempt>(attempts: readonly T[]): T | undefined {
-  return attempts.reduce<T | undefined>(
-    (best, attempt) =>
-      !best || ms(attempt.time) > ms(best.time) || (attempt.time === best.time && attempt.pod > best.pod)
-        ? attempt
-        : best,
-    undefined,
-  );
-}
-
 const successOf = (attempt: Extract<BackupAttempt, { outcome: 'Succeeded' }>) => ({
   time: attempt.time,
   job: attempt.job,
@@ -51,7 +42,19 @@ export interface BackupRecords {
   readonly backups: EtcdBackupScheduleStatus[];
   /** Failed attempts newer than the previous status's last failure of their schedule: one Warning Event each. */
   readonly newFailures: Extract<BackupAttempt, { outcome: 'Failed' }>[];
+  /** Failed drills newer than the previous status's last drill of their schedule: one Warning Event each. */
+  readonly newDrillFailures: DrillRecord['newFailures'];
+  /** Schedules whose drill record turned from Failed to Succeeded: one Normal Event each. */
+  readonly recoveredDrills: EtcdBackupScheduleStatus[];
 }
+
+/** The restore drills the cluster has: the backup schedules they drill, and the drills' ended Pods. */
+export interface Drills {
+  readonly drilled: ReadonlySet<string>;
+  readonly attempts: readonly DrillAttempt[];
+}
+
+const NO_DRILLS: Drills = { drilled: new Set(), attempts: [] };
 
 /**
  * Each schedule's entry: the previous one, moved forward only by an attempt that ended after what it records (an
@@ -61,17 +64,20 @@ export function backupRecords(
   previous: readonly EtcdBackupScheduleStatus[],
   schedules: readonly BackupSchedule[],
   attempts: readonly BackupAttempt[],
+  drills: Drills = NO_DRILLS,
 ): BackupRecords {
   const newFailures: BackupRecords['newFailures'] = [];
+  const newDrillFailures: BackupRecords['newDrillFailures'] = [];
+  const recoveredDrills: EtcdBackupScheduleStatus[] = [];
   const backups = [...schedules]
     .sort((a, b) => a.name.localeCompare(b.name))
     .map((schedule): EtcdBackupScheduleStatus => {
       const before = previous.find((entry) => entry.schedule === schedule.name);
       const own = attempts.filter((attempt) => attempt.schedule === schedule.name);
-      const attempt = newest(own);
-      const success = newest(own.flatMap((a) => (a.outcome === 'Succeeded' ? [a] : [])));
+      const attempt = newestAttempt(own);
+      const success = newestAttempt(own.flatMap((a) => (a.outcome === 'Succeeded' ? [a] : [])));
       const failures = own.flatMap((a) => (a.outcome === 'Failed' ? [a] : []));
-      const failure = newest(failures);
+      const failure = newestAttempt(failures);
       const since = before?.lastFailure?.time;
       newFailures.push(
         ...failures.filter((f) => isAfter(f.time, since)).sort((a, b) => ms(a.time) - ms(b.time)),
@@ -89,14 +95,23 @@ export function backupRecords(
         failure && isAfter(failure.time, since)
           ? { time: failure.time, job: failure.job, code: failure.code, reason: failure.reason }
           : before?.lastFailure;
-      return {
+      const drill = drillRecord(
+        before?.lastDrill,
+        drills.drilled.has(schedule.name),
+        drills.attempts.filter((attempt) => attempt.schedule === schedule.name),
+      );
+      newDrillFailures.push(...drill.newFailures);
+      const record: EtcdBackupScheduleStatus = {
         ...entry,
         ...(lastAttempt ? { lastAttempt } : {}),
         ...(lastSuccess ? { lastSuccess } : {}),
         ...(lastFailure ? { lastFailure } : {}),
+        ...(drill.lastDrill ? { lastDrill: drill.lastDrill } : {}),
       };
+      if (drill.recovered) recoveredDrills.push(record);
+      return record;
     });
-  return { backups, newFailures };
+  return { backups, newFailures, newDrillFailures, recoveredDrills };
 }
 
 /** When a schedule last succeeded: its newest success seen, or the CronJob's own record if newer. */
@@ -135,7 +150,8 @@ const failureText = (entry: EtcdBackupScheduleStatus | undefined): string =>
 /**
  * `BackupReady`, the first state that holds (docs/design/backup-status.md), over the schedules not suspended: a
  * schedule too old → False `BackupTooOld`; a schedule whose newest attempt failed → False `BackupFailed`; a schedule
- * never attempted → Unknown `BackupPending`; else True `BackupsSucceeding`. No condition when the cluster has no
+ * whose newest restore drill failed → False `DrillFailed` (docs/design/restore-drill.md); a schedule never attempted
+ * → Unknown `BackupPending`; else True `BackupsSucceeding`. No condition when the cluster has no
  * backup schedule, or every one is suspended.
  */
 export function backupReadiness(
@@ -179,6 +195,8 @@ export function backupReadiness(
       };
     }
   }
+  const drill = drillFailure(sorted.flatMap((schedule) => entryOf(schedule) ?? []));
+  if (drill) return { type: BACKUP_READY, status: 'False', ...drill };
   const pending = sorted.filter(
     (schedule) => !entryOf(schedule)?.lastAttempt && !lastSucceeded(entryOf(schedule), schedule),
   );

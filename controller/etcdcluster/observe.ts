@@ -13,7 +13,7 @@ import {
 import {
   API_GROUP,
   API_VERSION,
-  backupSelector,
+  backupStatusSelectorString,
   clientServiceName,
   clientURL,
   ETCD_CLUSTER_PLURAL,
@@ -22,7 +22,6 @@ import {
   memberSelectorString,
   peerServiceName,
   schemes,
-  selectorString,
 } from '../../constructs/conventions/index.js';
 import { isNotFound } from '../runtime/kube.js';
 import type { ObjectKey } from '../runtime/types.js';
@@ -159,7 +158,7 @@ interface Listed {
 async function listMemberObjects(kubeConfig: KubeConfig, core: CoreV1Api, key: ObjectKey): Promise<Listed> {
   const { name, namespace } = key;
   const labelSelector = memberSelectorString(name);
-  const backups = selectorString(backupSelector(name));
+  const backups = backupStatusSelectorString(name);
   const [pods, pvcs, missing, cronJobs, backupPods] = await Promise.all([
     core.listNamespacedPod({ namespace, labelSelector }),
     core.listNamespacedPersistentVolumeClaim({ namespace, labelSelector }),

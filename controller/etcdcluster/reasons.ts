@@ -17,6 +17,8 @@ export const CLUSTER_REASONS = {
   bootstrapRestoreFailed: 'BootstrapRestoreFailed',
   clusterDeleting: 'ClusterDeleting',
   clusterSeeded: 'ClusterSeeded',
+  drillFailed: 'DrillFailed',
+  drillSucceeded: 'DrillSucceeded',
   idle: 'Idle',
   invalidSpec: 'InvalidSpec',
   leaderChanging: 'LeaderChanging',

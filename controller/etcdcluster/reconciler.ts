@@ -258,6 +258,12 @@ export class EtcdClusterReconciler implements Reconciler {
         Object.fromEntries(ALARM_KINDS.map((kind) => [kind, alarms.filter((a) => a.alarm === kind).length])),
       );
     }
+    metrics.restoreDrills(
+      key,
+      (report.status.backups ?? []).flatMap((entry) =>
+        entry.lastDrill ? [{ schedule: entry.schedule, failed: entry.lastDrill.outcome === 'Failed' }] : [],
+      ),
+    );
     metrics.memberDbSizes(
       key,
       [...(etcd?.statuses ?? new Map()).entries()].map(([member, status]) => ({

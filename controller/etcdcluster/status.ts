@@ -9,7 +9,7 @@ import type { EtcdCluster, EtcdClusterStatus, MemberStatus } from './api.js';
 import type { EtcdObservation } from './observe-etcd.js';
 import { CLUSTER_REASONS } from './reasons.js';
 import { podRevision } from './revision.js';
-import type { BackupPart } from './status-backups.js';
+import { type BackupPart, NO_BACKUPS } from './status-backups.js';
 import { conditionsFor } from './status-conditions.js';
 import { progressReason } from './status-progress.js';
 import { type RollView, updatedMembers } from './status-roll.js';
@@ -68,7 +68,7 @@ export function buildStatus(
   now: Date,
   abandoned: readonly AbandonedData[] = [],
   pods: readonly PodView[] = [],
-  backups: BackupPart = { backups: [], newFailures: [] },
+  backups: BackupPart = NO_BACKUPS,
 ): EtcdClusterStatus {
   const previous = cluster.status ?? {};
   const wasRolling =

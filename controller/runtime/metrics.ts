@@ -27,6 +27,9 @@ export class Metrics implements ControllerMetrics {
   private readonly dbSizeInUseGauge: Gauge<'namespace' | 'cluster' | 'member'>;
   /** Members with DB size series per cluster, so that removed members and `forget` drop theirs. */
   private readonly membersSeen = new Map<string, Set<string>>();
+  private readonly drillFailedGauge: Gauge<'namespace' | 'cluster' | 'schedule'>;
+  /** Drilled schedules with a series per cluster, so that drills removed and `forget` drop theirs. */
+  private readonly drillsSeen = new Map<string, Set<string>>();
   private readonly leaderGauge: Gauge;
   /** Actions seen per cluster, so `forget` can remove every series of the membership counter. */
   private readonly actionsSeen = new Map<string, Set<string>>();
@@ -101,6 +104,12 @@ export class Metrics implements ControllerMetrics {
       registers,
     });
     this.leaderGauge.set(0);
+    this.drillFailedGauge = new Gauge({
+      name: 'etcd_gitops_backup_drill_failed',
+      help: "1 while the newest restore drill of a backup schedule failed, else 0 (the cluster's status.backups[].lastDrill).",
+      labelNames: ['namespace', 'cluster', 'schedule'],
+      registers,
+    });
   }
 
   membershipChange(cluster: ObjectKey, action: string): void {
@@ -156,8 +165,22 @@ export class Metrics implements ControllerMetrics {
     this.dbSizeInUseGauge.remove(labels);
   }
 
+  restoreDrills(cluster: ObjectKey, drills: readonly { schedule: string; failed: boolean }[]): void {
+    const id = keyString(cluster);
+    const labels = { namespace: cluster.namespace, cluster: cluster.name };
+    const now = new Set(drills.map((drill) => drill.schedule));
+    for (const gone of this.drillsSeen.get(id) ?? []) {
+      if (!now.has(gone)) this.drillFailedGauge.remove({ ...labels, schedule: gone });
+    }
+    for (const drill of drills)
+      this.drillFailedGauge.set({ ...labels, schedule: drill.schedule }, drill.failed ? 1 : 0);
+    this.drillsSeen.set(id, now);
+  }
+
   forget(cluster: ObjectKey): void {
     const labels = { namespace: cluster.namespace, cluster: cluster.name };
+    this.restoreDrills(cluster, []);
+    this.drillsSeen.delete(keyString(cluster));
     for (const alarm of ALARM_KINDS) this.alarmsGauge.remove({ ...labels, alarm });
     for (const member of this.membersSeen.get(keyString(cluster)) ?? [])
       this.removeMemberSeries(cluster, member);

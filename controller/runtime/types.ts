@@ -57,6 +57,11 @@ export interface ControllerMetrics {
     cluster: ObjectKey,
     members: readonly { member: string; dbSize: number; dbSizeInUse: number }[],
   ): void;
+  /**
+   * Per drilled backup schedule, whether its newest restore drill failed (docs/design/restore-drill.md); series of
+   * schedules no longer drilled are removed.
+   */
+  restoreDrills(cluster: ObjectKey, drills: readonly { schedule: string; failed: boolean }[]): void;
   /** Forget every series of a deleted cluster. */
   forget(cluster: ObjectKey): void;
 }

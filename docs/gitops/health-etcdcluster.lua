@@ -7,7 +7,8 @@
 --   Progressing=True, also with Degraded=True (a fault being repaired): Progressing;
 --   Degraded=True: Degraded;  Ready=False with nothing in progress: Degraded;
 --   Ready=True: Healthy, unless BackupReady=False (docs/design/backup-status.md): with reason BackupTooOld (no
---     backup in twice a schedule's longest gap) Degraded; any other (one failed attempt) Healthy, its message told.
+--     backup in twice a schedule's longest gap) or DrillFailed (the newest backup did not restore in its drill,
+--     docs/design/restore-drill.md) Degraded; any other (one failed attempt) Healthy, its message told.
 local hs = {}
 
 local function condition(status, kind)
@@ -78,6 +79,9 @@ if isTrue(ready) then
   if backups ~= nil and backups.status == "False" then
     if backups.reason == "BackupTooOld" then
       return say("Degraded", backups, "Backups too old")
+    end
+    if backups.reason == "DrillFailed" then
+      return say("Degraded", backups, "The newest backup did not restore")
     end
     hs.status = "Healthy"
     hs.message = ((ready.message or ready.reason) or "Ready") .. "; backups: " .. (backups.message or backups.reason)

@@ -85,11 +85,11 @@ describe('alert rules under promtool', () => {
   it('GIVEN the synthesized PrometheusRules WHEN promtool checks them THEN every rule parses', () => {
     const check = promtool(['check', 'rules', 'rules.yaml']);
     assert.equal(check.status, 0, `${check.stdout}${check.stderr}`);
-    // Eight of the cluster (two backup alerts) plus two of the operator.
-    assert.match(check.stdout, /SUCCESS: 11 rules found/);
+    // Nine of the cluster (two backup alerts, one drill alert) plus two of the operator.
+    assert.match(check.stdout, /SUCCESS: 12 rules found/);
   });
 
-  it('GIVEN series of a failing member, a bare majority, a stuck roll, a member down without a roll, a full database, NOSPACE, lost quorum, a stale backup, a schedule that never succeeded, a failing controller and none scraped WHEN promtool evaluates the rules THEN exactly the expected alerts fire, each only after its for', () => {
+  it('GIVEN series of a failing member, a bare majority, a stuck roll, a member down without a roll, a full database, NOSPACE, lost quorum, a stale backup, a schedule that never succeeded, a failed restore drill, a failing controller and none scraped WHEN promtool evaluates the rules THEN exactly the expected alerts fire, each only after its for', () => {
     const main0 = { namespace: 'db', pod: 'main-0' };
     const main1 = { namespace: 'db', pod: 'main-1' };
     const tests = {
@@ -210,6 +210,23 @@ describe('alert rules under promtool', () => {
               eval_time: '2h15m',
               alertname: 'EtcdBackupTooOld',
               exp_alerts: [firing('EtcdBackupTooOld', { namespace: 'db', cronjob: 'main-backup-hourly' })],
+            },
+          ],
+        },
+        {
+          // The 6-hourly schedule's drill fails at minute 2 (the hourly one's keeps succeeding): the alert names that
+          // schedule once its 1 minute has passed, and only that one.
+          interval: '1m',
+          input_series: [
+            series('etcd_gitops_backup_drill_failed', { ...db, schedule: 'main-backup' }, '0 0 1+0x20'),
+            series('etcd_gitops_backup_drill_failed', { ...db, schedule: 'main-backup-hourly' }, '0+0x22'),
+          ],
+          alert_rule_test: [
+            { eval_time: '2m', alertname: 'EtcdBackupDrillFailed', exp_alerts: [] },
+            {
+              eval_time: '3m',
+              alertname: 'EtcdBackupDrillFailed',
+              exp_alerts: [firing('EtcdBackupDrillFailed', { ...db, schedule: 'main-backup' })],
             },
           ],
         },

@@ -69,7 +69,7 @@ describe('Prometheus Operator objects', () => {
     });
   });
 
-  it('GIVEN addPrometheusRule and two backup schedules, one suspended THEN the alerts name the cluster and one backup alert allows twice its longest gap', () => {
+  it('GIVEN addPrometheusRule and two backup schedules, one suspended THEN the alerts name the cluster, one backup alert allows twice its longest gap and the drill alert reads the controller gauge', () => {
     const { chart, construct } = cluster();
     construct.addPrometheusRule();
     const backup = { bucket: 'etcd-backups', credentialsSecretName: 's3' };
@@ -89,9 +89,15 @@ describe('Prometheus Operator objects', () => {
         'EtcdRollingUpdateStuck',
         'EtcdNoSpace',
         'EtcdBackupTooOld',
+        'EtcdBackupDrillFailed',
       ],
     );
-    const backupAlert = group.rules.at(-1);
+    const [backupAlert, drillAlert] = group.rules.slice(-2);
+    assert.equal(
+      drillAlert.expr,
+      'max by (namespace, cluster, schedule) (etcd_gitops_backup_drill_failed{namespace="db",cluster="main"}) == 1',
+    );
+    assert.equal(drillAlert.for, '1m');
     assert.equal(
       backupAlert.expr,
       'time() - (max by (namespace, cronjob) (kube_cronjob_status_last_successful_time{namespace="db",cronjob="main-backup"}) or max by (namespace, cronjob) (kube_cronjob_created{namespace="db",cronjob="main-backup"})) > 43200',

@@ -430,7 +430,7 @@ describe('backupPart and backupEvents', () => {
 
   it('GIVEN a cluster without backup CronJobs THEN no condition, an empty list and no Event', () => {
     const part = backupPart({}, { cronJobs: [], pods: [] }, at('2026-11-29T09:21:00Z'));
-    assert.deepEqual(part, { backups: [], newFailures: [] });
+    assert.deepEqual(part, { backups: [], newFailures: [], newDrillFailures: [], recoveredDrills: [] });
     assert.deepEqual(backupEvents([], part), []);
   });
 });

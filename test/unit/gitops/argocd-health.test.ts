@@ -69,6 +69,17 @@ describe('Argo CD health check of EtcdCluster (Lua 5.1)', () => {
       ['Degraded', 'no backup for 2h'],
     ],
     [
+      'a ready cluster whose newest backup failed its restore drill (BackupReady False, DrillFailed)',
+      cluster(2, {
+        observedGeneration: 2,
+        conditions: [
+          ...ready,
+          condition('BackupReady', 'False', 'drill failed: CHECKSUM_MISMATCH', 'DrillFailed'),
+        ],
+      }),
+      ['Degraded', 'drill failed: CHECKSUM_MISMATCH'],
+    ],
+    [
       'a ready cluster whose backups succeed (BackupReady True)',
       cluster(2, {
         observedGeneration: 2,

@@ -8,8 +8,8 @@ describe('Pod Security restricted in dist/', () => {
     const workloads = distObjects().filter((o) => podSpecOf(o) !== undefined);
     assert.deepEqual(
       workloads.map((o) => o.kind).sort(),
-      ['CronJob', 'Deployment'],
-      'expected the controller Deployment and the example backup CronJob',
+      ['CronJob', 'CronJob', 'Deployment'],
+      'expected the controller Deployment and the example backup and restore drill CronJobs',
     );
     for (const o of workloads) {
       assert.deepEqual(

@@ -48,6 +48,7 @@ describe('Metrics', () => {
       metrics.quorumLost(c, false);
       metrics.alarms(c, { NOSPACE: 1, CORRUPT: 0 });
       metrics.memberDbSizes(c, [{ member: `${c.name}-0`, dbSize: 10, dbSizeInUse: 5 }]);
+      metrics.restoreDrills(c, [{ schedule: `${c.name}-backup`, failed: true }]);
     }
     // WHEN one is forgotten
     metrics.forget(cluster);
@@ -60,6 +61,31 @@ describe('Metrics', () => {
     );
     assert.match(body, /etcd_gitops_members_ready\{namespace="db",cluster="other"\} 3/);
     assert.match(body, /etcd_gitops_alarms\{namespace="db",cluster="other",alarm="NOSPACE"\} 1/);
+    assert.match(
+      body,
+      /etcd_gitops_backup_drill_failed\{namespace="db",cluster="other",schedule="other-backup"\} 1/,
+    );
+  });
+
+  it('GIVEN two drilled schedules, one failing THEN 1 and 0; a schedule no longer drilled loses its series', async () => {
+    const metrics = new Metrics({ processMetrics: false });
+    metrics.restoreDrills(cluster, [
+      { schedule: 'main-backup', failed: true },
+      { schedule: 'main-backup-hourly', failed: false },
+    ]);
+    let { body } = await metrics.expose();
+    assert.match(
+      body,
+      /etcd_gitops_backup_drill_failed\{namespace="db",cluster="main",schedule="main-backup"\} 1/,
+    );
+    assert.match(
+      body,
+      /etcd_gitops_backup_drill_failed\{namespace="db",cluster="main",schedule="main-backup-hourly"\} 0/,
+    );
+    metrics.restoreDrills(cluster, [{ schedule: 'main-backup-hourly', failed: false }]);
+    ({ body } = await metrics.expose());
+    assert.doesNotMatch(body, /schedule="main-backup"\}/);
+    assert.match(body, /schedule="main-backup-hourly"\} 0/);
   });
 
   it('GIVEN alarms and member DB sizes THEN they are series; a member gone from the next report loses its own', async () => {
