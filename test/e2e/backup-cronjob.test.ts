@@ -1,22 +1,31 @@
 // Backups on the local Kubernetes: the CronJob that EtcdCluster.addBackupSchedule() synthesizes fires, its
 // Job's Pod (our image, on a real node) streams a snapshot of a real etcd member Pod into MinIO; `kubectl create job --from=cronjob/...` works; a failing backup is a failed Job
 // whose log says why. The reconciler (as the shipped ServiceAccount) reports each schedule on the cluster
-// (docs/design/backup-status.md): the stored key and revision, BackupReady, Events and the Last Backup column.
+// (docs/design/backup-status.md): the stored key and revision, BackupReady, Events and the Last Backup column. The
+// schedule's restore drill (docs/design/restore-drill.md) restores the newest backup in its own Pod and reports what
+// the restored etcd served; a corrupted backup fails it, and the cluster says so.
 import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { App, Chart } from 'cdk8s';
 import { etcdClusterCrd } from '../../constructs/api/crds.js';
-import { DEFAULT_OPERATOR_NAMESPACE } from '../../constructs/conventions/names.js';
+import { clientServiceURL, DEFAULT_OPERATOR_NAMESPACE } from '../../constructs/conventions/names.js';
 import { EtcdCluster } from '../../constructs/etcd-cluster.js';
 import { restrictedNamespaceLabels } from '../../constructs/security.js';
+import { listBackups } from '../../controller/backup/list-backups.js';
+import { connect } from '../../controller/etcd/client.js';
+import { RESTORE_REVISION_BUMP } from '../../controller/restore/etcd-version.js';
 import { etcdVersions } from '../env/binaries.js';
 import { type Environment, outsideClusterCidr, startEnvironment } from '../env/environment.js';
 import { readEtcdCluster } from '../env/etcd-cluster.js';
 import { waitFor } from '../env/wait.js';
 import { createBucket, minioClient } from '../integration/helpers/backup-cli.js';
 import { createS3Secret } from '../integration/helpers/restore-kube.js';
-import { keys, metadataOf } from '../integration/helpers/s3-objects.js';
+import { download, keys, metadataOf } from '../integration/helpers/s3-objects.js';
 import { driveReconciler, type ReconcileDriver } from './reconcile-driver.js';
 
 const ns = 'backup-e2e';
@@ -54,7 +63,9 @@ describe('backup CronJob on the local Kubernetes', () => {
       .makeApiClient(CoreV1Api)
       .listNamespacedPod({ namespace: ns, labelSelector: `job-name=${job}` });
     const logs = await Promise.all(
-      pods.items.map((pod) => env.kubectl(['logs', '-n', ns, pod.metadata!.name!], { allowFailure: true })),
+      pods.items.map((pod) =>
+        env.kubectl(['logs', '-n', ns, pod.metadata!.name!, '--all-containers'], { allowFailure: true }),
+      ),
     );
     return logs.map((l) => `${l.stdout}${l.stderr}`).join('\n');
   };
@@ -94,7 +105,10 @@ describe('backup CronJob on the local Kubernetes', () => {
       credentialsSecretName: 's3',
       backoffLimit: 0,
     };
-    cluster.addBackupSchedule({ schedule: '* * * * *', bucket, keepLast: 5, ...s3Options });
+    cluster
+      .addBackupSchedule({ schedule: '* * * * *', bucket, keepLast: 5, ...s3Options })
+      // Run by hand below (kubectl create job --from).
+      .addRestoreDrill({ schedule: '0 0 1 1 *', suspend: true });
     cluster.addBackupSchedule({
       name: 'broken',
       schedule: '0 0 1 1 *',
@@ -270,6 +284,126 @@ describe('backup CronJob on the local Kubernetes', () => {
     } finally {
       await setSecretKey(env.minio!.secretKey);
       await env.kubectl(['patch', 'cronjob', `${name}-backup`, '-n', ns, '-p', '{"spec":{"suspend":true}}']);
+    }
+  });
+
+  /** Runs the restore drill now and waits for its Job to end: its condition type. */
+  const drillNow = async (job: string) => {
+    await env.kubectl(['create', 'job', `--from=cronjob/${name}-backup-drill`, job, '-n', ns]);
+    return jobDone(job);
+  };
+  const lastDrillOf = async (job: string) =>
+    waitFor(
+      async () => {
+        const entry = (await clusterStatus())?.backups?.find(
+          (backup) => backup.schedule === `${name}-backup`,
+        );
+        return entry?.lastDrill?.job === job ? entry.lastDrill : undefined;
+      },
+      { what: `status.backups[].lastDrill to tell Job ${job}`, timeoutMs: 60_000, intervalMs: 1_000 },
+    );
+  let drilledKeys = 0;
+
+  test('GIVEN 25 keys and a backup stored WHEN the restore drill Job runs THEN it restores the newest backup in its own Pod and the cluster reports its key, revision and key count', async (t) => {
+    const client = connect(clientServiceURL(name, ns), 30_000);
+    try {
+      const before = Number((await client.getAll().count()) ?? 0);
+      for (let i = 0; i < 25; i++) await client.put(`drill/${i}`).value(`v${i}`);
+      drilledKeys = before + 25;
+    } finally {
+      client.close();
+    }
+    await env.kubectl(['create', 'job', `--from=cronjob/${name}-backup`, 'drilled', '-n', ns]);
+    assert.equal(await jobDone('drilled'), 'Complete', await podLog('drilled'));
+    const s3 = minioClient(env.minio!);
+    const [newest] = (await listBackups(s3, bucket, `${ns}/${name}/`)).backups;
+    s3.destroy();
+    assert.ok(newest, 'the backup is listed');
+
+    const started = Date.now();
+    assert.equal(await drillNow('drill-1'), 'Complete', await podLog('drill-1'));
+    t.diagnostic(`drill Job complete ${Date.now() - started} ms after it was created`);
+    const drill = await lastDrillOf('drill-1');
+    t.diagnostic(`lastDrill: ${JSON.stringify(drill)}`);
+    assert.equal(drill.outcome, 'Succeeded');
+    assert.equal(drill.key, newest.key);
+    assert.equal(drill.revision, newest.metadata.revision);
+    assert.equal(drill.keys, drilledKeys, 'the restored etcd counted every key the backup holds');
+    assert.ok(
+      BigInt(drill.servedRevision ?? '0') >= BigInt(newest.metadata.revision) + BigInt(RESTORE_REVISION_BUMP),
+      `served ${drill.servedRevision}, recorded ${newest.metadata.revision} + the bump`,
+    );
+    assert.equal((await backupReady())?.status, 'True');
+  });
+
+  test('GIVEN the newest backup corrupted in MinIO WHEN the drill runs THEN it fails CHECKSUM_MISMATCH, BackupReady False DrillFailed with a Warning Event, the cluster untouched; WHEN the backup is whole again THEN the next drill succeeds', async (t) => {
+    const s3 = minioClient(env.minio!);
+    const [newest] = (await listBackups(s3, bucket, `${ns}/${name}/`)).backups;
+    assert.ok(newest);
+    const file = join(await mkdtemp(join(tmpdir(), 'egt-drill-')), 'backup.db');
+    await download(s3, bucket, newest.key, file);
+    const whole = await readFile(file);
+    const metadata = await metadataOf(s3, bucket, newest.key);
+    const put = (body: Buffer) =>
+      s3.send(new PutObjectCommand({ Bucket: bucket, Key: newest.key, Body: body, Metadata: metadata }));
+    try {
+      const corrupted = Buffer.from(whole);
+      corrupted[Math.floor(corrupted.length / 2)] ^= 0xff;
+      await put(corrupted);
+
+      assert.equal(await drillNow('drill-2'), 'Failed');
+      const drill = await lastDrillOf('drill-2');
+      t.diagnostic(`lastDrill: ${JSON.stringify(drill)}`);
+      assert.equal(drill.outcome, 'Failed');
+      assert.equal(drill.code, 'CHECKSUM_MISMATCH');
+      assert.ok(drill.reason?.includes(newest.key), drill.reason);
+      const failed = await waitFor(
+        async () => {
+          const condition = await backupReady();
+          return condition?.reason === 'DrillFailed' ? condition : undefined;
+        },
+        { what: 'BackupReady False, DrillFailed', timeoutMs: 30_000, intervalMs: 1_000 },
+      );
+      assert.equal(failed.status, 'False');
+      assert.match(
+        failed.message ?? '',
+        new RegExp(`restore drill of backup schedule ${name}-backup failed \\(Job drill-2`),
+      );
+      const warning = await waitFor(async () => (await events('DrillFailed'))[0], {
+        what: 'a DrillFailed Event',
+        timeoutMs: 10_000,
+        intervalMs: 500,
+      });
+      assert.equal(warning.type, 'Warning');
+      assert.match(warning.message ?? '', /CHECKSUM_MISMATCH/);
+      // The cluster was never touched: Ready, and every key still there.
+      const ready = (await clusterStatus())?.conditions?.find((condition) => condition.type === 'Ready');
+      assert.equal(ready?.status, 'True');
+      const client = connect(clientServiceURL(name, ns), 30_000);
+      try {
+        assert.equal(Number(await client.getAll().prefix('drill/').count()), 25);
+      } finally {
+        client.close();
+      }
+
+      await put(whole);
+      assert.equal(await drillNow('drill-3'), 'Complete', await podLog('drill-3'));
+      assert.equal((await lastDrillOf('drill-3')).outcome, 'Succeeded');
+      await waitFor(async () => ((await backupReady())?.status === 'True' ? true : undefined), {
+        what: 'BackupReady True after a good drill',
+        timeoutMs: 30_000,
+        intervalMs: 1_000,
+      });
+      const normal = await waitFor(async () => (await events('DrillSucceeded'))[0], {
+        what: 'a DrillSucceeded Event',
+        timeoutMs: 10_000,
+        intervalMs: 500,
+      });
+      assert.equal(normal.type, 'Normal');
+    } finally {
+      await put(whole).catch(() => undefined);
+      s3.destroy();
+      await rm(dirname(file), { recursive: true, force: true });
     }
   });
 

@@ -13,15 +13,19 @@
 // a replica holds the lease again. All along, a backup schedule every minute whose credentials Secret does not exist
 // yet never succeeds: `EtcdBackupTooOld` becomes active twice its gap (2 min) after the CronJob's creation and fires
 // 20 s later, read from kube-state-metrics' `kube_cronjob_created`; once the Secret is created, a backup into MinIO
-// succeeds and the alert resolves at the next evaluation.
+// succeeds and the alert resolves at the next evaluation. Last, that schedule's newest backup is corrupted in MinIO
+// and its restore drill run (docs/design/restore-drill.md): the controller's `etcd_gitops_backup_drill_failed` turns 1
+// and `EtcdBackupDrillFailed` fires after its 20 s; the backup made whole again, a drill succeeds and it resolves.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { BatchV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { App, Chart } from 'cdk8s';
 import { DEFAULT_OPERATOR_NAMESPACE, memberSelectorString } from '../../constructs/conventions/index.js';
 import { EtcdCluster as EtcdClusterConstruct } from '../../constructs/etcd-cluster.js';
 import { EtcdOperator } from '../../constructs/etcd-operator.js';
 import { CLUSTER_ALERT_PENDING_FOR } from '../../constructs/monitoring/alerts.js';
+import { listBackups } from '../../controller/backup/list-backups.js';
 import type { EtcdCluster } from '../../controller/etcdcluster/api.js';
 import { etcdVersions } from '../env/binaries.js';
 import { type Environment, startEnvironment } from '../env/environment.js';
@@ -60,13 +64,16 @@ function monitoredApp(minio: { endpoint: string; bucket: string }): {
   });
   // A schedule that has not succeeded yet: its credentials Secret is created only once its alert has fired (the
   // Job's Pod waits for it).
-  cluster.addBackupSchedule({
-    schedule: '* * * * *',
-    bucket: minio.bucket,
-    endpoint: minio.endpoint,
-    forcePathStyle: true,
-    credentialsSecretName: BACKUP_CREDENTIALS,
-  });
+  cluster
+    .addBackupSchedule({
+      schedule: '* * * * *',
+      bucket: minio.bucket,
+      endpoint: minio.endpoint,
+      forcePathStyle: true,
+      credentialsSecretName: BACKUP_CREDENTIALS,
+    })
+    // Run by hand in the last test.
+    .addRestoreDrill({ schedule: '0 0 1 1 *', suspend: true });
   cluster.addPodMonitor({ interval: SCRAPE });
   cluster.addPrometheusRule({
     // Every alert of the cluster after 20 s, so that one holding for 20 s where it should not fires here; but
@@ -122,6 +129,7 @@ describe('Prometheus scrapes and alerts', () => {
         alert.labels.cluster === name &&
         alert.labels.alertname !== 'EtcdBackupTooOld',
     );
+  let bucket: string;
 
   /** Every alert episode Prometheus has shown since it started, polled every second in the background. */
   const episodes: Episode[] = [];
@@ -173,7 +181,7 @@ describe('Prometheus scrapes and alerts', () => {
 
   before(async () => {
     env = await startEnvironment({ nodes: 3, minio: true });
-    const bucket = await createBucket(minioClient(env.minio as Minio), 'prom-e2e');
+    bucket = await createBucket(minioClient(env.minio as Minio), 'prom-e2e');
     core = env.kubeConfig.makeApiClient(CoreV1Api);
     await applyMonitoringCrds(env.kubeconfigPath);
     // dist/'s CRDs and operator (waves -2 and -1), as Argo CD syncs them.
@@ -430,5 +438,73 @@ describe('Prometheus scrapes and alerts', () => {
       `# prometheus: EtcdBackupTooOld resolved ${resolved - succeeded} ms after the success was scraped\n`,
     );
     assert.ok(resolved - succeeded <= (EVALUATION_S + 3) * 1000, `resolved ${resolved - succeeded} ms after`);
+  });
+  test(`GIVEN the newest backup corrupted WHEN its restore drill runs THEN EtcdBackupDrillFailed fires for the schedule after its ${PENDING_S} s; WHEN the backup is whole again and a drill succeeds THEN it resolves`, async () => {
+    const batch = env.kubeConfig.makeApiClient(BatchV1Api);
+    const schedule = `${name}-backup`;
+    // No backup after the one corrupted below: the schedule stopped, and its running Job (if any) ended.
+    await env.kubectl(['patch', 'cronjob', schedule, '-n', ns, '-p', '{"spec":{"suspend":true}}']);
+    await waitFor(
+      async () =>
+        ((await batch.readNamespacedCronJob({ namespace: ns, name: schedule })).status?.active ?? [])
+          .length === 0,
+      { what: `${schedule} to have no running Job`, timeoutMs: 120_000, intervalMs: 1_000 },
+    );
+    const jobEnded = (job: string) =>
+      waitFor(
+        async () =>
+          (await batch.readNamespacedJob({ namespace: ns, name: job })).status?.conditions?.find(
+            (c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True',
+          )?.type,
+        { what: `Job ${job} to end`, timeoutMs: 180_000, intervalMs: 1_000 },
+      );
+    const drill = async (job: string) => {
+      await env.kubectl(['create', 'job', `--from=cronjob/${schedule}-drill`, job, '-n', ns]);
+      return jobEnded(job);
+    };
+    const s3 = minioClient(env.minio as Minio);
+    const [newest] = (await listBackups(s3, bucket, `${ns}/${name}/`)).backups;
+    assert.ok(newest, 'a backup is stored (the previous test)');
+    const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: newest.key }));
+    const whole = Buffer.from(
+      await (object.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray(),
+    );
+    const put = (body: Buffer) =>
+      s3.send(
+        new PutObjectCommand({ Bucket: bucket, Key: newest.key, Body: body, Metadata: object.Metadata }),
+      );
+    try {
+      const corrupted = Buffer.from(whole);
+      corrupted[Math.floor(corrupted.length / 2)] ^= 0xff;
+      await put(corrupted);
+      assert.equal(await drill('drill-bad'), 'Failed');
+      const [episode] = await untilFiring(
+        (e) => e.labels.namespace === ns && e.labels.schedule === schedule,
+        ['EtcdBackupDrillFailed'],
+      );
+      assert.equal(episode?.labels.cluster, name);
+      const gauge = await prometheus.query(
+        `etcd_gitops_backup_drill_failed{namespace="${ns}",cluster="${name}",schedule="${schedule}"}`,
+      );
+      assert.ok(gauge.length > 0, 'the controller exports the gauge');
+
+      await put(whole);
+      assert.equal(await drill('drill-good'), 'Complete');
+      const good = Date.now();
+      await waitFor(
+        async () =>
+          !(await prometheus.alerts()).some(
+            (alert) =>
+              alert.labels.alertname === 'EtcdBackupDrillFailed' && alert.labels.schedule === schedule,
+          ),
+        { what: 'EtcdBackupDrillFailed resolved', timeoutMs: 60_000, intervalMs: 1_000 },
+      );
+      process.stdout.write(
+        `# prometheus: EtcdBackupDrillFailed resolved ${Date.now() - good} ms after the good drill ended\n`,
+      );
+    } finally {
+      await put(whole).catch(() => undefined);
+      s3.destroy();
+    }
   });
 });
