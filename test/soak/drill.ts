@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import type { ListedBackup } from '../../controller/backup/list-backups.js';
+import { judgeDrill } from '../../controller/drill/check.js';
+import { DrillError } from '../../controller/drill/exit-codes.js';
 import { memberStatus } from '../../controller/etcd/members.js';
 import { restoreToolOf } from '../../controller/restore/etcd-version.js';
 import { fetchBackup } from '../../controller/restore/fetch.js';
@@ -57,11 +59,13 @@ export async function drillBackup(
     if (result.outcome !== 'restored') return `backup ${key}: the drill found its scratch data dir taken`;
     const etcd = await startEtcdOnDataDir(version, join(dir, 'data'), seed.name, peerPort, dir);
     try {
-      const served = BigInt((await memberStatus(etcd.clientURL)).revision);
-      const least = BigInt(metadata.revision) + BigInt(result.revisionBump);
-      return served >= least
-        ? undefined
-        : `backup ${key}: restored etcd serves revision ${served}, below ${least} (the backup's ${metadata.revision} + bump ${result.revisionBump})`;
+      // The product's own verdict (`drill check`, docs/design/restore-drill.md); the key count is not judged.
+      const verdict = judgeDrill(
+        { ...result, startedAtMs: 0 },
+        { revision: (await memberStatus(etcd.clientURL)).revision, keys: 0 },
+        0,
+      );
+      return verdict instanceof DrillError ? `backup ${key}: ${verdict.message}` : undefined;
     } finally {
       await etcd.stop();
     }

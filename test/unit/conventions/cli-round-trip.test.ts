@@ -1,6 +1,6 @@
 // What the constructs and the controller emit, the commands parse back to the same options: every option of a
 // backup schedule, every field of a restore's S3 location and seed, the operator's controller flags, and every
-// flag of `defrag`.
+// flag of `defrag`, and the restore drill's two commands.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
@@ -9,6 +9,8 @@ import {
   DEFAULT_KEY_TEMPLATE,
   type DefragArgs,
   defrag,
+  drillCheck,
+  drillFetch,
   restoreFetch,
 } from '../../../constructs/conventions/index.js';
 import {
@@ -20,6 +22,7 @@ import {
 import { parseSaveArgs, type SaveCommandOptions } from '../../../controller/backup/cli-args.js';
 import { parseDefragArgs } from '../../../controller/defrag/cli-args.js';
 import type { DefragOptions } from '../../../controller/defrag/execute.js';
+import { parseDrillCheckArgs, parseDrillFetchArgs } from '../../../controller/drill/cli-args.js';
 import { parseFetchArgs } from '../../../controller/restore/cli-args.js';
 import type { FetchOptions } from '../../../controller/restore/fetch.js';
 import { restoreFetchArgs, type SeedRestore } from '../../../controller/restore/seed-init-container.js';
@@ -268,4 +271,57 @@ describe('construct-emitted flags parse back to the same options', () => {
       assert.deepEqual(parseDefragArgs(args.slice(1)), { ...defragDefaults, ...expected });
     });
   }
+});
+
+describe('the restore drill CronJob', () => {
+  it('GIVEN a schedule with every location option WHEN drilled THEN drill fetch parses to the bucket, key template and S3 connection backup save writes with, and drill check to its defaults', () => {
+    const location: Partial<EtcdBackupScheduleOptions> = {
+      bucket: 'other-bucket',
+      prefix: 'prod/',
+      keyTemplate: '{namespace}/{cluster}/{timestamp}.db',
+      endpoint: 'http://minio.storage.svc:9000',
+      region: 'eu-west-1',
+      forcePathStyle: true,
+      checksumMode: 'when-supported',
+    };
+    const chart = clusterChart('db');
+    new EtcdCluster(chart, 'main', { version: '3.6.16' })
+      .addBackupSchedule({ ...minimal, ...location })
+      .addRestoreDrill({ schedule: '@daily' });
+    const objects = synth(chart);
+    const save = parseSaveArgs(
+      (
+        only(objects, 'CronJob', 'main-backup').spec.jobTemplate.spec.template.spec.containers[0]
+          .args as string[]
+      ).slice(2),
+    );
+    const drillSpec = only(objects, 'CronJob', 'main-backup-drill').spec.jobTemplate.spec.template.spec;
+    const fetchArgs = drillSpec.initContainers[0].args as string[];
+    assert.deepEqual(fetchArgs.slice(0, 2), drillFetch.command);
+    const fetch = parseDrillFetchArgs(fetchArgs.slice(2));
+    assert.deepEqual(
+      {
+        bucket: fetch.bucket,
+        keyTemplate: fetch.keyTemplate,
+        s3: fetch.s3,
+        namespace: fetch.namespace,
+        cluster: fetch.cluster,
+      },
+      {
+        bucket: save.bucket,
+        keyTemplate: save.keyTemplate,
+        s3: save.s3,
+        namespace: save.namespace,
+        cluster: save.cluster,
+      },
+    );
+    const checkArgs = drillSpec.containers[0].args as string[];
+    assert.deepEqual(checkArgs.slice(0, 2), drillCheck.command);
+    assert.deepEqual(parseDrillCheckArgs(checkArgs.slice(2)), {
+      restoredFile: '/drill/restored.json',
+      endpoint: 'http://127.0.0.1:2379',
+      waitMs: 120_000,
+      terminationLogPath: '/dev/termination-log',
+    });
+  });
 });
