@@ -150,9 +150,9 @@ const failureText = (entry: EtcdBackupScheduleStatus | undefined): string =>
 /**
  * `BackupReady`, the first state that holds (docs/design/backup-status.md), over the schedules not suspended: a
  * schedule too old → False `BackupTooOld`; a schedule whose newest attempt failed → False `BackupFailed`; a schedule
- * whose newest restore drill failed → False `DrillFailed` (docs/design/restore-drill.md); a schedule never attempted
- * → Unknown `BackupPending`; else True `BackupsSucceeding`. No condition when the cluster has no
- * backup schedule, or every one is suspended.
+ * whose newest restore drill failed, suspended or not → False `DrillFailed` (docs/design/restore-drill.md); a
+ * schedule never attempted → Unknown `BackupPending`; else True `BackupsSucceeding`. No condition when the cluster has
+ * no backup schedule, or every one is suspended and none has a failed drill.
  */
 export function backupReadiness(
   backups: readonly EtcdBackupScheduleStatus[],
@@ -160,7 +160,9 @@ export function backupReadiness(
   now: Date,
 ): ConditionInput | undefined {
   const schedules = allSchedules.filter((schedule) => !schedule.suspended);
-  if (schedules.length === 0) return undefined;
+  // A drill that failed was asked for, also of a suspended schedule's backups (run by hand, say): always judged.
+  const drill = drillFailure(backups.filter((entry) => allSchedules.some((s) => s.name === entry.schedule)));
+  if (schedules.length === 0) return drill ? { type: BACKUP_READY, status: 'False', ...drill } : undefined;
   const nowMs = now.getTime();
   const sorted = [...schedules].sort((a, b) => a.name.localeCompare(b.name));
   const entryOf = (schedule: BackupSchedule) => backups.find((entry) => entry.schedule === schedule.name);
@@ -195,7 +197,6 @@ export function backupReadiness(
       };
     }
   }
-  const drill = drillFailure(sorted.flatMap((schedule) => entryOf(schedule) ?? []));
   if (drill) return { type: BACKUP_READY, status: 'False', ...drill };
   const pending = sorted.filter(
     (schedule) => !entryOf(schedule)?.lastAttempt && !lastSucceeded(entryOf(schedule), schedule),

@@ -265,6 +265,20 @@ describe('BackupReady with drills', () => {
     );
   });
 
+  it('GIVEN only a suspended schedule WHEN its drill failed THEN False DrillFailed; WHEN it succeeded THEN no condition', () => {
+    const suspended = { ...schedule, suspended: true };
+    const failedEntry: EtcdBackupScheduleStatus = {
+      ...backedUp,
+      lastDrill: { time: '2026-12-01T04:20:00Z', job: 'd', outcome: 'Failed', code: 'X', reason: 'y' },
+    };
+    assert.equal(backupReadiness([failedEntry], [suspended], now)?.reason, 'DrillFailed');
+    const goodEntry: EtcdBackupScheduleStatus = {
+      ...backedUp,
+      lastDrill: { time: '2026-12-01T04:20:00Z', job: 'd', outcome: 'Succeeded' },
+    };
+    assert.equal(backupReadiness([goodEntry], [suspended], now), undefined);
+  });
+
   it('GIVEN a succeeded drill THEN True BackupsSucceeding', () => {
     const entry = {
       ...backedUp,
