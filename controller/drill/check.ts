@@ -27,9 +27,19 @@ const COUNT_TIMEOUT_MS = 120_000;
 
 type DrillSuccess = Extract<DrillReport, { outcome: 'Succeeded' }>;
 
+/**
+ * The revision a backup's snapshot holds at least: the recorded one, but for an etcd never written to, which answers
+ * revision 1 (its first) while its snapshot holds no revision at all (`etcdutl snapshot status` says 0), so that its
+ * restore serves the bump alone (measured with etcd 3.6.16).
+ */
+function snapshotRevisionAtLeast(recorded: string): bigint {
+  const revision = BigInt(recorded);
+  return revision === 1n ? 0n : revision;
+}
+
 /** The drill's verdict on what etcd served: the success report, or the failure (pure). */
 export function judgeDrill(restored: Restored, served: Served, nowMs: number): DrillSuccess | DrillError {
-  const least = BigInt(restored.revision) + BigInt(restored.revisionBump);
+  const least = snapshotRevisionAtLeast(restored.revision) + BigInt(restored.revisionBump);
   if (BigInt(served.revision) < least) {
     return new DrillError(
       'REVISION_MISMATCH',

@@ -462,6 +462,12 @@ describe('Prometheus scrapes and alerts', () => {
       await env.kubectl(['create', 'job', `--from=cronjob/${schedule}-drill`, job, '-n', ns]);
       return jobEnded(job);
     };
+    const logsOf = async (job: string) =>
+      (
+        await env.kubectl(['logs', '-n', ns, `job/${job}`, '--all-containers', '--tail=40'], {
+          allowFailure: true,
+        })
+      ).stdout;
     const s3 = minioClient(env.minio as Minio);
     const [newest] = (await listBackups(s3, bucket, `${ns}/${name}/`)).backups;
     assert.ok(newest, 'a backup is stored (the previous test)');
@@ -477,7 +483,7 @@ describe('Prometheus scrapes and alerts', () => {
       const corrupted = Buffer.from(whole);
       corrupted[Math.floor(corrupted.length / 2)] ^= 0xff;
       await put(corrupted);
-      assert.equal(await drill('drill-bad'), 'Failed');
+      assert.equal(await drill('drill-bad'), 'Failed', await logsOf('drill-bad'));
       const [episode] = await untilFiring(
         (e) => e.labels.namespace === ns && e.labels.schedule === schedule,
         ['EtcdBackupDrillFailed'],
@@ -489,7 +495,7 @@ describe('Prometheus scrapes and alerts', () => {
       assert.ok(gauge.length > 0, 'the controller exports the gauge');
 
       await put(whole);
-      assert.equal(await drill('drill-good'), 'Complete');
+      assert.equal(await drill('drill-good'), 'Complete', await logsOf('drill-good'));
       const good = Date.now();
       await waitFor(
         async () =>

@@ -45,6 +45,14 @@ describe('judgeDrill', () => {
     });
   }
 
+  it('GIVEN a backup of an etcd never written to (recorded revision 1, a snapshot of revision 0) WHEN etcd serves the bump alone THEN the drill succeeds; one less THEN REVISION_MISMATCH', () => {
+    const pristine = { ...restored, revision: '1' };
+    assert.ok(!(judgeDrill(pristine, { revision: '1000000', keys: 0 }, 1_000) instanceof DrillError));
+    const verdict = judgeDrill(pristine, { revision: '999999', keys: 0 }, 1_000);
+    assert.ok(verdict instanceof DrillError);
+    assert.match(verdict.message, /serves revision 999999, below 1000000/);
+  });
+
   it('GIVEN an empty restored keyspace WHEN judged THEN the drill succeeds and reports 0 keys (the count is a figure, not a rule)', () => {
     const verdict = judgeDrill(restored, { revision: '1000042', keys: 0 }, 1_000);
     assert.ok(!(verdict instanceof DrillError));
