@@ -3,7 +3,7 @@
 // way to the cluster.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Chart, Testing } from 'cdk8s';
+import type { Chart } from 'cdk8s';
 import {
   EtcdBackupSchedule,
   type EtcdBackupScheduleOptions,
@@ -189,7 +189,7 @@ describe('EtcdBackupSchedule.addRestoreDrill', () => {
     ],
   ] as const) {
     it(`GIVEN ${what} WHEN synthesized THEN it is refused with a message naming it`, () => {
-      const chart = new Chart(Testing.app(), 'c', { namespace: 'etcd-test' });
+      const chart = clusterChart('etcd-test');
       assert.throws(() => make(chart), pattern);
     });
   }
