@@ -16,6 +16,7 @@ import { repoRoot } from '../../env/binaries.js';
 /** Names the docs cite that are not ours, or not built (the note says so), with what each is. */
 const NOT_OURS: Readonly<Record<string, string>> = {
   ReadyNotify: 'etcd server internals (rolling-update.md)',
+  AssumeRoleWithWebIdentity: 'the STS action a web identity token is exchanged by (workload-identity.md)',
   CalculateExpectedPodCountFailed:
     "kube-controller-manager's disruption controller Event (disruption-budget.md)",
   InsufficientPods: 'PodDisruptionBudget condition reason (policy/v1)',
