@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { containerdBinary } from '../binaries.js';
 import { type ManagedProcess, startProcess } from '../process-group.js';
 import { waitFor } from '../wait.js';
+import { criAnswers } from './cri.js';
 import type { NodeLayout } from './layout.js';
 
 const run = promisify(execFile);
@@ -178,6 +179,12 @@ export async function startContainerd(
   await waitFor(async () => (await ctr(['version'])).includes('Server:'), {
     what: `containerd of ${node.name} at ${paths.socket}`,
     timeoutMs: 30_000,
+    abortIf: process.exitStatus,
+  });
+  // Its CRI too (cri.ts): after a restart the plugin restores its state after containerd already answers.
+  await waitFor(() => criAnswers(paths.socket), {
+    what: `the CRI of containerd of ${node.name} at ${paths.socket}`,
+    timeoutMs: 60_000,
     abortIf: process.exitStatus,
   });
   return { process, paths, ctr };
