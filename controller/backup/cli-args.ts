@@ -29,7 +29,8 @@ function usageOnError<T>(parse: () => T): T {
   }
 }
 
-function s3Options(args: {
+/** The S3 options `S3_FLAGS` carry, with the documented defaults: every command that talks to S3 reads them so. */
+export function s3Options(args: {
   readonly s3Endpoint?: string;
   readonly region?: string;
   readonly forcePathStyle?: boolean;

@@ -15,7 +15,7 @@ import {
   DRILL_RESTORED_FILE,
 } from '../../constructs/conventions/drill.js';
 import { parseDuration } from '../../constructs/conventions/duration.js';
-import { DEFAULT_CHECKSUM_MODE, DEFAULT_S3_REGION } from '../../constructs/conventions/s3.js';
+import { s3Options } from '../backup/cli-args.js';
 import { defaultToolsDir, toolsDirEnv } from '../restore/cli-args.js';
 import { restoreToolPath } from '../restore/etcd-version.js';
 import type { DrillCheckOptions } from './check.js';
@@ -45,12 +45,7 @@ export function fetchOptionsOf(
     cluster: args.cluster,
     bucket: args.bucket,
     keyTemplate: args.keyTemplate ?? DEFAULT_KEY_TEMPLATE,
-    s3: {
-      endpoint: args.s3Endpoint,
-      region: args.region ?? DEFAULT_S3_REGION,
-      forcePathStyle: args.forcePathStyle ?? false,
-      checksumMode: args.checksumMode ?? DEFAULT_CHECKSUM_MODE,
-    },
+    s3: s3Options(args),
     etcdVersion: args.etcdVersion,
     dataDir: args.dataDir ?? DRILL_DATA_DIR,
     restoredFile: args.restoredFile ?? DRILL_RESTORED_FILE,

@@ -8,7 +8,8 @@ import {
   restoreFromMember,
 } from '../../constructs/conventions/cli/restore-from-member.js';
 import { DATA_DIR } from '../../constructs/conventions/images.js';
-import { backupSourceOf, DEFAULT_CHECKSUM_MODE, DEFAULT_S3_REGION } from '../../constructs/conventions/s3.js';
+import { backupSourceOf } from '../../constructs/conventions/s3.js';
+import { s3Options } from '../backup/cli-args.js';
 import { restoreToolPath } from './etcd-version.js';
 import { RestoreError } from './exit-codes.js';
 import type { FetchOptions } from './fetch.js';
@@ -26,12 +27,7 @@ function usage(message: string): RestoreError {
 export function fetchOptionsOf(args: RestoreFetchArgs, env: NodeJS.ProcessEnv = process.env): FetchOptions {
   return {
     source: backupSourceOf(args),
-    s3: {
-      endpoint: args.s3Endpoint,
-      region: args.region ?? DEFAULT_S3_REGION,
-      forcePathStyle: args.forcePathStyle ?? false,
-      checksumMode: args.checksumMode ?? DEFAULT_CHECKSUM_MODE,
-    },
+    s3: s3Options(args),
     dataDir: args.dataDir ?? DATA_DIR,
     clusterVersion: args.etcdVersion,
     seed: {
