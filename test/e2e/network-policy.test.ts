@@ -202,15 +202,18 @@ describe('NetworkPolicy enforced', () => {
     assert.match(condition(degraded, 'Degraded')?.message ?? '', /NetworkPolicy/);
     assert.equal(condition(degraded, 'Available')?.reason, 'NoMemberAnswers');
     assert.equal(condition(degraded, 'Stalled')?.status, 'True');
-    const events = await core.listNamespacedEvent({ namespace: ns });
-    const warning = events.items.find(
-      (e) =>
-        e.reason === 'MembersUnreachable' &&
-        e.type === 'Warning' &&
-        e.involvedObject.name === name &&
-        new Date(e.lastTimestamp ?? e.eventTime ?? 0).getTime() >= cutAt - 1_000,
+    // The pass writes the status, then records its Events: the Warning follows the condition within that pass.
+    const warning = await waitFor(
+      async () =>
+        (await core.listNamespacedEvent({ namespace: ns })).items.find(
+          (e) =>
+            e.reason === 'MembersUnreachable' &&
+            e.type === 'Warning' &&
+            e.involvedObject.name === name &&
+            new Date(e.lastTimestamp ?? e.eventTime ?? 0).getTime() >= cutAt - 1_000,
+        ),
+      { what: `a Warning Event MembersUnreachable on ${name}`, timeoutMs: 15_000, intervalMs: 500 },
     );
-    assert.ok(warning, JSON.stringify(events.items.map((e) => [e.reason, e.type, e.message])));
     assert.match(warning.message ?? '', /NetworkPolicy/);
     // No member was touched: all three Pods still run, none restarted by the controller.
     const pods = await core.listNamespacedPod({ namespace: ns, labelSelector: memberSelectorString(name) });
@@ -264,12 +267,12 @@ describe('NetworkPolicy enforced', () => {
       /^Services bare-peer and bare-client are missing: .*The EtcdCluster construct synthesizes both/,
     );
     assert.equal(condition(missing, 'Stalled')?.status, 'True');
-    const events = await core.listNamespacedEvent({ namespace: ns });
-    assert.ok(
-      events.items.some(
-        (e) => e.reason === 'ServiceMissing' && e.type === 'Warning' && e.involvedObject.name === bare,
-      ),
-      JSON.stringify(events.items.map((e) => [e.involvedObject.name, e.reason, e.type])),
+    await waitFor(
+      async () =>
+        (await core.listNamespacedEvent({ namespace: ns })).items.some(
+          (e) => e.reason === 'ServiceMissing' && e.type === 'Warning' && e.involvedObject.name === bare,
+        ),
+      { what: `a Warning Event ServiceMissing on ${bare}`, timeoutMs: 15_000, intervalMs: 500 },
     );
 
     await env.kubectl(['apply', '--server-side', '--force-conflicts', '-f', '-'], {
