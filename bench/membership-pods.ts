@@ -208,6 +208,7 @@ export function byHand(env: Environment, namespace: string, name: string, versio
       await podOf(index, 'new', [seed], version, (pod) =>
         withRestoreInitContainer(pod, {
           location,
+          clusterName: name,
           clusterVersion: version,
           member: seed,
           peerURL: peerURL(name, namespace, seed, 'http'),

@@ -28,11 +28,13 @@ import {
   DEFAULT_S3_REGION,
   type SseAlgorithm,
 } from './conventions/s3.js';
+import { s3CredentialsPodParts, type WebIdentity } from './conventions/s3-credentials.js';
 import { type EtcdBackupLocation, EtcdRestoreDrill, type EtcdRestoreDrillOptions } from './restore-drill.js';
 import { validateBucketName } from './validate/bucket.js';
 import { validateCron } from './validate/cron.js';
 import { type DurationInput, durationOf } from './validate/duration.js';
-import { validateDnsLabel, validateInteger, validateObjectName } from './validate/names.js';
+import { validateDnsLabel, validateInteger } from './validate/names.js';
+import { validateS3Credentials } from './validate/s3-credentials.js';
 import { validateHttpUrl } from './validate/url.js';
 
 /** A backup schedule: when, where in S3, how long backups are kept (`EtcdCluster.addBackupSchedule`). */
@@ -69,8 +71,19 @@ export interface EtcdBackupScheduleOptions extends CronScheduleOptions {
    * @default false
    */
   readonly forcePathStyle?: boolean;
-  /** Secret in the cluster's namespace with `AWS_ACCESS_KEY_ID` and `AWS_SECRET_ACCESS_KEY` (not made here). */
-  readonly credentialsSecretName: string;
+  /**
+   * Secret in the cluster's namespace with `AWS_ACCESS_KEY_ID` and `AWS_SECRET_ACCESS_KEY` (not made here).
+   * Exactly one of this and `webIdentity`.
+   * @default - none: `webIdentity` is set
+   */
+  readonly credentialsSecretName?: string;
+  /**
+   * A role the Jobs assume with a projected token of the cluster's `<cluster>-backup` ServiceAccount
+   * (`AssumeRoleWithWebIdentity`, as IRSA): no key in any Secret. The role's trust policy names the subject
+   * `system:serviceaccount:<namespace>:<cluster>-backup`. Exactly one of this and `credentialsSecretName`.
+   * @default - none: `credentialsSecretName` is set
+   */
+  readonly webIdentity?: WebIdentity;
   /**
    * Keep this many newest backups (at least 1: the newest is never deleted).
    * @default 7
@@ -142,12 +155,7 @@ export interface EtcdBackupTarget extends OperatorJobTarget {
 function validateOptions(o: EtcdBackupScheduleOptions): void {
   validateCron(o.schedule);
   validateBucketName(o.bucket);
-  if (o.credentialsSecretName === undefined || o.credentialsSecretName === '') {
-    throw new Error(
-      `'credentialsSecretName' is required: name a Secret with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the cluster's namespace, got ${JSON.stringify(o.credentialsSecretName)}`,
-    );
-  }
-  validateObjectName('credentialsSecretName', o.credentialsSecretName);
+  validateS3Credentials('', o);
   validateInteger(
     'keepLast',
     o.keepLast ?? DEFAULT_KEEP_LAST,
@@ -218,6 +226,7 @@ export class EtcdBackupSchedule extends Construct {
     this.options = options;
     this.cronJobName = backupCronJobName(target.clusterName, options.name);
     validateDnsLabel(options.name === undefined ? 'cluster name' : 'name', this.cronJobName, 52);
+    const credentials = s3CredentialsPodParts(options, target.serviceAccountName);
     this.cronJob = operatorCronJob(this, 'Resource', {
       ...options,
       name: this.cronJobName,
@@ -240,9 +249,11 @@ export class EtcdBackupSchedule extends Construct {
         name: BACKUP_CONTAINER_NAME,
         args: backupArgs(target, options),
         terminationMessagePath: TERMINATION_LOG_PATH,
-        env: namespaceEnv(target),
-        envFrom: [{ secretRef: { name: options.credentialsSecretName } }],
+        env: [...namespaceEnv(target), ...credentials.env],
+        envFrom: credentials.envFrom,
+        volumeMounts: credentials.volumeMounts,
       },
+      volumes: credentials.volumes,
     });
   }
 
@@ -273,7 +284,7 @@ export class EtcdBackupSchedule extends Construct {
         namespace: this.target.namespace,
         backupCronJob: this.cronJobName,
         serviceAccountName: this.target.serviceAccountName,
-        credentialsSecretName: o.credentialsSecretName,
+        credentials: { credentialsSecretName: o.credentialsSecretName, webIdentity: o.webIdentity },
         location: scheduleLocation(o),
         etcdVersion: etcd.version,
         etcdImage: etcd.image,

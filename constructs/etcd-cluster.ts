@@ -66,7 +66,7 @@ import {
   validateInterval,
 } from './monitoring/options.js';
 import { podMonitor, prometheusRule } from './monitoring/prometheus-operator.js';
-import { CONTROLLER_SECRET_RULES } from './operator-rbac.js';
+import { controllerCredentialRules } from './operator-rbac.js';
 import { validateDnsLabel, validateObjectName } from './validate/names.js';
 
 export type {
@@ -239,6 +239,8 @@ export class EtcdCluster extends Construct {
     this.createDisruptionBudget();
     this.createNetworkPolicy();
     this.createSecretAccess();
+    // A seed restoring a web-identity backup runs as the backup ServiceAccount (workload-identity.md).
+    if (props.bootstrapFromBackup?.webIdentity) this.ensureBackupServiceAccount();
     const certManager = rendered.tls.certManager;
     const made = certManager ? certManagerObjects(this, certManager, this.certManagerMetadata) : undefined;
     this.certManagerObjects = made?.objects ?? [];
@@ -325,11 +327,7 @@ export class EtcdCluster extends Construct {
    * API rights. `kubectl create job --from=cronjob/<cronjob> <job>` takes a backup now.
    */
   public addBackupSchedule(options: EtcdBackupScheduleOptions): EtcdBackupSchedule {
-    const serviceAccountName = backupServiceAccountName(this.name);
-    this.backupServiceAccount ??= new k8s.KubeServiceAccount(this, 'BackupServiceAccount', {
-      metadata: { ...this.metadata(serviceAccountName, 'backup') },
-      automountServiceAccountToken: false,
-    });
+    const serviceAccountName = this.ensureBackupServiceAccount();
     const id = options.name === undefined ? 'Backup' : `Backup-${options.name}`;
     if (this.node.tryFindChild(id)) {
       throw new Error(
@@ -453,6 +451,19 @@ export class EtcdCluster extends Construct {
     );
   }
 
+  /**
+   * `<cluster>-backup`: the backup Jobs' ServiceAccount and the web identity of every S3 path of the cluster (its
+   * token is what a role's trust policy names). No API rights, no token mounted.
+   */
+  private ensureBackupServiceAccount(): string {
+    const serviceAccountName = backupServiceAccountName(this.name);
+    this.backupServiceAccount ??= new k8s.KubeServiceAccount(this, 'BackupServiceAccount', {
+      metadata: { ...this.metadata(serviceAccountName, 'backup') },
+      automountServiceAccountToken: false,
+    });
+    return serviceAccountName;
+  }
+
   private monitoredNamespace(method: string): string {
     if (!this.namespace) {
       throw new Error(
@@ -562,12 +573,12 @@ export class EtcdCluster extends Construct {
     });
   }
 
-  /** The controller reads S3 credentials (bootstrap, restore) in this namespace only. */
+  /** The controller's S3 credentials for a restore (the Secret, or a token of `<cluster>-backup`), here only. */
   private createSecretAccess(): void {
     const name = controllerSecretsRoleName(this.name);
     new k8s.KubeRole(this, 'ControllerSecretsRole', {
       metadata: this.metadata(name),
-      rules: [...CONTROLLER_SECRET_RULES],
+      rules: controllerCredentialRules(this.name),
     });
     new k8s.KubeRoleBinding(this, 'ControllerSecretsRoleBinding', {
       metadata: this.metadata(name),

@@ -33,6 +33,11 @@ export { COMPRESSIONS, type Compression } from './conventions/backup.js';
 export { AUTO_COMPACTION_MODES, type AutoCompactionMode } from './conventions/etcd-backend.js';
 export { CLIENT_PORT, METRICS_PORT, PEER_PORT } from './conventions/ports.js';
 export { CHECKSUM_MODES, type ChecksumMode, SSE_ALGORITHMS, type SseAlgorithm } from './conventions/s3.js';
+export {
+  DEFAULT_WEB_IDENTITY_AUDIENCE,
+  type S3CredentialsSource,
+  type WebIdentity,
+} from './conventions/s3-credentials.js';
 export { MEMBER_ANTI_AFFINITIES, type MemberAntiAffinity } from './conventions/scheduling.js';
 export type { TlsSpec } from './conventions/tls.js';
 export {

@@ -4,6 +4,7 @@
 // them from controller/ and fails on a verb granted but unused, or used but not granted).
 import type { k8s } from 'cdk8s-plus-27';
 import { API_GROUP, ETCD_CLUSTER_PLURAL, ETCD_RESTORE_PLURAL } from './conventions/api.js';
+import { backupServiceAccountName } from './conventions/names.js';
 
 /** What an informer needs: its LIST and its WATCH. */
 const WATCH = ['list', 'watch'];
@@ -50,7 +51,19 @@ export const CONTROLLER_LEADER_ELECTION_RULES: readonly k8s.PolicyRule[] = [
   { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
 ];
 
-/** Reading S3 credentials for bootstrap and restore, in one etcd cluster's namespace only. */
-export const CONTROLLER_SECRET_RULES: readonly k8s.PolicyRule[] = [
-  { apiGroups: [''], resources: ['secrets'], verbs: ['get'] },
-];
+/**
+ * S3 credentials for a restore's verification, in one etcd cluster's Role: reading the credentials Secret, or a
+ * token of the cluster's `<cluster>-backup` ServiceAccount (and no other) for a web identity
+ * (docs/design/workload-identity.md).
+ */
+export function controllerCredentialRules(cluster: string): k8s.PolicyRule[] {
+  return [
+    { apiGroups: [''], resources: ['secrets'], verbs: ['get'] },
+    {
+      apiGroups: [''],
+      resources: ['serviceaccounts/token'],
+      verbs: ['create'],
+      resourceNames: [backupServiceAccountName(cluster)],
+    },
+  ];
+}

@@ -27,6 +27,7 @@ import { BACKUP_SCHEDULE_LABEL } from './conventions/labels.js';
 import { DEFAULT_BACKUP_RESOURCES, jobNodeOptions } from './conventions/limits.js';
 import { drillCronJobName } from './conventions/names.js';
 import type { ChecksumMode } from './conventions/s3.js';
+import { type S3CredentialsSource, s3CredentialsPodParts } from './conventions/s3-credentials.js';
 import { restrictedContainerSecurityContext } from './security.js';
 import { validateCron } from './validate/cron.js';
 import { type DurationInput, durationOf } from './validate/duration.js';
@@ -105,8 +106,8 @@ export interface EtcdRestoreDrillTarget {
   readonly backupCronJob: string;
   /** The backup Jobs' ServiceAccount (no API rights), which the drill runs as too. */
   readonly serviceAccountName: string;
-  /** The drilled schedule's credentials Secret. */
-  readonly credentialsSecretName: string;
+  /** The drilled schedule's S3 credentials: its Secret or its web identity. */
+  readonly credentials: S3CredentialsSource;
   /** Where the schedule's backups are. */
   readonly location: EtcdBackupLocation;
   /** The cluster's etcd version: the restore tool's, and the newest a backup may come from. */
@@ -176,6 +177,7 @@ export class EtcdRestoreDrill extends Construct {
       options.scratchSize === undefined
         ? `${Math.ceil((2 * target.quotaBackendBytes) / MIB)}Mi`
         : quantityOf('scratchSize', options.scratchSize);
+    const credentials = s3CredentialsPodParts(target.credentials, target.serviceAccountName);
     const fetch: k8s.Container = {
       name: DRILL_FETCH_CONTAINER,
       image,
@@ -192,13 +194,15 @@ export class EtcdRestoreDrill extends Construct {
       env: [
         ...namespaceEnv(target),
         ...nodeOptionsEnv(jobNodeOptions(memoryLimitBytes('resources', resources.limits))),
+        ...credentials.env,
       ],
-      envFrom: [{ secretRef: { name: target.credentialsSecretName } }],
+      ...(credentials.envFrom.length > 0 ? { envFrom: [...credentials.envFrom] } : {}),
       resources: containerResources('resources', resources.requests, resources.limits),
       securityContext: restrictedContainerSecurityContext(),
       volumeMounts: [
         { name: 'tmp', mountPath: '/tmp' },
         { name: DRILL_VOLUME, mountPath: DRILL_DIR },
+        ...credentials.volumeMounts,
       ],
     };
     this.cronJob = operatorCronJob(this, 'Resource', {
@@ -221,7 +225,10 @@ export class EtcdRestoreDrill extends Construct {
       podLabels: { [BACKUP_SCHEDULE_LABEL]: target.backupCronJob },
       initContainers: [fetch],
       sidecars: [etcdSidecar(target, options)],
-      volumes: [{ name: DRILL_VOLUME, emptyDir: { sizeLimit: k8s.Quantity.fromString(scratch) } }],
+      volumes: [
+        { name: DRILL_VOLUME, emptyDir: { sizeLimit: k8s.Quantity.fromString(scratch) } },
+        ...credentials.volumes,
+      ],
       container: {
         name: DRILL_CHECK_CONTAINER,
         args: drillCheck.args({

@@ -2,6 +2,7 @@
 import { DNS_1123_SUBDOMAIN_PATTERN } from '../conventions/name-patterns.js';
 import { QUANTITY_PATTERN } from '../conventions/quantity.js';
 import { DEFAULT_S3_REGION } from '../conventions/s3.js';
+import { DEFAULT_WEB_IDENTITY_AUDIENCE, ROLE_ARN_PATTERN } from '../conventions/s3-credentials.js';
 import type { JsonSchema } from './json-schema.js';
 
 /** A quantity written as an integer or a string such as `500m` or `1Gi` (like `resources.requests.cpu`). */
@@ -20,12 +21,44 @@ const stringMap = (description: string): JsonSchema => ({
 
 export { stringMap };
 
+/** `webIdentity`: S3 credentials from a role assumed with the cluster's `<cluster>-backup` ServiceAccount token. */
+function webIdentitySchema(): JsonSchema {
+  return {
+    type: 'object',
+    description:
+      "S3 credentials from a role assumed with a projected token of the cluster's <cluster>-backup ServiceAccount (AssumeRoleWithWebIdentity, as IRSA), instead of a Secret.",
+    required: ['roleArn'],
+    properties: {
+      roleArn: {
+        type: 'string',
+        description: 'The role to assume, e.g. arn:aws:iam::123456789012:role/etcd-backup.',
+        minLength: 5,
+        maxLength: 2048,
+        pattern: ROLE_ARN_PATTERN,
+      },
+      audience: {
+        type: 'string',
+        description: "The token's audience, which the role's identity provider expects.",
+        default: DEFAULT_WEB_IDENTITY_AUDIENCE,
+        minLength: 1,
+        maxLength: 253,
+      },
+      stsEndpoint: {
+        type: 'string',
+        description: 'STS endpoint URL for an S3-compatible store (MinIO: its own URL).',
+        maxLength: 2048,
+        pattern: '^https?://',
+      },
+    },
+  };
+}
+
 /** `S3Location`: where a backup lives in S3-compatible object storage. */
 export const s3LocationSchema: JsonSchema = {
   type: 'object',
   description:
     'A backup in S3-compatible object storage: a bucket and either an exact key or the newest object under a prefix.',
-  required: ['bucket', 'credentialsSecretName'],
+  required: ['bucket'],
   properties: {
     bucket: {
       type: 'string',
@@ -61,11 +94,17 @@ export const s3LocationSchema: JsonSchema = {
       maxLength: 253,
       pattern: DNS_1123_SUBDOMAIN_PATTERN,
     },
+    webIdentity: webIdentitySchema(),
   },
   'x-kubernetes-validations': [
     {
       rule: 'has(self.key) != has(self.latestUnderPrefix)',
       message: 'set exactly one of key (one backup) or latestUnderPrefix (the newest backup under a prefix)',
+    },
+    {
+      rule: 'has(self.credentialsSecretName) != has(self.webIdentity)',
+      message:
+        'set exactly one of credentialsSecretName (a Secret with static keys) or webIdentity (a role assumed with the <cluster>-backup ServiceAccount token)',
     },
   ],
 };

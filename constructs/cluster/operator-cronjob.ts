@@ -232,7 +232,7 @@ function podSpec(props: OperatorCronJobProps): k8s.PodSpec {
         args: container.args,
         terminationMessagePath: container.terminationMessagePath,
         env: env.length > 0 ? env : undefined,
-        envFrom: container.envFrom,
+        envFrom: container.envFrom?.length ? container.envFrom : undefined,
         resources: containerResources('resources', resources.requests, resources.limits),
         securityContext: restrictedContainerSecurityContext(),
         volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }, ...tlsMounts, ...(container.volumeMounts ?? [])],

@@ -13,6 +13,7 @@ export * from './names.js';
 export * from './ports.js';
 export * from './quantity.js';
 export * from './s3.js';
+export * from './s3-credentials.js';
 export * from './scheduling.js';
 export * from './tls.js';
 export * from './version.js';

@@ -346,7 +346,19 @@ export interface EtcdRestoreSpec {
      */
     forcePathStyle?: boolean;
     /** Secret in the same namespace with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and optionally AWS_SESSION_TOKEN). */
-    credentialsSecretName: string;
+    credentialsSecretName?: string;
+    /** S3 credentials from a role assumed with a projected token of the cluster's <cluster>-backup ServiceAccount (AssumeRoleWithWebIdentity, as IRSA), instead of a Secret. */
+    webIdentity?: {
+      /** The role to assume, e.g. arn:aws:iam::123456789012:role/etcd-backup. */
+      roleArn: string;
+      /**
+       * The token's audience, which the role's identity provider expects.
+       * @default "sts.amazonaws.com"
+       */
+      audience?: string;
+      /** STS endpoint URL for an S3-compatible store (MinIO: its own URL). */
+      stsEndpoint?: string;
+    };
   };
   /** Recover from a member that still runs with its data instead of a backup (after quorum loss): the controller copies that member's data (a snapshot it serves alone) into a new member, which the cluster then grows from. Every write that member had applied is kept, also writes newer than the last backup; writes it had not applied are lost. Exactly one of backup and survivor. */
   survivor?: {
@@ -408,7 +420,19 @@ export interface S3Location {
    */
   forcePathStyle?: boolean;
   /** Secret in the same namespace with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and optionally AWS_SESSION_TOKEN). */
-  credentialsSecretName: string;
+  credentialsSecretName?: string;
+  /** S3 credentials from a role assumed with a projected token of the cluster's <cluster>-backup ServiceAccount (AssumeRoleWithWebIdentity, as IRSA), instead of a Secret. */
+  webIdentity?: {
+    /** The role to assume, e.g. arn:aws:iam::123456789012:role/etcd-backup. */
+    roleArn: string;
+    /**
+     * The token's audience, which the role's identity provider expects.
+     * @default "sts.amazonaws.com"
+     */
+    audience?: string;
+    /** STS endpoint URL for an S3-compatible store (MinIO: its own URL). */
+    stsEndpoint?: string;
+  };
 }
 
 /** A metav1.Condition. */

@@ -12,9 +12,9 @@ import { API_GROUP, API_VERSION, ETCD_RESTORE_PLURAL } from '../../constructs/co
 import { isNotFound } from '../runtime/kube.js';
 import { isSecretForbidden, readSecret, type SecretForbidden } from '../runtime/secrets.js';
 import type { ObjectKey } from '../runtime/types.js';
+import type { S3ClientCredentials } from '../s3/client.js';
 import type { EtcdCluster, EtcdRestore } from './api.js';
 import type { RestorePlanInput } from './types.js';
-import type { S3Credentials } from './verify.js';
 import {
   type EtcdQuorumView,
   toMemberPodView,
@@ -98,7 +98,8 @@ function readCredentialsSecret(
   restore: EtcdRestore,
 ): Promise<V1Secret | SecretForbidden | undefined> {
   const name = restore.spec.backup?.credentialsSecretName;
-  if (!name) return Promise.resolve(undefined);
+  // A web identity has no Secret (only one of the two may be set: the schema's rule and sourceProblem).
+  if (!name || restore.spec.backup?.webIdentity) return Promise.resolve(undefined);
   const namespace = restore.metadata.namespace as string;
   return readSecret(core, { namespace, name, cluster: restore.spec.clusterName });
 }
@@ -110,11 +111,14 @@ function decode(secret: V1Secret, name: string): string | undefined {
   return value === undefined ? secret.stringData?.[name] : Buffer.from(value, 'base64').toString('utf8');
 }
 
+/** S3 credentials for a restore, or why the controller cannot have them. */
+export type CredentialsFound = { credentials: S3ClientCredentials } | { problem: string };
+
 /** The S3 credentials in the Secret, or why they cannot be used. */
 export function credentialsOf(
   restore: EtcdRestore,
   secret: V1Secret | SecretForbidden | undefined,
-): { credentials: S3Credentials } | { problem: string } {
+): CredentialsFound {
   const name = restore.spec.backup?.credentialsSecretName;
   if (isSecretForbidden(secret)) return { problem: secret.forbidden };
   if (!secret) return { problem: `Secret ${name} (spec.backup.credentialsSecretName) does not exist` };
@@ -132,8 +136,9 @@ export function credentialsOf(
 
 export function restorePlanInput(observed: RestoreObserved, nonce: string): RestorePlanInput {
   const { restore, cluster } = observed;
+  // A web identity's token is requested when the backup is verified (web-identity.ts), not on every pass.
   const credentials =
-    restore.status?.phase === 'Completed' || restore.spec.survivor
+    restore.status?.phase === 'Completed' || restore.spec.survivor || restore.spec.backup?.webIdentity
       ? undefined
       : credentialsOf(restore, observed.secret);
   return {

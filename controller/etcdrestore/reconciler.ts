@@ -9,16 +9,20 @@ import {
   API_VERSION,
   ETCD_RESTORE_KIND,
   ETCD_RESTORE_PLURAL,
+  s3ConnectionOf,
 } from '../../constructs/conventions/index.js';
 import { crashSwitchFromEnv } from '../runtime/crash-switch.js';
 import { patchStatus } from '../runtime/kube.js';
 import type { ObjectKey, ReconcileResult, Reconciler, ReconcilerDeps } from '../runtime/types.js';
+import type { EtcdRestore } from './api.js';
 import { executeRestore } from './execute.js';
 import {
+  type CredentialsFound,
   credentialsOf,
   getRestore,
   type ObserveCluster,
   observeRestore,
+  type RestoreObserved,
   restorePlanInput,
 } from './observe.js';
 import { reconcileDeletedRestore } from './orphaned-lock.js';
@@ -55,11 +59,7 @@ export class EtcdRestoreReconciler implements Reconciler {
       kubeConfig: this.deps.kubeConfig,
       restore,
       cluster: observed.cluster?.cluster,
-      credentials: async () => {
-        const found = credentialsOf(restore, observed.secret);
-        if ('problem' in found) throw new Error(found.problem);
-        return found.credentials;
-      },
+      credentials: () => this.credentials(restore, observed),
       log,
     });
     if (action.kind !== 'Wait' && action.kind !== 'Done')
@@ -73,6 +73,20 @@ export class EtcdRestoreReconciler implements Reconciler {
       await this.deps.events.event(subject, outcome.event.type, outcome.event.reason, outcome.event.message);
     }
     return outcome.requeueAfterMs === undefined ? {} : { requeueAfterMs: outcome.requeueAfterMs };
+  }
+
+  /** The S3 credentials of the restore's backup: the Secret's keys, or the cluster's web identity. */
+  private async credentials(restore: EtcdRestore, observed: RestoreObserved): Promise<CredentialsFound> {
+    const identity = restore.spec.backup?.webIdentity;
+    if (!identity) return credentialsOf(restore, observed.secret);
+    const { webIdentityCredentials } = await import('./web-identity.js');
+    return webIdentityCredentials(this.core, {
+      namespace: restore.metadata.namespace as string,
+      cluster: restore.spec.clusterName,
+      identity,
+      region: s3ConnectionOf(restore.spec.backup ?? {}).region,
+      restore: restore.metadata.name as string,
+    });
   }
 }
 

@@ -7,14 +7,8 @@ import { snapshotVersionProblem } from '../restore/etcd-version.js';
 import { type FailureReason, RestoreError } from '../restore/exit-codes.js';
 import { locateBackup } from '../restore/locate.js';
 import { s3Failure } from '../restore/s3-failure.js';
-import { createS3Client } from '../s3/client.js';
+import { createS3Client, type S3ClientCredentials } from '../s3/client.js';
 import type { S3Location } from './api.js';
-
-export interface S3Credentials {
-  readonly accessKeyId: string;
-  readonly secretAccessKey: string;
-  readonly sessionToken?: string;
-}
 
 export type VerifyResult =
   | { readonly ok: true; readonly key: string; readonly revision: string; readonly etcdVersion: string }
@@ -22,7 +16,7 @@ export type VerifyResult =
 
 export async function verifyBackup(
   location: S3Location,
-  credentials: S3Credentials,
+  credentials: S3ClientCredentials,
   clusterVersion: string,
   log: Logger,
 ): Promise<VerifyResult> {

@@ -6,6 +6,7 @@ import {
   MEMBER_LABEL,
   memberOfPvc,
   RETAINED_BY_RESTORE_LABEL,
+  s3CredentialsProblem,
 } from '../../constructs/conventions/index.js';
 import { seedRestoreFailure } from '../restore/init-failure.js';
 import type { EtcdCluster, EtcdRestore, S3Location } from './api.js';
@@ -27,7 +28,8 @@ export function sourceProblem(location: S3Location | undefined): string | undefi
   if (hasKey === hasPrefix) {
     return `spec.backup must give exactly one of key and latestUnderPrefix, got ${hasKey ? 'both' : 'neither'}`;
   }
-  if (!location.credentialsSecretName) return 'spec.backup.credentialsSecretName is empty';
+  const credentials = s3CredentialsProblem('spec.backup', location);
+  if (credentials) return credentials;
   return undefined;
 }
 

@@ -15,6 +15,11 @@ const denied = new Set([
   'AccessDenied',
   'Forbidden',
   'CredentialsProviderError',
+  // A web identity the store's STS refused (AssumeRoleWithWebIdentity): a token of another audience, an
+  // unknown issuer, an expired token, a role that does not trust the ServiceAccount.
+  'InvalidIdentityToken',
+  'IDPRejectedClaim',
+  'ExpiredToken',
 ]);
 
 export function s3FailureReason(error: unknown): FailureReason {

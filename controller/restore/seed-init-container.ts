@@ -3,6 +3,7 @@
 // lock's source). Pure; used by the membership executor only (controller/etcdcluster/pod-for-action.ts).
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import {
+  backupServiceAccountName,
   backupSourceOf,
   CLIENT_CERT_TLS_DIR,
   clientCertFiles,
@@ -15,6 +16,7 @@ import {
   restoreFetch,
   restoreFromMember,
   s3ConnectionOf,
+  s3CredentialsPodParts,
   schemes,
   type TlsSpec,
 } from '../../constructs/conventions/index.js';
@@ -35,6 +37,8 @@ export function operatorImage(env: NodeJS.ProcessEnv = process.env): string {
 export interface SeedRestore {
   /** Where the backup is; `key` wins over `latestUnderPrefix` (an in-place restore passes the verified key). */
   readonly location: S3Location;
+  /** The cluster's name: a web identity is its `<cluster>-backup` ServiceAccount's (workload-identity.md). */
+  readonly clusterName: string;
   /** The cluster's `spec.version`. */
   readonly clusterVersion: string;
   readonly member: string;
@@ -63,14 +67,21 @@ export function restoreFetchArgs(seed: SeedRestore): string[] {
   });
 }
 
+/** The S3 credentials of the seed's backup: its Secret, or the cluster's `<cluster>-backup` web identity. */
+function seedCredentials(seed: SeedRestore) {
+  return s3CredentialsPodParts(seed.location, backupServiceAccountName(seed.clusterName));
+}
+
 export function restoreInitContainer(seed: SeedRestore): V1Container {
+  const credentials = seedCredentials(seed);
   return {
     name: RESTORE_INIT_CONTAINER,
     image: seed.image ?? DEFAULT_OPERATOR_IMAGE,
     command: [OPERATOR_ENTRYPOINT],
     args: restoreFetchArgs(seed),
-    envFrom: [{ secretRef: { name: seed.location.credentialsSecretName } }],
-    volumeMounts: [{ name: 'data', mountPath: DATA_MOUNT_PATH }],
+    ...(credentials.env.length > 0 ? { env: [...credentials.env] } : {}),
+    ...(credentials.envFrom.length > 0 ? { envFrom: [...credentials.envFrom] } : {}),
+    volumeMounts: [{ name: 'data', mountPath: DATA_MOUNT_PATH }, ...credentials.volumeMounts],
     // The command's last log line (JSON, `code` and `reason`) becomes the terminated state's message, which the
     // controllers report (init-failure.ts).
     terminationMessagePolicy: 'FallbackToLogsOnError',
@@ -79,12 +90,23 @@ export function restoreInitContainer(seed: SeedRestore): V1Container {
   };
 }
 
-/** `pod` with the restore init container first. */
+/**
+ * `pod` with the restore init container first; with a web identity the Pod runs as `<cluster>-backup` (still
+ * without the API token mounted) and has the projected token's volume.
+ */
 export function withRestoreInitContainer(pod: V1Pod, seed: SeedRestore): V1Pod {
   const spec = pod.spec ?? { containers: [] };
+  const credentials = seedCredentials(seed);
   return {
     ...pod,
-    spec: { ...spec, initContainers: [restoreInitContainer(seed), ...(spec.initContainers ?? [])] },
+    spec: {
+      ...spec,
+      ...(credentials.serviceAccountName ? { serviceAccountName: credentials.serviceAccountName } : {}),
+      initContainers: [restoreInitContainer(seed), ...(spec.initContainers ?? [])],
+      ...(credentials.volumes.length > 0
+        ? { volumes: [...(spec.volumes ?? []), ...credentials.volumes] }
+        : {}),
+    },
   };
 }
 
@@ -212,6 +234,7 @@ export function withSeedRestore(
   if ('backup' in source) {
     return withRestoreInitContainer(pod, {
       location: source.backup,
+      clusterName: cluster.metadata.name as string,
       clusterVersion: cluster.spec.version,
       member: moment.member,
       peerURL: options.peerURL,

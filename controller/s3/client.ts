@@ -1,5 +1,5 @@
 // S3 client construction for every command of ours that talks to S3-compatible object storage.
-import { S3Client } from '@aws-sdk/client-s3';
+import { S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 import {
   type ChecksumMode,
   DEFAULT_CHECKSUM_MODE,
@@ -8,6 +8,9 @@ import {
 } from '../../constructs/conventions/s3.js';
 
 export type { ChecksumMode };
+
+/** Static keys, or a provider of them (the SDK's own type). */
+export type S3ClientCredentials = NonNullable<S3ClientConfig['credentials']>;
 
 /** Where and how to reach S3. Credentials: the SDK's standard chain (`AWS_ACCESS_KEY_ID`, ...) unless given. */
 export interface S3Options {
@@ -19,8 +22,11 @@ export interface S3Options {
   readonly forcePathStyle?: boolean;
   /** @default DEFAULT_CHECKSUM_MODE (`when-required`, see CHECKSUM_MODES) */
   readonly checksumMode?: ChecksumMode;
-  /** Explicit credentials. @default - the SDK's default chain: the AWS_* environment variables first */
-  readonly credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+  /**
+   * Explicit credentials: static keys or a provider (a web identity's).
+   * @default - the SDK's default chain: the AWS_* environment variables first, then a web identity token file
+   */
+  readonly credentials?: S3ClientCredentials;
   /** Attempts per request, including the first. @default 3 */
   readonly maxAttempts?: number;
 }

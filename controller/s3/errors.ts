@@ -15,7 +15,13 @@ const explanations: Record<string, string> = {
   SignatureDoesNotMatch: 'the secret key is wrong (check AWS_SECRET_ACCESS_KEY)',
   AccessDenied: 'access denied by the store',
   Forbidden: 'access denied by the store (wrong credentials or no permission)',
-  CredentialsProviderError: 'no S3 credentials found (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)',
+  CredentialsProviderError:
+    'no S3 credentials found (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_ROLE_ARN and AWS_WEB_IDENTITY_TOKEN_FILE)',
+  InvalidIdentityToken:
+    "the store refused the web identity token (AssumeRoleWithWebIdentity): check the token's audience against the store's client id and the issuer it trusts",
+  IDPRejectedClaim:
+    'the store refused the web identity token (AssumeRoleWithWebIdentity): the role does not trust this ServiceAccount',
+  ExpiredToken: 'the web identity token expired (AssumeRoleWithWebIdentity)',
   ECONNREFUSED: 'connection refused: nothing listens at the S3 endpoint',
   ENOTFOUND: 'the S3 endpoint host name does not resolve',
   ECONNRESET: 'the S3 endpoint closed the connection',

@@ -12,6 +12,19 @@ export const serviceClusterIPRange = '10.0.0.0/24';
 export const kubernetesServiceIP = '10.0.0.1';
 export const serviceAccountIssuer = 'https://kubernetes.default.svc.cluster.local';
 
+/**
+ * The API server's ServiceAccount issuer documents at an address an OpenID relying party of the environment
+ * (MinIO) reaches: the API server itself, on the node-facing address or loopback. The discovery document names
+ * `jwksUri` (`--service-account-jwks-uri`); the issuer stays the in-cluster name.
+ */
+export function issuerEndpoints(
+  port: number,
+  nodeFacingAddress?: string,
+): { discoveryUrl: string; jwksUri: string } {
+  const base = `https://${nodeFacingAddress ?? '127.0.0.1'}:${port}`;
+  return { discoveryUrl: `${base}/.well-known/openid-configuration`, jwksUri: `${base}/openid/v1/jwks` };
+}
+
 export interface ApiServerInput {
   dir: string;
   pki: Pki;
@@ -66,6 +79,7 @@ export function apiServerFlags(input: ApiServerInput): string[] {
     `--tls-private-key-file=${pki.servingKey}`,
     `--client-ca-file=${pki.caCert}`,
     `--service-account-issuer=${serviceAccountIssuer}`,
+    `--service-account-jwks-uri=${issuerEndpoints(input.port, input.nodeFacingAddress).jwksUri}`,
     `--service-account-key-file=${pki.serviceAccountPub}`,
     `--service-account-signing-key-file=${pki.serviceAccountKey}`,
     `--service-cluster-ip-range=${serviceClusterIPRange}`,

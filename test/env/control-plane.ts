@@ -3,11 +3,17 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, type KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { kubernetesBinary } from './binaries.js';
 import { generatePki, type Pki } from './certs.js';
 import { onProcessExit, reapDirSync, removeDir, startReaper } from './cleanup.js';
-import { apiServerFlags, auditPolicy, controllerManagerFlags, schedulerFlags } from './component-flags.js';
+import {
+  apiServerFlags,
+  auditPolicy,
+  controllerManagerFlags,
+  issuerEndpoints,
+  schedulerFlags,
+} from './component-flags.js';
 import { startEtcdServer } from './etcd-server.js';
 import { httpGet } from './http-get.js';
 import { writeKubeconfig } from './kubeconfig.js';
@@ -47,6 +53,12 @@ export interface ControlPlane {
   readonly kubeConfig: KubeConfig;
   /** `https://127.0.0.1:<port>` */
   readonly server: string;
+  /**
+   * The ServiceAccount issuer's OpenID discovery document, at the address the environment's MinIO reaches (the
+   * node-facing address, else loopback); readable without credentials, as on a cloud cluster (a
+   * ClusterRoleBinding of `system:service-account-issuer-discovery` to `system:unauthenticated`). Signed by `pki.caCert`.
+   */
+  readonly issuerDiscoveryUrl: string;
   /** The API server's audit log (JSON lines, one per completed request of `auditUsers`), when asked for. */
   readonly auditLogPath?: string;
   readonly pki: Pki;
@@ -215,12 +227,14 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       ),
     );
     if (options.waitForControllers ?? true) await waitForDefaultNamespaceReady(kubeConfig, controllers[0]!);
+    await allowIssuerDiscovery(kubeConfig);
     log.info({ server, kubeconfigPath, dir, ms: Date.now() - started }, 'Started control plane');
     return {
       dir,
       kubeconfigPath,
       kubeConfig,
       server,
+      issuerDiscoveryUrl: issuerEndpoints(apiPort, options.netns?.address).discoveryUrl,
       ...(audit ? { auditLogPath: audit.logPath } : {}),
       pki,
       processes,
@@ -258,4 +272,22 @@ async function waitForDefaultNamespaceReady(
       abortIf: controllerManager.exitStatus,
     },
   );
+}
+
+/**
+ * The issuer's discovery document and keys readable anonymously, as cloud providers publish them: what lets an
+ * OpenID relying party (MinIO's STS) check ServiceAccount tokens (docs/design/workload-identity.md).
+ */
+async function allowIssuerDiscovery(kubeConfig: KubeConfig): Promise<void> {
+  await kubeConfig.makeApiClient(RbacAuthorizationV1Api).createClusterRoleBinding({
+    body: {
+      metadata: { name: 'service-account-issuer-discovery-public' },
+      roleRef: {
+        apiGroup: 'rbac.authorization.k8s.io',
+        kind: 'ClusterRole',
+        name: 'system:service-account-issuer-discovery',
+      },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:unauthenticated' }],
+    },
+  });
 }

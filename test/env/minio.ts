@@ -1,6 +1,6 @@
 // A real MinIO server on 127.0.0.1 (single drive, temp data dir) for S3 tests, with fault helpers.
-import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { copyFile, mkdir, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { minioBinary } from './binaries.js';
@@ -21,6 +21,21 @@ export interface MinioOptions {
    * @default none: this machine's loopback only
    */
   netns?: { path: string; address: string };
+  /**
+   * Accept web identities (`AssumeRoleWithWebIdentity`) from an OpenID provider: the API server's ServiceAccount
+   * issuer, whose discovery document must be readable when MinIO starts. One role, whose ARN is `roleArn`.
+   * @default none: static keys only
+   */
+  openId?: {
+    /** The provider's discovery document (`/.well-known/openid-configuration`). */
+    readonly configUrl: string;
+    /** The CA that signs the provider's serving certificate. */
+    readonly caFile: string;
+    /** The audience tokens must carry (MinIO's client id). */
+    readonly clientId: string;
+    /** The IAM policies of the role. @default 'readwrite' */
+    readonly rolePolicy?: string;
+  };
 }
 
 export interface Minio {
@@ -32,6 +47,8 @@ export interface Minio {
   readonly podEndpoint: string;
   /** MinIO's default region. */
   readonly region: 'us-east-1';
+  /** With `openId`: the role a web identity assumes (MinIO derives it from the client id). */
+  readonly roleArn?: string;
   /** Directory with `data/` and `minio.log`; removed by `stop()`. */
   readonly dir: string;
   /** The current server process (changes after `resume()`/`restart()`); undefined while paused. */
@@ -67,6 +84,11 @@ export async function startMinio(options: MinioOptions = {}): Promise<Minio> {
     });
   }
   const listenHost = netns ? '0.0.0.0' : '127.0.0.1';
+  const openId = options.openId;
+  const certsDir = join(dir, 'certs');
+  // Its own directory (never ~/.minio): MinIO trusts the CAs in `<certs-dir>/CAs` for its outgoing TLS.
+  await mkdir(join(certsDir, 'CAs'), { recursive: true });
+  if (openId) await copyFile(openId.caFile, join(certsDir, 'CAs', 'provider-ca.crt'));
 
   const resume = async () => {
     if (current) return;
@@ -80,6 +102,8 @@ export async function startMinio(options: MinioOptions = {}): Promise<Minio> {
         `${listenHost}:${port}`,
         '--console-address',
         `127.0.0.1:${consolePort}`,
+        '--certs-dir',
+        certsDir,
         dataDir,
       ],
       logPath: join(dir, 'minio.log'),
@@ -92,6 +116,13 @@ export async function startMinio(options: MinioOptions = {}): Promise<Minio> {
         MINIO_UPDATE: 'off',
         MINIO_CALLHOME_ENABLE: 'off',
         MINIO_CI_CD: '1',
+        ...(openId
+          ? {
+              MINIO_IDENTITY_OPENID_CONFIG_URL: openId.configUrl,
+              MINIO_IDENTITY_OPENID_CLIENT_ID: openId.clientId,
+              MINIO_IDENTITY_OPENID_ROLE_POLICY: openId.rolePolicy ?? 'readwrite',
+            }
+          : {}),
       },
     });
     current = server;
@@ -129,6 +160,7 @@ export async function startMinio(options: MinioOptions = {}): Promise<Minio> {
     accessKey,
     secretKey,
     region: 'us-east-1',
+    ...(openId ? { roleArn: minioRoleArn(openId.clientId) } : {}),
     dir,
     process: () => current,
     pause,
@@ -139,4 +171,12 @@ export async function startMinio(options: MinioOptions = {}): Promise<Minio> {
     },
     stop,
   };
+}
+
+/**
+ * The ARN MinIO gives the role of an OpenID provider with a role policy: `arn:minio:iam:::role/` and the unpadded
+ * base64url SHA-1 of the client id (its documented, stable derivation; the region part is empty as MinIO's is unset).
+ */
+export function minioRoleArn(clientId: string): string {
+  return `arn:minio:iam:::role/${createHash('sha1').update(clientId).digest('base64url')}`;
 }

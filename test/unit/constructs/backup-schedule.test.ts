@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Size } from 'cdk8s';
-import { type EtcdBackupScheduleOptions, EtcdCluster } from '../../../constructs/index.js';
+import { type EtcdBackupScheduleOptions, EtcdCluster, type WebIdentity } from '../../../constructs/index.js';
 import { clusterChart, type Manifest, matchSnapshot, only, synth } from './helpers.js';
 
 const minimal: EtcdBackupScheduleOptions = {
@@ -130,10 +130,69 @@ describe('EtcdCluster.addBackupSchedule', () => {
     );
   });
 
-  it('fails when the credentials Secret is missing', () => {
+  it('fails when neither the credentials Secret nor a web identity is given, or both are', () => {
     assert.throws(
-      () => withBackups('etcd-test', { credentialsSecretName: undefined as unknown as string }),
-      /^Error: 'credentialsSecretName' is required: name a Secret with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY/,
+      () => withBackups('etcd-test', { credentialsSecretName: undefined }),
+      /^Error: backup schedule: set exactly one of 'credentialsSecretName' \(a Secret with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY\) or 'webIdentity' \(a role assumed with the cluster's <cluster>-backup ServiceAccount token\), got neither$/,
+    );
+    assert.throws(
+      () => withBackups('etcd-test', { webIdentity: { roleArn: 'arn:aws:iam::123456789012:role/etcd' } }),
+      /^Error: backup schedule: set exactly one of .*, got both$/,
+    );
+  });
+
+  it('GIVEN a web identity THEN the Job runs as <cluster>-backup with its token projected for the audience, the SDK environment and no Secret', () => {
+    const objects = withBackups('etcd-test', {
+      credentialsSecretName: undefined,
+      webIdentity: {
+        roleArn: 'arn:aws:iam::123456789012:role/etcd',
+        stsEndpoint: 'http://minio.storage.svc:9000',
+      },
+    });
+    const spec = podSpec(only(objects, 'CronJob', 'main-backup'));
+    assert.equal(spec.serviceAccountName, 'main-backup');
+    assert.equal(spec.automountServiceAccountToken, false);
+    assert.deepEqual(
+      spec.volumes.find((v: Manifest) => v.name === 's3-token'),
+      {
+        name: 's3-token',
+        projected: {
+          sources: [
+            {
+              serviceAccountToken: { audience: 'sts.amazonaws.com', expirationSeconds: 3600, path: 'token' },
+            },
+          ],
+        },
+      },
+    );
+    const [container] = spec.containers;
+    assert.deepEqual(
+      container.volumeMounts.find((m: Manifest) => m.name === 's3-token'),
+      { name: 's3-token', mountPath: '/var/run/secrets/etcd-gitops/s3-token', readOnly: true },
+    );
+    assert.equal(container.envFrom, undefined);
+    const env = Object.fromEntries(container.env.map((e: Manifest) => [e.name, e.value ?? e.valueFrom]));
+    assert.equal(env.AWS_ROLE_ARN, 'arn:aws:iam::123456789012:role/etcd');
+    assert.equal(env.AWS_WEB_IDENTITY_TOKEN_FILE, '/var/run/secrets/etcd-gitops/s3-token/token');
+    assert.deepEqual(env.AWS_ROLE_SESSION_NAME, { fieldRef: { fieldPath: 'metadata.name' } });
+    assert.equal(env.AWS_ENDPOINT_URL_STS, 'http://minio.storage.svc:9000');
+    assert.ok(!objects.some((o) => o.kind === 'Secret'));
+  });
+
+  it('fails when the web identity has no role ARN, an empty audience or an STS endpoint that is no URL', () => {
+    const identity = (webIdentity: WebIdentity) => () =>
+      withBackups('etcd-test', { credentialsSecretName: undefined, webIdentity });
+    assert.throws(
+      identity({ roleArn: 'etcd-backup' }),
+      /^Error: backup schedule: 'webIdentity.roleArn' must be a role ARN such as arn:aws:iam::123456789012:role\/etcd-backup, got "etcd-backup"$/,
+    );
+    assert.throws(
+      identity({ roleArn: 'arn:aws:iam::1:role/x', audience: ' ' }),
+      /'webIdentity.audience' must not be empty \(default sts.amazonaws.com\), got " "$/,
+    );
+    assert.throws(
+      identity({ roleArn: 'arn:aws:iam::1:role/x', stsEndpoint: 'minio:9000' }),
+      /^Error: 'webIdentity.stsEndpoint' must be an http:\/\/ or https:\/\/ URL .* got 'minio:9000'$/,
     );
   });
 

@@ -18,8 +18,8 @@ import { ETCD_CLUSTER_PLURAL, ETCD_RESTORE_PLURAL } from '../../../constructs/co
 import {
   CONTROLLER_LEADER_ELECTION_RULES,
   CONTROLLER_NODE_RULES,
-  CONTROLLER_SECRET_RULES,
   CONTROLLER_WATCHED_NAMESPACE_RULES,
+  controllerCredentialRules,
 } from '../../../constructs/operator-rbac.js';
 import * as resources from '../../../controller/runtime/resources.js';
 import { repoRoot } from '../../env/binaries.js';
@@ -104,7 +104,11 @@ const VERB_PREFIXES: ReadonlyArray<readonly [string, string]> = [
   ['replace', 'update'],
 ];
 
-const SUBRESOURCES: Readonly<Record<string, string>> = { Status: 'status', Eviction: 'eviction' };
+const SUBRESOURCES: Readonly<Record<string, string>> = {
+  Status: 'status',
+  Eviction: 'eviction',
+  Token: 'token',
+};
 
 function pluralOf(kind: string): string {
   const lower = kind.toLowerCase();
@@ -199,7 +203,7 @@ function granted(): Set<string> {
     ...CONTROLLER_WATCHED_NAMESPACE_RULES,
     ...CONTROLLER_NODE_RULES,
     ...CONTROLLER_LEADER_ELECTION_RULES,
-    ...CONTROLLER_SECRET_RULES,
+    ...controllerCredentialRules('any'),
   ];
   return new Set(
     rules.flatMap((rule) =>

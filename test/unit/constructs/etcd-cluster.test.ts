@@ -106,11 +106,19 @@ describe('EtcdCluster construct', () => {
     assert.equal(client.from[2].podSelector.matchLabels['app.kubernetes.io/component'], 'defrag');
   });
 
-  it('GIVEN a cluster THEN the controller may get Secrets in this namespace only, through a Role and RoleBinding', () => {
+  it("GIVEN a cluster THEN the controller may get Secrets and request tokens of the cluster's backup ServiceAccount only, in this namespace only, through a Role and RoleBinding", () => {
     const { objects } = cluster();
     const role = only(objects, 'Role', 'main-etcd-gitops-controller');
     assert.equal(role.metadata.namespace, 'etcd-test');
-    assert.deepEqual(role.rules, [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }]);
+    assert.deepEqual(role.rules, [
+      { apiGroups: [''], resources: ['secrets'], verbs: ['get'] },
+      {
+        apiGroups: [''],
+        resources: ['serviceaccounts/token'],
+        verbs: ['create'],
+        resourceNames: ['main-backup'],
+      },
+    ]);
     const binding = only(objects, 'RoleBinding', 'main-etcd-gitops-controller');
     assert.deepEqual(binding.subjects, [
       { kind: 'ServiceAccount', name: 'etcd-gitops-controller', namespace: 'etcd-gitops-system' },
@@ -287,6 +295,42 @@ describe('EtcdCluster construct', () => {
     assert.throws(
       () => cluster({ podTemplate: { labels: { 'app.kubernetes.io/instance': 'other' } } }),
       /^Error: 'podTemplate.labels' must not set 'app.kubernetes.io\/instance'/,
+    );
+  });
+
+  it('GIVEN a bootstrap backup read with a web identity THEN the backup ServiceAccount exists without a schedule; with a Secret it does not', () => {
+    const webIdentity = { roleArn: 'arn:aws:iam::123456789012:role/etcd' };
+    const { objects } = cluster({
+      bootstrapFromBackup: { bucket: 'etcd-backups', latestUnderPrefix: 'etcd/', webIdentity },
+    });
+    assert.deepEqual(only(objects, 'EtcdCluster').spec.bootstrap.backup.webIdentity, webIdentity);
+    assert.equal(only(objects, 'ServiceAccount', 'main-backup').automountServiceAccountToken, false);
+    const withSecret = cluster({
+      bootstrapFromBackup: {
+        bucket: 'etcd-backups',
+        latestUnderPrefix: 'etcd/',
+        credentialsSecretName: 's3',
+      },
+    });
+    assert.ok(!withSecret.objects.some((o) => o.kind === 'ServiceAccount'));
+  });
+
+  it('fails when the bootstrap backup names both a Secret and a web identity, or neither', () => {
+    const location = { bucket: 'etcd-backups', key: 'a.db' };
+    assert.throws(
+      () => cluster({ bootstrapFromBackup: location }),
+      /^Error: 'bootstrapFromBackup': set exactly one of 'credentialsSecretName' .* or 'webIdentity' .*, got neither$/,
+    );
+    assert.throws(
+      () =>
+        cluster({
+          bootstrapFromBackup: {
+            ...location,
+            credentialsSecretName: 's3',
+            webIdentity: { roleArn: 'arn:aws:iam::1:role/x' },
+          },
+        }),
+      /, got both$/,
     );
   });
 

@@ -36,6 +36,23 @@ function withDrill(
 const podSpec = (cronJob: Manifest) => cronJob.spec.jobTemplate.spec.template.spec;
 
 describe('EtcdBackupSchedule.addRestoreDrill', () => {
+  it("GIVEN a schedule with a web identity THEN the drill's fetch reads the backup with the same identity: token projected, no Secret", () => {
+    const chart = clusterChart('etcd-test');
+    const main = new EtcdCluster(chart, 'main', { version: '3.5.35' });
+    const webIdentity = { roleArn: 'arn:aws:iam::123456789012:role/etcd', audience: 'minio' };
+    main
+      .addBackupSchedule({ ...backup, credentialsSecretName: undefined, webIdentity })
+      .addRestoreDrill({ schedule: '30 4 * * *' });
+    const spec = podSpec(only(synth(chart), 'CronJob', 'main-backup-drill'));
+    assert.equal(spec.serviceAccountName, 'main-backup');
+    const token = spec.volumes.find((v: Manifest) => v.name === 's3-token');
+    assert.equal(token.projected.sources[0].serviceAccountToken.audience, 'minio');
+    const fetch = spec.initContainers.find((c: Manifest) => c.name === 'fetch');
+    assert.equal(fetch.envFrom, undefined);
+    assert.ok(fetch.volumeMounts.some((m: Manifest) => m.name === 's3-token'));
+    assert.ok(fetch.env.some((e: Manifest) => e.name === 'AWS_ROLE_ARN' && e.value === webIdentity.roleArn));
+  });
+
   it('GIVEN a drill of a MinIO schedule WHEN synthesized THEN it matches the snapshot: fetch, the etcd sidecar, check', () => {
     const objects = withDrill();
     const cronJob = only(objects, 'CronJob', 'main-backup-drill');

@@ -96,6 +96,7 @@ const scheduleCases: Record<keyof EtcdBackupScheduleOptions, ScheduleCase | 'not
   schedule: 'not a flag',
   timeZone: 'not a flag',
   credentialsSecretName: 'not a flag',
+  webIdentity: 'not a flag',
   startingDeadlineSeconds: 'not a flag',
   activeDeadlineSeconds: 'not a flag',
   backoffLimit: 'not a flag',
@@ -146,6 +147,7 @@ describe('construct-emitted flags parse back to the same options', () => {
   const location: S3Location = { bucket: 'etcd-backups', key: 'db/main/x.db', credentialsSecretName: 's3' };
   const seed: SeedRestore = {
     location,
+    clusterName: 'main',
     clusterVersion: '3.5.17',
     member: 'main-0',
     peerURL: 'http://main-0.main-peer.db.svc:2380',
@@ -181,6 +183,7 @@ describe('construct-emitted flags parse back to the same options', () => {
     region: [{ region: 'eu-west-1' }, { s3: { ...fetchDefaults.s3, region: 'eu-west-1' } }],
     forcePathStyle: [{ forcePathStyle: true }, { s3: { ...fetchDefaults.s3, forcePathStyle: true } }],
     credentialsSecretName: 'not a flag',
+    webIdentity: 'not a flag',
   };
 
   it('GIVEN a seed restore WHEN the init container args are parsed by restore fetch THEN the seed comes back', () => {

@@ -57,6 +57,39 @@ describe('withSeedRestore: spec.bootstrap.backup', () => {
     // AND the etcd container is the plain seed's
     assert.deepEqual(pod.spec?.containers, buildMemberPod(cluster(), seed).spec?.containers);
   });
+  it("GIVEN a backup read with a web identity WHEN the seed Pod is made THEN the Pod runs as <cluster>-backup without the API token, restore fetch has the projected token and the SDK's environment, and the next member Pod is plain", () => {
+    const webIdentity = {
+      roleArn: 'arn:minio:iam:::role/abc',
+      audience: 'minio',
+      stsEndpoint: 'http://minio.example:9000',
+    };
+    const { credentialsSecretName: _, ...rest } = backup;
+    const c = cluster({
+      spec: { size: 3, version: '3.6.16', bootstrap: { backup: { ...rest, webIdentity } } },
+    });
+    const pod = podOf(c);
+    assert.equal(pod.spec?.serviceAccountName, 'main-backup');
+    assert.equal(pod.spec?.automountServiceAccountToken, false);
+    const token = pod.spec?.volumes?.find((v) => v.name === 's3-token');
+    assert.deepEqual(token?.projected?.sources, [
+      { serviceAccountToken: { audience: 'minio', expirationSeconds: 3600, path: 'token' } },
+    ]);
+    const init = pod.spec?.initContainers?.[0];
+    assert.equal(init?.envFrom, undefined);
+    assert.deepEqual(init?.volumeMounts?.at(-1), {
+      name: 's3-token',
+      mountPath: '/var/run/secrets/etcd-gitops/s3-token',
+      readOnly: true,
+    });
+    assert.deepEqual(
+      init?.env?.map((e) => e.name),
+      ['AWS_ROLE_ARN', 'AWS_WEB_IDENTITY_TOKEN_FILE', 'AWS_ROLE_SESSION_NAME', 'AWS_ENDPOINT_URL_STS'],
+    );
+    // The etcd container mounts no token.
+    assert.ok(!pod.spec?.containers[0]?.volumeMounts?.some((m) => m.name === 's3-token'));
+    const after = cluster({ ...c, status: { clusterID: '1234' } });
+    assert.equal(podOf(after).spec?.serviceAccountName, undefined);
+  });
   it('GIVEN the cluster already had an id WHEN the seed Pod is made again THEN it is a plain member Pod', () => {
     const c = cluster({ status: { clusterID: '1234' } });
     assert.deepEqual(podOf(c), buildMemberPod(c, seed));

@@ -190,7 +190,7 @@ describe('executeRestore: Events of a wait', () => {
         : {}),
     }),
     cluster: undefined,
-    credentials: async () => ({ accessKeyId: 'a', secretAccessKey: 'b' }),
+    credentials: async () => ({ credentials: { accessKeyId: 'a', secretAccessKey: 'b' } }),
     log: pino({ level: 'silent' }),
   });
   const wait = (reason: string, degraded = false) =>
@@ -201,6 +201,20 @@ describe('executeRestore: Events of a wait', () => {
     assert.deepEqual(first.event, { type: 'Normal', reason: 'SeedStarting', message: 'm SeedStarting' });
     const again = await executeRestore(wait('SeedStarting'), context('SeedStarting'));
     assert.equal(again.event, undefined);
+  });
+
+  it('GIVEN credentials that cannot be had (a web identity without its ServiceAccount) WHEN verifying THEN the restore fails InvalidBackupSource with a Warning Event, having changed nothing', async () => {
+    const problem = 'ServiceAccount main-backup (the web identity of spec.backup.webIdentity) does not exist';
+    const outcome = await executeRestore(
+      { kind: 'Verify' },
+      {
+        ...context(),
+        cluster: { metadata: { name: 'main' }, spec: { version: '3.6.16' } } as never,
+        credentials: async () => ({ problem }),
+      },
+    );
+    const failed = { reason: 'InvalidBackupSource', message: `${problem}; nothing was changed` };
+    assert.deepEqual(outcome, { event: { type: 'Warning', ...failed }, failed });
   });
 
   it('GIVEN a degraded wait THEN a Warning Event on every pass', async () => {
@@ -216,6 +230,26 @@ describe('sourceProblem', () => {
     ['both', { bucket: 'b', key: 'k', latestUnderPrefix: 'p/', credentialsSecretName: 's' }, /got both/],
     ['neither', { bucket: 'b', credentialsSecretName: 's' }, /got neither/],
     ['no Secret name', { bucket: 'b', key: 'k', credentialsSecretName: '' }, /credentialsSecretName/],
+    [
+      'a web identity',
+      { bucket: 'b', key: 'k', webIdentity: { roleArn: 'arn:aws:iam::1:role/r' } },
+      undefined,
+    ],
+    [
+      'a Secret and a web identity',
+      {
+        bucket: 'b',
+        key: 'k',
+        credentialsSecretName: 's',
+        webIdentity: { roleArn: 'arn:aws:iam::1:role/r' },
+      },
+      /^spec.backup: set exactly one of 'credentialsSecretName' .* or 'webIdentity' .*, got both$/,
+    ],
+    [
+      'a web identity without a role ARN',
+      { bucket: 'b', key: 'k', webIdentity: { roleArn: 'r' } },
+      /^spec.backup: 'webIdentity.roleArn' must be a role ARN .*, got "r"$/,
+    ],
   ] as const) {
     it(`${problem ? 'fails when the source has' : 'accepts'} ${name}`, () => {
       const found = sourceProblem(location);
