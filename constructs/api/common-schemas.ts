@@ -3,6 +3,7 @@ import { DNS_1123_SUBDOMAIN_PATTERN } from '../conventions/name-patterns.js';
 import { QUANTITY_PATTERN } from '../conventions/quantity.js';
 import { DEFAULT_S3_REGION } from '../conventions/s3.js';
 import { DEFAULT_WEB_IDENTITY_AUDIENCE, ROLE_ARN_PATTERN } from '../conventions/s3-credentials.js';
+import { cel, celConcat } from './cel-text.js';
 import type { JsonSchema } from './json-schema.js';
 
 /** A quantity written as an integer or a string such as `500m` or `1Gi` (like `resources.requests.cpu`). */
@@ -20,6 +21,9 @@ const stringMap = (description: string): JsonSchema => ({
 });
 
 export { stringMap };
+
+const CREDENTIALS_ALLOWED =
+  'credentialsSecretName (a Secret with static keys) or webIdentity (a role assumed with the <cluster>-backup ServiceAccount token)';
 
 /** `webIdentity`: S3 credentials from a role assumed with the cluster's `<cluster>-backup` ServiceAccount token. */
 function webIdentitySchema(): JsonSchema {
@@ -103,8 +107,10 @@ export const s3LocationSchema: JsonSchema = {
     },
     {
       rule: 'has(self.credentialsSecretName) != has(self.webIdentity)',
-      message:
-        'set exactly one of credentialsSecretName (a Secret with static keys) or webIdentity (a role assumed with the <cluster>-backup ServiceAccount token)',
+      message: `set exactly one of ${CREDENTIALS_ALLOWED}`,
+      messageExpression: celConcat(
+        `credentialsSecretName and webIdentity: ${cel("has(self.credentialsSecretName) ? 'both' : 'neither'")} given; allowed: exactly one of ${CREDENTIALS_ALLOWED}`,
+      ),
     },
   ],
 };

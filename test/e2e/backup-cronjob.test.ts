@@ -3,7 +3,9 @@
 // whose log says why. The reconciler (as the shipped ServiceAccount) reports each schedule on the cluster
 // (docs/design/backup-status.md): the stored key and revision, BackupReady, Events and the Last Backup column. The
 // schedule's restore drill (docs/design/restore-drill.md) restores the newest backup in its own Pod and reports what
-// the restored etcd served; a corrupted backup fails it, and the cluster says so.
+// the restored etcd served; a corrupted backup fails it, and the cluster says so. A schedule with a web identity
+// (docs/design/workload-identity.md) backs up and drills with no Secret, and a new cluster bootstraps from its backup
+// with the same identity: MinIO trusts the API server's ServiceAccount issuer.
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,6 +16,7 @@ import { BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { App, Chart } from 'cdk8s';
 import { etcdClusterCrd } from '../../constructs/api/crds.js';
 import { clientServiceURL, DEFAULT_OPERATOR_NAMESPACE } from '../../constructs/conventions/names.js';
+import { DEFAULT_WEB_IDENTITY_AUDIENCE } from '../../constructs/conventions/s3-credentials.js';
 import { EtcdCluster } from '../../constructs/etcd-cluster.js';
 import { restrictedNamespaceLabels } from '../../constructs/security.js';
 import { listBackups } from '../../controller/backup/list-backups.js';
@@ -24,6 +27,7 @@ import { type Environment, outsideClusterCidr, startEnvironment } from '../env/e
 import { readEtcdCluster } from '../env/etcd-cluster.js';
 import { waitFor } from '../env/wait.js';
 import { createBucket, minioClient } from '../integration/helpers/backup-cli.js';
+import { compareEtcd } from '../integration/helpers/fill.js';
 import { createS3Secret } from '../integration/helpers/restore-kube.js';
 import { download, keys, metadataOf } from '../integration/helpers/s3-objects.js';
 import { driveReconciler, type ReconcileDriver } from './reconcile-driver.js';
@@ -71,7 +75,8 @@ describe('backup CronJob on the local Kubernetes', () => {
   };
 
   before(async () => {
-    env = await startEnvironment({ nodes: 3, minio: true });
+    // MinIO also accepts the API server's ServiceAccount tokens of the default audience (the web identity tests).
+    env = await startEnvironment({ nodes: 3, minio: { webIdentityAudience: DEFAULT_WEB_IDENTITY_AUDIENCE } });
     const minio = env.minio!;
     const s3 = minioClient(minio);
     bucket = await createBucket(s3, 'e2e');
@@ -108,6 +113,20 @@ describe('backup CronJob on the local Kubernetes', () => {
     cluster
       .addBackupSchedule({ schedule: '* * * * *', bucket, keepLast: 5, ...s3Options })
       // Run by hand below (kubectl create job --from).
+      .addRestoreDrill({ schedule: '0 0 1 1 *', suspend: true });
+    // A schedule with a web identity: no Secret, the Jobs assume MinIO's role with the main-backup token.
+    cluster
+      .addBackupSchedule({
+        name: 'wi',
+        schedule: '0 0 1 1 *',
+        suspend: true,
+        bucket,
+        prefix: 'wi/',
+        endpoint: minio.podEndpoint,
+        forcePathStyle: true,
+        webIdentity: { roleArn: minio.roleArn as string, stsEndpoint: minio.podEndpoint },
+        backoffLimit: 0,
+      })
       .addRestoreDrill({ schedule: '0 0 1 1 *', suspend: true });
     cluster.addBackupSchedule({
       name: 'broken',
@@ -406,6 +425,115 @@ describe('backup CronJob on the local Kubernetes', () => {
       await put(whole).catch(() => undefined);
       s3.destroy();
       await rm(dirname(file), { recursive: true, force: true });
+    }
+  });
+
+  let webIdentityKey: string | undefined;
+  let webIdentityKeys = 0;
+
+  test('GIVEN a schedule with a web identity and no Secret WHEN its Job and its drill run THEN the backup is stored and drilled, from Pods that run as main-backup with a projected token and no key', async () => {
+    const client = connect(clientServiceURL(name, ns), 30_000);
+    try {
+      webIdentityKeys = Number((await client.getAll().count()) ?? 0);
+    } finally {
+      client.close();
+    }
+    assert.ok(webIdentityKeys > 0, 'the cluster holds keys');
+    await env.kubectl(['create', 'job', `--from=cronjob/${name}-backup-wi`, 'wi-1', '-n', ns]);
+    assert.equal(await jobDone('wi-1'), 'Complete', await podLog('wi-1'));
+    const pods = await env.kubeConfig
+      .makeApiClient(CoreV1Api)
+      .listNamespacedPod({ namespace: ns, labelSelector: 'job-name=wi-1' });
+    const spec = pods.items[0]?.spec;
+    assert.equal(spec?.serviceAccountName, `${name}-backup`);
+    const container = spec?.containers[0];
+    assert.equal(container?.envFrom, undefined, 'no Secret in the environment');
+    assert.ok(
+      !container?.env?.some((e) => e.name.startsWith('AWS_ACCESS_KEY') || e.name.startsWith('AWS_SECRET')),
+    );
+    assert.ok(
+      spec?.volumes?.some(
+        (v) => v.projected?.sources?.[0]?.serviceAccountToken?.audience === 'sts.amazonaws.com',
+      ),
+    );
+    const s3 = minioClient(env.minio!);
+    const [newest] = (await listBackups(s3, bucket, `wi/${ns}/${name}/`)).backups;
+    s3.destroy();
+    assert.ok(newest, 'the backup is stored under the schedule prefix');
+    webIdentityKey = newest.key;
+
+    assert.equal(
+      await (async () => {
+        await env.kubectl([
+          'create',
+          'job',
+          `--from=cronjob/${name}-backup-wi-drill`,
+          'wi-drill-1',
+          '-n',
+          ns,
+        ]);
+        return jobDone('wi-drill-1');
+      })(),
+      'Complete',
+      await podLog('wi-drill-1'),
+    );
+    const drill = await waitFor(
+      async () =>
+        (await clusterStatus())?.backups?.find((backup) => backup.schedule === `${name}-backup-wi`)
+          ?.lastDrill,
+      { what: 'the web identity schedule drilled', timeoutMs: 60_000, intervalMs: 1_000 },
+    );
+    assert.equal(drill.outcome, 'Succeeded', JSON.stringify(drill));
+    assert.equal(drill.key, webIdentityKey);
+    assert.equal(drill.keys, webIdentityKeys);
+  });
+
+  test('GIVEN that backup WHEN a new cluster bootstraps from it with the web identity THEN its seed runs as restored-backup and the cluster serves every key of the backup', async () => {
+    assert.ok(webIdentityKey, 'the backup of the previous test');
+    const minio = env.minio!;
+    const app = new App();
+    const chart = new Chart(app, 'restored', { namespace: ns });
+    new EtcdCluster(chart, 'restored', {
+      version: etcdVersions['3.6'],
+      size: 1,
+      operatorNamespace: DEFAULT_OPERATOR_NAMESPACE,
+      clients: [{ ipBlock: { cidr: outsideClusterCidr } }],
+      bootstrapFromBackup: {
+        bucket,
+        key: webIdentityKey,
+        endpoint: minio.podEndpoint,
+        forcePathStyle: true,
+        webIdentity: { roleArn: minio.roleArn as string, stsEndpoint: minio.podEndpoint },
+      },
+    });
+    await env.kubectl(['apply', '--server-side', '-f', '-'], { input: app.synthYaml() });
+    const restoredDriver = driveReconciler(env, { namespace: ns, name: 'restored' });
+    try {
+      await waitFor(
+        async () =>
+          (await readEtcdCluster(env.kubeConfig, ns, 'restored')).status?.conditions?.find(
+            (c) => c.type === 'Ready',
+          )?.status === 'True',
+        { what: 'the restored cluster Ready', timeoutMs: 180_000, intervalMs: 1_000 },
+      );
+      const seed = await env.kubeConfig
+        .makeApiClient(CoreV1Api)
+        .readNamespacedPod({ namespace: ns, name: 'restored-0' });
+      assert.equal(seed.spec?.serviceAccountName, 'restored-backup');
+      assert.equal(seed.spec?.initContainers?.[0]?.envFrom, undefined, 'no Secret in the seed');
+      const [source, restored] = [
+        connect(clientServiceURL(name, ns), 30_000),
+        connect(clientServiceURL('restored', ns), 30_000),
+      ];
+      try {
+        assert.equal(Number((await restored.getAll().count()) ?? 0), webIdentityKeys);
+        assert.equal(await compareEtcd(source, restored), webIdentityKeys);
+      } finally {
+        source.close();
+        restored.close();
+      }
+    } finally {
+      await restoredDriver.stop();
     }
   });
 

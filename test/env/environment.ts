@@ -53,8 +53,12 @@ export interface EnvironmentOptions {
   nodes?: number;
   /** The image archives whose every name and digest the registry store must serve. @default the image builder's output, `<cache>/images` */
   imagesDir?: string;
-  /** Start MinIO. @default false */
-  minio?: boolean;
+  /**
+   * Start MinIO; with `webIdentityAudience` it also accepts ServiceAccount tokens of that audience as web identities
+   * (`minio.roleArn`), and then starts after the API server, whose issuer documents it reads at start.
+   * @default false
+   */
+  minio?: boolean | { readonly webIdentityAudience: string };
   /** State directory, removed by `stop()`. @default a new directory under os.tmpdir() */
   dir?: string;
   /** @default pino on stderr at $ENV_LOG_LEVEL or `warn` */
@@ -128,14 +132,26 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
       throw error;
     }
   }
+  const startingControlPlane = startControlPlane({
+    dir,
+    log,
+    netns,
+    ...(options.auditController ? { auditUsers: [CONTROLLER_USERNAME] } : {}),
+  });
+  const audience = typeof options.minio === 'object' ? options.minio.webIdentityAudience : undefined;
   const [controlPlaneResult, minioResult] = await Promise.allSettled([
-    startControlPlane({
-      dir,
-      log,
-      netns,
-      ...(options.auditController ? { auditUsers: [CONTROLLER_USERNAME] } : {}),
-    }),
-    options.minio ? startMinio({ log, netns }) : Promise.resolve(undefined),
+    startingControlPlane,
+    !options.minio
+      ? Promise.resolve(undefined)
+      : audience === undefined
+        ? startMinio({ log, netns })
+        : startingControlPlane.then((cp) =>
+            startMinio({
+              log,
+              netns,
+              openId: { configUrl: cp.issuerDiscoveryUrl, caFile: cp.pki.caCert, clientId: audience },
+            }),
+          ),
   ]);
   if (controlPlaneResult.status === 'rejected' || minioResult.status === 'rejected') {
     if (controlPlaneResult.status === 'fulfilled') await controlPlaneResult.value.stop();

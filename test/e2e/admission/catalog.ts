@@ -48,6 +48,9 @@ const restoreCase = (
 });
 
 const PATTERN = /should match '\^/;
+const ROLE_ARN = 'arn:aws:iam::123456789012:role/etcd-backup';
+const CREDENTIALS_ALLOWED =
+  /allowed: exactly one of credentialsSecretName \(a Secret with static keys\) or webIdentity \(a role assumed with the <cluster>-backup ServiceAccount token\)/;
 const KEY_ALLOWED =
   /allowed: a name of at most 63 letters, digits, '-', '_' and '\.', starting and ending with a letter or digit, optionally after a DNS subdomain prefix/;
 const QUANTITY_ALLOWED = /allowed: a Kubernetes quantity such as 1Gi, 512Mi or 10G greater than zero/;
@@ -452,6 +455,51 @@ export const admissionCatalog: readonly AdmissionCase[] = [
     'spec.bootstrap.backup.credentialsSecretName',
     '"S3_Creds"',
     PATTERN,
+  ),
+  clusterCase(
+    'bootstrap.backup with a Secret and a web identity',
+    { bootstrap: { backup: { ...backup, webIdentity: { roleArn: ROLE_ARN } } } },
+    'spec.bootstrap.backup',
+    'both',
+    CREDENTIALS_ALLOWED,
+  ),
+  clusterCase(
+    'bootstrap.backup without credentials',
+    { bootstrap: { backup: { bucket: 'etcd-backups', key: 'a.db' } } },
+    'spec.bootstrap.backup',
+    'neither',
+    CREDENTIALS_ALLOWED,
+  ),
+  clusterCase(
+    'bootstrap.backup.webIdentity.roleArn not an ARN',
+    {
+      bootstrap: { backup: { bucket: 'etcd-backups', key: 'a.db', webIdentity: { roleArn: 'etcd-backup' } } },
+    },
+    'spec.bootstrap.backup.webIdentity.roleArn',
+    '"etcd-backup"',
+    PATTERN,
+  ),
+  clusterCase(
+    'bootstrap.backup.webIdentity.stsEndpoint without a scheme',
+    {
+      bootstrap: {
+        backup: {
+          bucket: 'etcd-backups',
+          key: 'a.db',
+          webIdentity: { roleArn: ROLE_ARN, stsEndpoint: 'minio:9000' },
+        },
+      },
+    },
+    'spec.bootstrap.backup.webIdentity.stsEndpoint',
+    '"minio:9000"',
+    PATTERN,
+  ),
+  restoreCase(
+    'backup with a Secret and a web identity',
+    { backup: { ...backup, webIdentity: { roleArn: ROLE_ARN } } },
+    'spec.backup',
+    'both',
+    CREDENTIALS_ALLOWED,
   ),
   clusterCase(
     'bootstrap.backup.key empty',
