@@ -704,6 +704,13 @@ export const clusterStatusSchema: JsonSchema = {
       description: 'Members whose Pod is at updateRevision, Ready, healthy and caught up.',
     },
     clusterID: { type: 'string', description: 'etcd cluster id in hex.' },
+    revisionFloor: {
+      type: 'string',
+      description:
+        'The highest etcd revision the controller has seen the cluster give out (decimal; raised only, in steps of at least a million): a restore starts at least 10^9 above it, so no watcher is given a revision twice (docs/design/restore.md, "The revision floor").',
+      pattern: '^(0|[1-9][0-9]*)$',
+      maxLength: 20,
+    },
     phase: { type: 'string', description: 'One word for printer columns, e.g. Creating, Running, Scaling.' },
     restore: restoreLockSchema,
     backups: {

@@ -208,6 +208,8 @@ export interface EtcdClusterStatus {
   updatedMembers?: number;
   /** etcd cluster id in hex. */
   clusterID?: string;
+  /** The highest etcd revision the controller has seen the cluster give out (decimal; raised only, in steps of at least a million): a restore starts at least 10^9 above it, so no watcher is given a revision twice (docs/design/restore.md, "The revision floor"). */
+  revisionFloor?: string;
   /** One word for printer columns, e.g. Creating, Running, Scaling. */
   phase?: string;
   /** Set while an EtcdRestore holds this cluster (docs/design/restore.md, "The lock"); the lock is its name. The EtcdRestore reconciler takes it with the token and source; the EtcdCluster reconciler performs the Pod and PVC steps by phase. */

@@ -9,6 +9,7 @@ import type { EtcdCluster, EtcdClusterStatus, MemberStatus } from './api.js';
 import type { EtcdObservation } from './observe-etcd.js';
 import { CLUSTER_REASONS } from './reasons.js';
 import { podRevision } from './revision.js';
+import { nextRevisionFloor } from './revision-floor.js';
 import { type BackupPart, NO_BACKUPS } from './status-backups.js';
 import { conditionsFor } from './status-conditions.js';
 import { progressReason } from './status-progress.js';
@@ -88,6 +89,10 @@ export function buildStatus(
   const versions = members.flatMap((member) => (member.version ? [member.version] : []));
   const currentVersion = (complete ? lowestVersion(versions) : undefined) ?? previous.currentVersion;
   const clusterID = observation?.clusterId ?? previous.clusterID;
+  const revisionFloor = nextRevisionFloor(
+    previous.revisionFloor,
+    [...(observation?.statuses.values() ?? [])].map((status) => status.revision),
+  );
   return {
     observedGeneration: cluster.metadata.generation ?? 0,
     conditions: withTransitions(
@@ -104,6 +109,7 @@ export function buildStatus(
     updatedMembers: updatedMembers(observation, roll).length,
     ...(currentVersion ? { currentVersion } : {}),
     ...(clusterID ? { clusterID } : {}),
+    ...(revisionFloor ? { revisionFloor } : {}),
     phase: phaseOf(action, next),
     backups: backups.backups,
     ...(backups.lastBackupTime ? { lastBackupTime: backups.lastBackupTime } : {}),

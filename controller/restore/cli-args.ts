@@ -37,6 +37,7 @@ export function fetchOptionsOf(args: RestoreFetchArgs, env: NodeJS.ProcessEnv = 
       ...(args.initialCluster ? { initialCluster: args.initialCluster } : {}),
     },
     restoreTool: args.etcdutl || restoreToolPath(env[toolsDirEnv] || defaultToolsDir, args.etcdVersion),
+    ...(args.revisionFloor ? { revisionFloor: args.revisionFloor } : {}),
   };
 }
 
@@ -66,6 +67,7 @@ export function fromMemberOptionsOf(
     clusterVersion: args.etcdVersion,
     seed: { name: args.name, peerURL: args.initialAdvertisePeerUrls, token: args.initialClusterToken },
     restoreTool: args.etcdutl || restoreToolPath(env[toolsDirEnv] || defaultToolsDir, args.etcdVersion),
+    ...(args.revisionFloor ? { revisionFloor: args.revisionFloor } : {}),
   };
 }
 

@@ -49,3 +49,22 @@ export function restoreToolPath(toolsDir: string, clusterVersion: string): strin
   const tool = restoreToolOf(clusterVersion);
   return `${toolsDir.replace(/\/+$/, '')}/${tool.minorDir}/${tool.name}`;
 }
+
+/**
+ * The bump a restore applies (docs/design/restore.md, "The revision floor"): `RESTORE_REVISION_BUMP` above the
+ * snapshot and, given `floor` (the highest revision the cluster is known to have given out), at least that much above
+ * the floor, so that a restore to a snapshot below an earlier restore's revisions reissues none of them. 0 for 3.4.
+ * `snapshotRevision` may be a lower bound of the snapshot's own (a backup's recorded revision): the bump is only larger.
+ */
+export function revisionBumpOf(tool: RestoreTool, snapshotRevision: string, floor?: string): number {
+  if (tool.revisionBump === 0) return 0;
+  const base = BigInt(tool.revisionBump);
+  const needed = floor === undefined ? base : BigInt(floor) + base - BigInt(snapshotRevision);
+  const bump = needed > base ? needed : base;
+  if (bump > BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw new Error(
+      `a revision bump of ${bump} (floor ${floor}, snapshot revision ${snapshotRevision}) is too large`,
+    );
+  }
+  return Number(bump);
+}

@@ -57,7 +57,12 @@ export async function fetchBackup(options: FetchOptions, log: Logger): Promise<F
     checkVersion(backup, options.clusterVersion);
     const snapshot = await downloadSnapshot(s3, backup, join(work, 'snapshot.db'));
     log.info({ key: backup.key, bytes: snapshot.snapshotBytes }, 'Downloaded and verified the snapshot');
-    const revisionBump = await restoreInto({ ...options, state, work }, snapshot.file);
+    // The recorded revision is a lower bound of the snapshot's: the bump from it is only larger.
+    const revisionBump = await restoreInto(
+      { ...options, state, work },
+      snapshot.file,
+      backup.metadata.revision,
+    );
     log.info(
       { dataDir, member: options.seed.name, key: backup.key, revisionBump },
       'Restored the data dir from the backup',

@@ -116,7 +116,7 @@ export async function fetchFromMember(options: FromMemberOptions, log: Logger): 
     const snapshotBytes = await copySnapshot(client, options, file);
     const revision = await snapshotRevision(options.restoreTool, file);
     log.info({ bytes: snapshotBytes, revision }, 'Copied and verified the survivor snapshot');
-    const revisionBump = await restoreInto({ ...options, state, work }, file);
+    const revisionBump = await restoreInto({ ...options, state, work }, file, revision);
     log.info(
       { dataDir, member: options.seed.name, revision, revisionBump },
       'Restored the data dir from the surviving member',

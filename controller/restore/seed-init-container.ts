@@ -46,6 +46,8 @@ export interface SeedRestore {
   readonly token: string;
   /** Our image. @default DEFAULT_OPERATOR_IMAGE */
   readonly image?: string;
+  /** The cluster's `status.revisionFloor`: the restore's bump counts from it too. @default - none (a new cluster) */
+  readonly revisionFloor?: string;
 }
 
 /** The init container's args (the flag table: constructs/conventions/cli/restore-fetch.ts). */
@@ -64,6 +66,7 @@ export function restoreFetchArgs(seed: SeedRestore): string[] {
     name: seed.member,
     initialAdvertisePeerUrls: seed.peerURL,
     initialClusterToken: seed.token,
+    revisionFloor: seed.revisionFloor,
   });
 }
 
@@ -138,6 +141,8 @@ export interface SeedCluster {
   };
   readonly status?: {
     readonly clusterID?: string;
+    /** The highest revision the controller saw the cluster give out (docs/design/restore.md, "The revision floor"). */
+    readonly revisionFloor?: string;
     readonly restore?: {
       readonly token?: string;
       readonly source?: { readonly backup?: S3Location; readonly member?: SurvivorSource };
@@ -211,6 +216,7 @@ export function fromMemberInitContainer(
       name: seed.member,
       initialAdvertisePeerUrls: seed.peerURL,
       initialClusterToken: seed.token,
+      revisionFloor: cluster.status?.revisionFloor,
     }),
     volumeMounts: [
       { name: 'data', mountPath: DATA_MOUNT_PATH },
@@ -240,6 +246,7 @@ export function withSeedRestore(
       peerURL: options.peerURL,
       token: moment.token ?? '',
       ...(options.image ? { image: options.image } : {}),
+      ...(cluster.status?.revisionFloor ? { revisionFloor: cluster.status.revisionFloor } : {}),
     });
   }
   const init = fromMemberInitContainer(cluster, source.member, {

@@ -4,7 +4,7 @@
 import { mkdir, readdir, rm, rmdir, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
-import { restoreToolOf } from './etcd-version.js';
+import { restoreToolOf, revisionBumpOf } from './etcd-version.js';
 import { RestoreError } from './exit-codes.js';
 import { durableRename, syncTree } from './fsync.js';
 import { runSnapshotRestore, type SeedIdentity } from './snapshot-restore.js';
@@ -18,6 +18,12 @@ export interface RestoreTarget {
   readonly seed: SeedIdentity;
   /** Path of `etcdutl` (or 3.4's `etcdctl`) matching `clusterVersion`. */
   readonly restoreTool: string;
+  /**
+   * The highest revision the cluster is known to have given out (`status.revisionFloor`): the restored revision is
+   * at least `RESTORE_REVISION_BUMP` above it (docs/design/restore.md, "The revision floor").
+   * @default - none: the bump counts from the snapshot only (a new cluster)
+   */
+  readonly revisionFloor?: string;
 }
 
 /** A restore that found the data dir already holding a member: nothing was touched. */
@@ -70,15 +76,21 @@ export async function beginRestore(
 }
 
 /**
- * Step 4: `snapshot` (verified) becomes the data dir of `seed`, its revision raised by the cluster version's bump;
- * `restore/` is removed. Returns the bump applied.
+ * Step 4: `snapshot` (verified) becomes the data dir of `seed`, its revision raised by the bump of the cluster
+ * version and the revision floor (`snapshotRevision` is the snapshot's, or a lower bound of it); `restore/` is
+ * removed. Returns the bump applied.
  */
 export async function restoreInto(
   options: RestoreTarget & { state: DataDirState; work: string },
   snapshot: string,
+  snapshotRevision: string,
 ): Promise<number> {
   const staged = join(options.work, 'data');
-  const { revisionBump } = restoreToolOf(options.clusterVersion);
+  const revisionBump = revisionBumpOf(
+    restoreToolOf(options.clusterVersion),
+    snapshotRevision,
+    options.revisionFloor,
+  );
   await runSnapshotRestore(options.restoreTool, snapshot, staged, options.seed, revisionBump);
   await syncTree(staged);
   if (options.state === 'empty') await rmdir(options.dataDir);

@@ -18,7 +18,7 @@ import { waitFor } from '../env/wait.js';
 import { watchViolations } from '../soak/watch.js';
 import { type SoakWatcher, startWatcher } from '../soak/watcher.js';
 import { startWriter } from '../soak/writer.js';
-import { WriteRecord } from '../soak/writes.js';
+import { type BackupPoint, WriteRecord } from '../soak/writes.js';
 import { type StandaloneEtcd, startEtcd } from './helpers/etcd.js';
 import { startEtcdOnDataDir } from './helpers/restore.js';
 
@@ -41,6 +41,8 @@ describe('the soak writer, watcher and invariants (real etcd)', () => {
   let client: Etcd3;
   /** The etcd the writes go to: the source until a restore replaces it. */
   let current: { client: Etcd3; url: string };
+  /** The snapshot the bump test restored, restored again by the floor test. */
+  let firstRestore: { snapshot: string; revision: bigint; backup: BackupPoint } | undefined;
   const record = new WriteRecord();
   let watcher: SoakWatcher;
 
@@ -134,6 +136,7 @@ describe('the soak writer, watcher and invariants (real etcd)', () => {
     const revision = await revisionOf(client);
     await run(source.binary('etcdctl'), ['--endpoints', source.clientURL, 'snapshot', 'save', snapshot]);
     const backup = record.backupAt(revision);
+    firstRestore = { snapshot, revision, backup };
     await writeFor(client, 300); // acknowledged, then lost by the restore: legitimately gone
     await caughtUp(await revisionOf(client));
 
@@ -144,7 +147,10 @@ describe('the soak writer, watcher and invariants (real etcd)', () => {
     const begun = await beginRestore(dataDir, pino({ level: 'silent' }));
     assert.ok(!('outcome' in begun), 'a fresh data dir');
     const target = { dataDir, clusterVersion: source.version, seed, restoreTool: source.binary('etcdutl') };
-    assert.equal(await restoreInto({ ...target, ...begun }, snapshot), RESTORE_REVISION_BUMP);
+    assert.equal(
+      await restoreInto({ ...target, ...begun }, snapshot, String(revision)),
+      RESTORE_REVISION_BUMP,
+    );
     const restored = await startEtcdOnDataDir(source.version, dataDir, seed.name, peerPort as number, work);
     started.push(restored);
     const next = restored.client();
@@ -174,6 +180,57 @@ describe('the soak writer, watcher and invariants (real etcd)', () => {
     assert.deepEqual(watchViolations(watcher.log, record.ackedNow()), []);
     assert.deepEqual(record.check(await content(next)), []);
     // The restored etcd is the cluster from now on.
+    current = { client: next, url: restored.clientURL };
+  });
+
+  test('GIVEN the cluster restored from a snapshot and written to WHEN the same snapshot is restored again with the revision floor (the highest revision given out) THEN the watcher is told, resyncs, and no violation is reported, where the bump from the snapshot alone would have started below revisions it saw', async () => {
+    assert.ok(firstRestore, 'the restore of the previous test');
+    const { snapshot, revision, backup } = firstRestore;
+    await writeFor(current.client, 300); // given out after the first restore, then lost by the second
+    const floor = await revisionOf(current.client);
+    await caughtUp(floor);
+    // The premise (restore.md, "Known gap"): counted from the snapshot, the second restore would reuse these numbers.
+    assert.ok(revision + BigInt(RESTORE_REVISION_BUMP) < floor, 'the snapshot-only base is below the floor');
+
+    const work = join(dir, 'floored');
+    const dataDir = join(work, 'data');
+    const [peerPort] = await freePorts(1);
+    const seed = { name: 'floored', peerURL: `http://127.0.0.1:${peerPort}`, token: 'floored' };
+    const begun = await beginRestore(dataDir, pino({ level: 'silent' }));
+    assert.ok(!('outcome' in begun), 'a fresh data dir');
+    const target = {
+      dataDir,
+      clusterVersion: source.version,
+      seed,
+      restoreTool: source.binary('etcdutl'),
+      revisionFloor: String(floor),
+    };
+    const bump = await restoreInto({ ...target, ...begun }, snapshot, String(revision));
+    assert.equal(BigInt(bump), floor + BigInt(RESTORE_REVISION_BUMP) - revision);
+    const restored = await startEtcdOnDataDir(source.version, dataDir, seed.name, peerPort as number, work);
+    started.push(restored);
+    const next = restored.client();
+    clients.push(next);
+    assert.equal(await revisionOf(next), floor + BigInt(RESTORE_REVISION_BUMP), 'the floor plus the bump');
+    record.restoredFrom(backup);
+    assert.deepEqual(record.check(await content(next)), [], 'exactly the writes up to the snapshot');
+    const resumedAt = watcher.log.length;
+    await watcher.resume(next);
+    await waitFor(() => watcher.log.slice(resumedAt).some((e) => e.kind === 'resync'), {
+      what: 'a resync after the resume',
+      timeoutMs: 10_000,
+      intervalMs: 50,
+    });
+    const told = watcher.log.slice(resumedAt).find((e) => e.kind === 'error');
+    assert.match(
+      told && 'message' in told ? told.message : '',
+      /Watcher canceled/,
+      'told before it resynced',
+    );
+    await writeFor(next, 300);
+    await caughtUp(await revisionOf(next));
+    assert.deepEqual(watchViolations(watcher.log, record.ackedNow()), []);
+    assert.deepEqual(record.check(await content(next)), []);
     current = { client: next, url: restored.clientURL };
   });
 

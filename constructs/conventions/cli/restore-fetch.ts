@@ -24,11 +24,21 @@ export const RESTORE_FETCH_FLAGS = {
   initialCluster: { name: 'initial-cluster', kind: 'string' },
   initialClusterToken: { name: 'initial-cluster-token', kind: 'string', required: true },
   etcdutl: { name: 'etcdutl', kind: 'string' },
+  /** The cluster's `status.revisionFloor` (decimal): the restore's bump counts from it too. */
+  revisionFloor: { name: 'revision-floor', kind: 'string' },
 } as const satisfies FlagTable;
 
 export type RestoreFetchArgs = FlagValues<typeof RESTORE_FETCH_FLAGS>;
 
+/** `--revision-floor` is a decimal revision when given. */
+export function checkRevisionFloor(floor: string | undefined): void {
+  if (floor !== undefined && !/^(0|[1-9][0-9]*)$/.test(floor)) {
+    throw new FlagError('--revision-floor', `'--revision-floor' is a decimal etcd revision, got '${floor}'`);
+  }
+}
+
 function checkRestoreFetch(args: RestoreFetchArgs): void {
+  checkRevisionFloor(args.revisionFloor);
   if ((args.key === undefined) === (args.latestUnderPrefix === undefined)) {
     throw new FlagError(
       '--key',

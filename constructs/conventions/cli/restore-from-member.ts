@@ -2,7 +2,7 @@
 // surviving member". The seed's identity flags are those of `restore fetch`.
 import { RestoreVerb, Subcommand } from './commands.js';
 import { FlagError, type FlagTable, type FlagValues } from './flag-table.js';
-import { RESTORE_FETCH_FLAGS } from './restore-fetch.js';
+import { checkRevisionFloor, RESTORE_FETCH_FLAGS } from './restore-fetch.js';
 import { defineVerb } from './verb.js';
 
 export const RESTORE_FROM_MEMBER_FLAGS = {
@@ -18,11 +18,13 @@ export const RESTORE_FROM_MEMBER_FLAGS = {
   initialAdvertisePeerUrls: RESTORE_FETCH_FLAGS.initialAdvertisePeerUrls,
   initialClusterToken: RESTORE_FETCH_FLAGS.initialClusterToken,
   etcdutl: RESTORE_FETCH_FLAGS.etcdutl,
+  revisionFloor: RESTORE_FETCH_FLAGS.revisionFloor,
 } as const satisfies FlagTable;
 
 export type RestoreFromMemberArgs = FlagValues<typeof RESTORE_FROM_MEMBER_FLAGS>;
 
 function checkRestoreFromMember(args: RestoreFromMemberArgs): void {
+  checkRevisionFloor(args.revisionFloor);
   if ((args.cert === undefined) !== (args.key === undefined)) {
     throw new FlagError('--cert', "'--cert' and '--key' go together (a client certificate and its key)");
   }

@@ -65,6 +65,7 @@ const fetchSample: Omit<Required<RestoreFetchArgs>, 'latestUnderPrefix'> = {
   initialCluster: 'main-0=http://main-0.main-peer.db.svc:2380',
   initialClusterToken: 'main-1234abcd-ef0123',
   etcdutl: '/app/etcd/v3.5/etcdutl',
+  revisionFloor: '4000047646',
 };
 
 const controllerSample: Required<ControllerArgs> = {

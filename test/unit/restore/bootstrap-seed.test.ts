@@ -90,6 +90,10 @@ describe('withSeedRestore: spec.bootstrap.backup', () => {
     const after = cluster({ ...c, status: { clusterID: '1234' } });
     assert.equal(podOf(after).spec?.serviceAccountName, undefined);
   });
+  it('GIVEN no status.revisionFloor (a new cluster) THEN restore fetch gets no --revision-floor', () => {
+    const init = podOf(cluster()).spec?.initContainers?.[0];
+    assert.ok(!init?.args?.some((arg) => arg.startsWith('--revision-floor')), `${init?.args}`);
+  });
   it('GIVEN the cluster already had an id WHEN the seed Pod is made again THEN it is a plain member Pod', () => {
     const c = cluster({ status: { clusterID: '1234' } });
     assert.deepEqual(podOf(c), buildMemberPod(c, seed));
@@ -150,6 +154,11 @@ describe('withSeedRestore: the seed of an in-place restore', () => {
       false,
     );
   });
+  it("GIVEN the cluster's status.revisionFloor THEN restore fetch gets it as --revision-floor (its bump counts from it)", () => {
+    const c = locked();
+    const floored = { ...c, status: { ...c.status, revisionFloor: '4000047646' } };
+    assert.ok(podOf(floored).spec?.initContainers?.[0]?.args?.includes('--revision-floor=4000047646'));
+  });
   it('GIVEN a seed with another token than the lock THEN it is a plain member Pod once the cluster had an id', () => {
     const c = locked({ token: 'another-token' });
     assert.deepEqual(podOf(c), buildMemberPod(c, seed));
@@ -193,6 +202,9 @@ describe('withSeedRestore: the seed of a survivor restore (source.member)', () =
     assert.equal(init?.envFrom, undefined);
     assert.equal(init?.image, 'ghcr.io/etcd-gitops/etcd-gitops:9.9.9');
     assert.deepEqual(pod.spec?.volumes, buildMemberPod(survivorLocked(), seed).spec?.volumes);
+    const c = survivorLocked();
+    const floored = { ...c, status: { ...c.status, revisionFloor: '77000000' } };
+    assert.ok(podOf(floored).spec?.initContainers?.[0]?.args?.includes('--revision-floor=77000000'));
   });
 
   it('GIVEN client TLS THEN https, the client certificate Secret mounted read-only as the backup Jobs mount it, and its files as flags', () => {
