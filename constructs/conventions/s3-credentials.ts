@@ -36,7 +36,15 @@ export interface WebIdentity {
 
 /** Exactly one of a Secret with static keys or a web identity. */
 export interface S3CredentialsSource {
+  /**
+   * Secret with `AWS_ACCESS_KEY_ID` and `AWS_SECRET_ACCESS_KEY` (optionally `AWS_SESSION_TOKEN`), in the cluster's namespace.
+   * @default - none: `webIdentity` is set
+   */
   readonly credentialsSecretName?: string;
+  /**
+   * A role assumed with a projected token of the cluster's `<cluster>-backup` ServiceAccount.
+   * @default - none: `credentialsSecretName` is set
+   */
   readonly webIdentity?: WebIdentity;
 }
 

@@ -13,6 +13,7 @@ import {
 } from '../../constructs/conventions/index.js';
 import { isForbidden, isNotFound } from '../runtime/kube.js';
 import type { S3ClientCredentials } from '../s3/client.js';
+import { namingRefusals } from '../s3/web-identity.js';
 
 /** The shortest lifetime the TokenRequest API grants: the verification needs minutes at most. */
 export const CONTROLLER_TOKEN_SECONDS = 600;
@@ -58,14 +59,17 @@ export async function webIdentityCredentials(
   }
   if (!token) throw new Error(`the TokenRequest for ServiceAccount ${serviceAccount} returned no token`);
   return {
-    credentials: fromWebToken({
-      roleArn: identity.roleArn,
-      webIdentityToken: token,
-      roleSessionName: `etcd-gitops-restore-${request.restore}`.slice(0, 64),
-      clientConfig: {
-        region: request.region,
-        ...(identity.stsEndpoint ? { endpoint: identity.stsEndpoint } : {}),
-      },
-    }),
+    credentials: namingRefusals(
+      fromWebToken({
+        roleArn: identity.roleArn,
+        webIdentityToken: token,
+        roleSessionName: `etcd-gitops-restore-${request.restore}`.slice(0, 64),
+        clientConfig: {
+          region: request.region,
+          ...(identity.stsEndpoint ? { endpoint: identity.stsEndpoint } : {}),
+        },
+      }),
+      identity.roleArn,
+    ),
   };
 }

@@ -17,6 +17,7 @@ const denied = new Set([
   'CredentialsProviderError',
   // A web identity the store's STS refused (AssumeRoleWithWebIdentity): a token of another audience, an
   // unknown issuer, an expired token, a role that does not trust the ServiceAccount.
+  'WebIdentityRefused',
   'InvalidIdentityToken',
   'IDPRejectedClaim',
   'ExpiredToken',

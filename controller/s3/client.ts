@@ -1,16 +1,16 @@
 // S3 client construction for every command of ours that talks to S3-compatible object storage.
-import { S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import { S3Client } from '@aws-sdk/client-s3';
 import {
   type ChecksumMode,
   DEFAULT_CHECKSUM_MODE,
   DEFAULT_S3_REGION,
   type SseAlgorithm,
 } from '../../constructs/conventions/s3.js';
+import type { S3ClientCredentials } from './client-types.js';
+import { webIdentityFromEnvironment } from './web-identity.js';
 
+export type { S3ClientCredentials } from './client-types.js';
 export type { ChecksumMode };
-
-/** Static keys, or a provider of them (the SDK's own type). */
-export type S3ClientCredentials = NonNullable<S3ClientConfig['credentials']>;
 
 /** Where and how to reach S3. Credentials: the SDK's standard chain (`AWS_ACCESS_KEY_ID`, ...) unless given. */
 export interface S3Options {
@@ -53,6 +53,8 @@ export function encryptionParams(sse: ServerSideEncryption | undefined): {
 export function createS3Client(options: S3Options): S3Client {
   const mode = options.checksumMode ?? DEFAULT_CHECKSUM_MODE;
   const checksum = mode === 'when-supported' ? 'WHEN_SUPPORTED' : 'WHEN_REQUIRED';
+  // Explicit credentials, else a web identity's with its refusals named, else the SDK's default chain.
+  const credentials = options.credentials ?? webIdentityFromEnvironment();
   return new S3Client({
     region: options.region ?? DEFAULT_S3_REGION,
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),
@@ -60,7 +62,7 @@ export function createS3Client(options: S3Options): S3Client {
     requestChecksumCalculation: checksum,
     responseChecksumValidation: checksum,
     maxAttempts: options.maxAttempts ?? 3,
-    ...(options.credentials ? { credentials: options.credentials } : {}),
+    ...(credentials ? { credentials } : {}),
     requestHandler: { connectionTimeout: 10_000, requestTimeout: 120_000 },
   });
 }

@@ -17,6 +17,8 @@ const explanations: Record<string, string> = {
   Forbidden: 'access denied by the store (wrong credentials or no permission)',
   CredentialsProviderError:
     'no S3 credentials found (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_ROLE_ARN and AWS_WEB_IDENTITY_TOKEN_FILE)',
+  WebIdentityRefused:
+    "the store's STS refused the web identity: check the token's audience against the store's client id, the issuer the store trusts and the role's trust policy",
   InvalidIdentityToken:
     "the store refused the web identity token (AssumeRoleWithWebIdentity): check the token's audience against the store's client id and the issuer it trusts",
   IDPRejectedClaim:

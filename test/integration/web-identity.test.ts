@@ -155,13 +155,15 @@ describe('S3 credentials from a web identity (real API server, real MinIO, our c
     assert.equal(result.code, ExitCode.S3_ERROR, result.stderr);
     assert.match(
       failureReason(result),
-      new RegExp(`cannot use bucket '${other}'.*AssumeRoleWithWebIdentity`),
+      new RegExp(
+        `^cannot use bucket '${other}' at .*: the store's STS refused the web identity: .*AssumeRoleWithWebIdentity of role ${minio.roleArn} was refused: InvalidParameterValue: STS JWT Token has .azp. claim invalid`,
+      ),
     );
     const listed = await s3.send(new ListObjectsV2Command({ Bucket: other }));
     assert.equal(listed.KeyCount ?? 0, 0);
   });
 
-  it("GIVEN the controller's kubeconfig WHEN it verifies the backup with the location's web identity THEN the TokenRequest and the exchange give it the backup's revision", async () => {
+  it("GIVEN the controller's kubeconfig WHEN it verifies the backup with the location's web identity THEN the TokenRequest and the exchange give it the backup's revision; another audience is refused (AccessDenied), a missing ServiceAccount is named", async () => {
     assert.ok(key, 'the backup of the first test');
     const location = {
       bucket,
@@ -183,6 +185,22 @@ describe('S3 credentials from a web identity (real API server, real MinIO, our c
     const result = await verifyBackup(location, found.credentials, source.version, pino({ level: 'silent' }));
     assert.ok(result.ok, JSON.stringify(result));
     assert.equal(result.key, key);
+
+    // A token of another audience: a refusal (AccessDenied, the restore fails), not a store that is down (retried).
+    const refused = await webIdentityCredentials(core, {
+      ...request,
+      identity: { ...location.webIdentity, audience: 'some-other-audience' },
+    });
+    assert.ok('credentials' in refused);
+    const denied = await verifyBackup(
+      location,
+      refused.credentials,
+      source.version,
+      pino({ level: 'silent' }),
+    );
+    assert.ok(!denied.ok);
+    assert.equal(denied.reason, 'AccessDenied', denied.message);
+    assert.match(denied.message, /AssumeRoleWithWebIdentity of role .* was refused/);
 
     // A cluster without its ServiceAccount: the problem names it and what makes it.
     const missing = await webIdentityCredentials(core, { ...request, cluster: 'other' });
