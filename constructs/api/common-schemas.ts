@@ -109,7 +109,7 @@ export const s3LocationSchema: JsonSchema = {
       rule: 'has(self.credentialsSecretName) != has(self.webIdentity)',
       message: `set exactly one of ${CREDENTIALS_ALLOWED}`,
       messageExpression: celConcat(
-        `credentialsSecretName and webIdentity: ${cel("has(self.credentialsSecretName) ? 'both' : 'neither'")} given; allowed: exactly one of ${CREDENTIALS_ALLOWED}`,
+        `credentialsSecretName and webIdentity: ${cel("(has(self.credentialsSecretName) ? 'both' : 'neither')")} given; allowed: exactly one of ${CREDENTIALS_ALLOWED}`,
       ),
     },
   ],
