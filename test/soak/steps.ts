@@ -6,13 +6,16 @@ import { randomBytes } from 'node:crypto';
 import { BatchV1Api, CoreV1Api, CustomObjectsApi, type V1Pod } from '@kubernetes/client-node';
 import type { Etcd3 } from 'etcd3';
 import { ANNOTATION_EVICT } from '../../constructs/conventions/annotations.js';
+import { memberSelectorString } from '../../constructs/conventions/labels.js';
 import { RESTORE_REVISION_BUMP } from '../../controller/restore/etcd-version.js';
+import { RESTORE_INIT_CONTAINER } from '../../controller/restore/seed-init-container.js';
 import { loseMembersWithData } from '../env/lose-data.js';
 import { waitFor } from '../env/wait.js';
 import { restoreObjects } from '../integration/helpers/restore-kube.js';
 import { convergedViolations } from './membership.js';
 import { etcdAnswer, liveMemberPods, memberPods, membershipSnapshot, readCluster } from './observe.js';
 import { pickMember, type SoakCluster, type SoakOperation } from './plan.js';
+import { newestSeed, reportedBump } from './restore-result.js';
 import { SOAK_NAMESPACE, SOAK_QUOTA_BYTES, type SoakClusterState, type SoakWorld } from './world.js';
 
 /** How long a step may take to converge before the soak reports it as a violation. */
@@ -209,7 +212,30 @@ async function restoredRevision(world: SoakWorld, cluster: SoakClusterState): Pr
       ),
     { what: `${cluster.name}: a read after the restore`, timeoutMs: 60_000, intervalMs: 1_000 },
   );
-  return now - BigInt(RESTORE_REVISION_BUMP);
+  return now - (await appliedBump(world, cluster));
+}
+
+/**
+ * The bump the restore applied, from its seed's report: more than 10⁹ when the revision floor decided. Should the
+ * seed Pod be gone (an overlapping step replaced it), the fixed bump, said in the log: it is exact unless the floor
+ * decided, and a wrong one shows as a write-record violation naming this step.
+ */
+async function appliedBump(world: SoakWorld, cluster: SoakClusterState): Promise<bigint> {
+  const pods = await world.env.kubeConfig
+    .makeApiClient(CoreV1Api)
+    .listNamespacedPod({ namespace: SOAK_NAMESPACE, labelSelector: memberSelectorString(cluster.name) });
+  const seed = newestSeed(pods.items);
+  const log = seed
+    ? await world.env.kubectl(['logs', '-n', SOAK_NAMESPACE, seed, '-c', RESTORE_INIT_CONTAINER], {
+        allowFailure: true,
+      })
+    : undefined;
+  const bump = log ? reportedBump(`${log.stdout}\n${log.stderr}`) : undefined;
+  if (bump !== undefined) return bump;
+  process.stdout.write(
+    `${new Date().toISOString()} ${cluster.name}: no restore report on a seed Pod (${seed ?? 'none'}); assuming the fixed bump\n`,
+  );
+  return BigInt(RESTORE_REVISION_BUMP);
 }
 
 const FILL_VALUE_BYTES = 512 * 1024;
