@@ -10,7 +10,7 @@ export function newestSeed(pods: readonly V1Pod[]): string | undefined {
   for (const pod of pods) {
     const status = pod.status?.initContainerStatuses?.find((c) => c.name === RESTORE_INIT_CONTAINER);
     const ended = status?.state?.terminated;
-    if (!ended || ended.exitCode !== 0 || !ended.finishedAt || !pod.metadata?.name) continue;
+    if (ended?.exitCode !== 0 || !ended.finishedAt || !pod.metadata?.name) continue;
     const at = new Date(ended.finishedAt).getTime();
     if (!newest || at > newest.at) newest = { name: pod.metadata.name, at };
   }
