@@ -226,7 +226,7 @@ export class EtcdBackupSchedule extends Construct {
     this.options = options;
     this.cronJobName = backupCronJobName(target.clusterName, options.name);
     validateDnsLabel(options.name === undefined ? 'cluster name' : 'name', this.cronJobName, 52);
-    const credentials = s3CredentialsPodParts(options, target.serviceAccountName);
+    const credentials = s3CredentialsPodParts(options, target.serviceAccountName, this.cronJobName);
     this.cronJob = operatorCronJob(this, 'Resource', {
       ...options,
       name: this.cronJobName,

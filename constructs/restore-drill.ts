@@ -177,7 +177,11 @@ export class EtcdRestoreDrill extends Construct {
       options.scratchSize === undefined
         ? `${Math.ceil((2 * target.quotaBackendBytes) / MIB)}Mi`
         : quantityOf('scratchSize', options.scratchSize);
-    const credentials = s3CredentialsPodParts(target.credentials, target.serviceAccountName);
+    const credentials = s3CredentialsPodParts(
+      target.credentials,
+      target.serviceAccountName,
+      this.cronJobName,
+    );
     const fetch: k8s.Container = {
       name: DRILL_FETCH_CONTAINER,
       image,

@@ -51,8 +51,7 @@ export interface S3CredentialsSource {
 /** An environment variable, as both the cdk8s and the client-node Pod types spell it. */
 export interface CredentialsEnvVar {
   readonly name: string;
-  readonly value?: string;
-  readonly valueFrom?: { readonly fieldRef: { readonly fieldPath: string } };
+  readonly value: string;
 }
 
 /** What a Pod and its S3 container need for the credentials of `source`. */
@@ -80,13 +79,19 @@ export interface S3CredentialsPodParts {
   readonly envFrom: Array<{ readonly secretRef: { readonly name: string } }>;
 }
 
+/** STS's longest role session name. */
+export const MAX_ROLE_SESSION_NAME_LENGTH = 64;
+
 /**
  * The Pod parts of `source` (exactly one of its two is set; validated before): `envFrom` the Secret, or the
- * projected token of `serviceAccountName` and the environment the AWS SDK's web identity provider reads.
+ * projected token of `serviceAccountName` and the environment the AWS SDK's web identity provider reads, with
+ * `sessionName` (the CronJob's or the member's name: what the store's audit log shows; a Job's Pod name can
+ * exceed STS's 64 characters) as the role session name.
  */
 export function s3CredentialsPodParts(
   source: S3CredentialsSource,
   serviceAccountName: string,
+  sessionName: string,
 ): S3CredentialsPodParts {
   const identity = source.webIdentity;
   if (!identity) {
@@ -119,8 +124,7 @@ export function s3CredentialsPodParts(
     env: [
       { name: 'AWS_ROLE_ARN', value: identity.roleArn },
       { name: 'AWS_WEB_IDENTITY_TOKEN_FILE', value: WEB_IDENTITY_TOKEN_FILE },
-      // The store's audit log names the Pod that assumed the role.
-      { name: 'AWS_ROLE_SESSION_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+      { name: 'AWS_ROLE_SESSION_NAME', value: sessionName.slice(0, MAX_ROLE_SESSION_NAME_LENGTH) },
       ...(identity.stsEndpoint ? [{ name: 'AWS_ENDPOINT_URL_STS', value: identity.stsEndpoint }] : []),
     ],
     envFrom: [],

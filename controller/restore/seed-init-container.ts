@@ -72,7 +72,7 @@ export function restoreFetchArgs(seed: SeedRestore): string[] {
 
 /** The S3 credentials of the seed's backup: its Secret, or the cluster's `<cluster>-backup` web identity. */
 function seedCredentials(seed: SeedRestore) {
-  return s3CredentialsPodParts(seed.location, backupServiceAccountName(seed.clusterName));
+  return s3CredentialsPodParts(seed.location, backupServiceAccountName(seed.clusterName), seed.member);
 }
 
 export function restoreInitContainer(seed: SeedRestore): V1Container {
