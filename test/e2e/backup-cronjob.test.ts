@@ -526,7 +526,14 @@ describe('backup CronJob on the local Kubernetes', () => {
         connect(clientServiceURL('restored', ns), 30_000),
       ];
       try {
-        assert.equal(Number((await restored.getAll().count()) ?? 0), webIdentityKeys);
+        // Ready is the members' readiness; the new Service's name and address reach this process's proxy a moment
+        // later (CoreDNS and kube-proxy watch it): wait for the first answer, then judge it.
+        const count = await waitFor(async () => Number((await restored.getAll().count()) ?? 0), {
+          what: 'the restored cluster to answer through its client Service',
+          timeoutMs: 60_000,
+          intervalMs: 1_000,
+        });
+        assert.equal(count, webIdentityKeys);
         assert.equal(await compareEtcd(source, restored), webIdentityKeys);
       } finally {
         source.close();
