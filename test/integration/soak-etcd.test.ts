@@ -81,6 +81,50 @@ describe('the soak writer, watcher and invariants (real etcd)', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
+  /** Restores `snapshot` (at `revision`) with the restore command into a fresh data dir and starts etcd on it. */
+  async function restoreCommand(name: string, snapshot: string, revision: bigint, revisionFloor?: bigint) {
+    const work = join(dir, name);
+    const dataDir = join(work, 'data');
+    const [peerPort] = await freePorts(1);
+    const seed = { name, peerURL: `http://127.0.0.1:${peerPort}`, token: name };
+    const begun = await beginRestore(dataDir, pino({ level: 'silent' }));
+    assert.ok(!('outcome' in begun), 'a fresh data dir');
+    const target = {
+      dataDir,
+      clusterVersion: source.version,
+      seed,
+      restoreTool: source.binary('etcdutl'),
+      ...(revisionFloor === undefined ? {} : { revisionFloor: String(revisionFloor) }),
+    };
+    const bump = await restoreInto({ ...target, ...begun }, snapshot, String(revision));
+    const restored = await startEtcdOnDataDir(source.version, dataDir, seed.name, peerPort as number, work);
+    started.push(restored);
+    const next = restored.client();
+    clients.push(next);
+    return { bump, restored, next };
+  }
+
+  /** The watcher resumes on `next` from its last revision: it must be told, resync, and see no violation after. */
+  async function resumeTold(next: Etcd3): Promise<void> {
+    const resumedAt = watcher.log.length;
+    await watcher.resume(next);
+    await waitFor(() => watcher.log.slice(resumedAt).some((e) => e.kind === 'resync'), {
+      what: 'a resync after the resume',
+      timeoutMs: 10_000,
+      intervalMs: 50,
+    });
+    const told = watcher.log.slice(resumedAt).find((e) => e.kind === 'error');
+    assert.match(
+      told && 'message' in told ? told.message : '',
+      /Watcher canceled/,
+      'told before it resynced',
+    );
+    await writeFor(next, 300); // revisions above every one the watcher had seen
+    await caughtUp(await revisionOf(next));
+    assert.deepEqual(watchViolations(watcher.log, record.ackedNow()), []);
+    assert.deepEqual(record.check(await content(next)), []);
+  }
+
   test('GIVEN an honest etcd WHEN the writer writes while the watcher watches THEN every acknowledged write is there and the watcher was given each, in order', async () => {
     await writeFor(client, 1_000);
     await caughtUp(await revisionOf(client));
@@ -140,21 +184,8 @@ describe('the soak writer, watcher and invariants (real etcd)', () => {
     await writeFor(client, 300); // acknowledged, then lost by the restore: legitimately gone
     await caughtUp(await revisionOf(client));
 
-    const work = join(dir, 'bumped');
-    const dataDir = join(work, 'data');
-    const [peerPort] = await freePorts(1);
-    const seed = { name: 'restored', peerURL: `http://127.0.0.1:${peerPort}`, token: 'bumped' };
-    const begun = await beginRestore(dataDir, pino({ level: 'silent' }));
-    assert.ok(!('outcome' in begun), 'a fresh data dir');
-    const target = { dataDir, clusterVersion: source.version, seed, restoreTool: source.binary('etcdutl') };
-    assert.equal(
-      await restoreInto({ ...target, ...begun }, snapshot, String(revision)),
-      RESTORE_REVISION_BUMP,
-    );
-    const restored = await startEtcdOnDataDir(source.version, dataDir, seed.name, peerPort as number, work);
-    started.push(restored);
-    const next = restored.client();
-    clients.push(next);
+    const { bump, restored, next } = await restoreCommand('bumped', snapshot, revision);
+    assert.equal(bump, RESTORE_REVISION_BUMP);
     assert.equal(
       await revisionOf(next),
       revision + BigInt(RESTORE_REVISION_BUMP),
@@ -162,23 +193,7 @@ describe('the soak writer, watcher and invariants (real etcd)', () => {
     );
     record.restoredFrom(backup);
     assert.deepEqual(record.check(await content(next)), [], 'exactly the writes up to the snapshot');
-    const resumedAt = watcher.log.length;
-    await watcher.resume(next);
-    await waitFor(() => watcher.log.slice(resumedAt).some((e) => e.kind === 'resync'), {
-      what: 'a resync after the resume',
-      timeoutMs: 10_000,
-      intervalMs: 50,
-    });
-    const told = watcher.log.slice(resumedAt).find((e) => e.kind === 'error');
-    assert.match(
-      told && 'message' in told ? told.message : '',
-      /Watcher canceled/,
-      'told before it resynced',
-    );
-    await writeFor(next, 300); // revisions above every one the watcher had seen
-    await caughtUp(await revisionOf(next));
-    assert.deepEqual(watchViolations(watcher.log, record.ackedNow()), []);
-    assert.deepEqual(record.check(await content(next)), []);
+    await resumeTold(next);
     // The restored etcd is the cluster from now on.
     current = { client: next, url: restored.clientURL };
   });
@@ -192,45 +207,12 @@ describe('the soak writer, watcher and invariants (real etcd)', () => {
     // The premise (restore.md, "Known gap"): counted from the snapshot, the second restore would reuse these numbers.
     assert.ok(revision + BigInt(RESTORE_REVISION_BUMP) < floor, 'the snapshot-only base is below the floor');
 
-    const work = join(dir, 'floored');
-    const dataDir = join(work, 'data');
-    const [peerPort] = await freePorts(1);
-    const seed = { name: 'floored', peerURL: `http://127.0.0.1:${peerPort}`, token: 'floored' };
-    const begun = await beginRestore(dataDir, pino({ level: 'silent' }));
-    assert.ok(!('outcome' in begun), 'a fresh data dir');
-    const target = {
-      dataDir,
-      clusterVersion: source.version,
-      seed,
-      restoreTool: source.binary('etcdutl'),
-      revisionFloor: String(floor),
-    };
-    const bump = await restoreInto({ ...target, ...begun }, snapshot, String(revision));
+    const { bump, restored, next } = await restoreCommand('floored', snapshot, revision, floor);
     assert.equal(BigInt(bump), floor + BigInt(RESTORE_REVISION_BUMP) - revision);
-    const restored = await startEtcdOnDataDir(source.version, dataDir, seed.name, peerPort as number, work);
-    started.push(restored);
-    const next = restored.client();
-    clients.push(next);
     assert.equal(await revisionOf(next), floor + BigInt(RESTORE_REVISION_BUMP), 'the floor plus the bump');
     record.restoredFrom(backup);
     assert.deepEqual(record.check(await content(next)), [], 'exactly the writes up to the snapshot');
-    const resumedAt = watcher.log.length;
-    await watcher.resume(next);
-    await waitFor(() => watcher.log.slice(resumedAt).some((e) => e.kind === 'resync'), {
-      what: 'a resync after the resume',
-      timeoutMs: 10_000,
-      intervalMs: 50,
-    });
-    const told = watcher.log.slice(resumedAt).find((e) => e.kind === 'error');
-    assert.match(
-      told && 'message' in told ? told.message : '',
-      /Watcher canceled/,
-      'told before it resynced',
-    );
-    await writeFor(next, 300);
-    await caughtUp(await revisionOf(next));
-    assert.deepEqual(watchViolations(watcher.log, record.ackedNow()), []);
-    assert.deepEqual(record.check(await content(next)), []);
+    await resumeTold(next);
     current = { client: next, url: restored.clientURL };
   });
 

@@ -51,6 +51,15 @@ describe('S3 credentials from a web identity (real API server, real MinIO, our c
     return file;
   }
 
+  /** `backup save` of the source etcd into `into`, as the schedule's Job runs it. */
+  const saveArgs = (into: string) => [
+    'save',
+    `--endpoints=${source.clientURL}`,
+    `--namespace=${namespace}`,
+    `--cluster=${cluster}`,
+    ...s3Args(minio, into),
+  ];
+
   /** The environment `s3CredentialsPodParts` gives a container, with `file` as the token. */
   function webIdentityEnv(file: string): Record<string, string> {
     return {
@@ -94,16 +103,7 @@ describe('S3 credentials from a web identity (real API server, real MinIO, our c
   });
 
   it('GIVEN a token of <cluster>-backup for the store and no key in the environment WHEN backup save runs THEN the backup is stored', async () => {
-    const result = await runBackupCli(
-      [
-        'save',
-        `--endpoints=${source.clientURL}`,
-        `--namespace=${namespace}`,
-        `--cluster=${cluster}`,
-        ...s3Args(minio, bucket),
-      ],
-      webIdentityEnv(await tokenFile(audience, 'token')),
-    );
+    const result = await runBackupCli(saveArgs(bucket), webIdentityEnv(await tokenFile(audience, 'token')));
     assert.equal(result.code, 0, failureReason(result));
     key = (JSON.parse(result.stdout) as { key: string }).key;
     assert.match(key, new RegExp(`^${namespace}/${cluster}/`));
@@ -143,13 +143,7 @@ describe('S3 credentials from a web identity (real API server, real MinIO, our c
   it('GIVEN a token for another audience WHEN backup save runs THEN it fails S3_ERROR naming AssumeRoleWithWebIdentity, and nothing is stored', async () => {
     const other = await createBucket(s3, 'refused');
     const result = await runBackupCli(
-      [
-        'save',
-        `--endpoints=${source.clientURL}`,
-        `--namespace=${namespace}`,
-        `--cluster=${cluster}`,
-        ...s3Args(minio, other),
-      ],
+      saveArgs(other),
       webIdentityEnv(await tokenFile('some-other-audience', 'token-other')),
     );
     assert.equal(result.code, ExitCode.S3_ERROR, result.stderr);
