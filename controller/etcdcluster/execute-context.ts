@@ -33,4 +33,9 @@ export interface Outcome {
   readonly change?: string;
   /** etcd refused for now (strict reconfiguration, learner not caught up). */
   readonly notYet?: string;
+  /**
+   * The API server refused the action's write for what it is (`apiRefusal`: RBAC, admission, a quota, a missing
+   * ServiceAccount): the action and the API server's message. The status tells it as `Degraded` `WriteRefused`.
+   */
+  readonly refused?: string;
 }

@@ -20,7 +20,13 @@ import {
   removeMember,
 } from '../etcd/members.js';
 import { describeSeedSource, seedSource } from '../restore/seed-init-container.js';
-import { apiStatus, deleteIgnoringNotFound, isAlreadyExists, patchOptions } from '../runtime/kube.js';
+import {
+  apiRefusal,
+  apiStatus,
+  deleteIgnoringNotFound,
+  isAlreadyExists,
+  patchOptions,
+} from '../runtime/kube.js';
 import type { ExecuteContext, Outcome } from './execute-context.js';
 import { executeRestoreStep } from './execute-restore.js';
 import { buildMemberPvc } from './member-pod.js';
@@ -28,6 +34,7 @@ import { REQUEUE } from './plan.js';
 import { podForAction } from './pod-for-action.js';
 import { CLUSTER_REASONS } from './reasons.js';
 import { isRestoreLockAction } from './restore-types.js';
+import { describeAction } from './status-progress.js';
 import type { Action, CreatePodAction, CreatePvcAction } from './types.js';
 
 const done = (reason: string, message: string, change?: string): Outcome => ({
@@ -362,6 +369,24 @@ const KUBE_ACTIONS = new Set<Action['kind']>([
 export const RESTING_OUTCOME: Outcome = { requeueAfterMs: REQUEUE.steady };
 
 /**
+ * What a refused action reports: etcd busy (strict reconfiguration, a learner behind) is `notYet`; a Kubernetes write
+ * the API server refused for what it is (`apiRefusal`) is `refused`, told in the status and retried every
+ * `REQUEUE.refused`. Anything else is thrown: the work queue retries it with backoff.
+ */
+function unperformed(action: Action, error: unknown): Outcome {
+  if (ETCD_ACTIONS.has(action.kind)) {
+    if (!isEtcdBusy(error)) throw error;
+    return { requeueAfterMs: REQUEUE.soon, notYet: error instanceof Error ? error.message : String(error) };
+  }
+  const refusal = apiRefusal(error);
+  if (!refusal) throw error;
+  return {
+    requeueAfterMs: REQUEUE.refused,
+    refused: `the API server refused ${describeAction(action)} (HTTP ${refusal.code}): ${refusal.message}`,
+  };
+}
+
+/**
  * Performs `action` (at most one side effect; `CreatePVCs` and `CreatePods` one per PVC or Pod; a joiner's
  * `AddLearner` also its PVC and Pod); waits, refusals and status-only actions do nothing here.
  */
@@ -377,13 +402,11 @@ export async function execute(action: Action, context: ExecuteContext): Promise<
         ? await executeRestoreStep(action, context)
         : await kubeChange(action, context);
   } catch (error) {
-    if (!ETCD_ACTIONS.has(action.kind) || !isEtcdBusy(error)) throw error;
-    outcome = {
-      requeueAfterMs: REQUEUE.soon,
-      notYet: error instanceof Error ? error.message : String(error),
-    };
+    outcome = unperformed(action, error);
   }
-  if (outcome.notYet) {
+  if (outcome.refused) {
+    context.log.warn({ action: action.kind, reason: outcome.refused }, 'The API server refused the write');
+  } else if (outcome.notYet) {
     context.log.info({ action: action.kind, reason: outcome.notYet }, 'etcd refused the change for now');
   } else if (action.kind !== 'AddLearner') {
     // A joiner's AddLearner tells each of its writes as it makes it (`join`).

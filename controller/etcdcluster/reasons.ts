@@ -70,4 +70,5 @@ export const CLUSTER_REASONS = {
   seedStarting: RESTORE_REASONS.seedStarting,
   seeding: RESTORE_REASONS.seeding,
   serviceMissing: 'ServiceMissing',
+  writeRefused: 'WriteRefused',
 } as const;

@@ -210,7 +210,7 @@ export class EtcdClusterReconciler implements Reconciler {
   private reportOf(observed: Observed, action: Action, outcome: Outcome): Report {
     const { cluster, etcd } = observed;
     const pods = observed.pods.flatMap((pod) => toPodView(pod) ?? []);
-    const told = reportedAction(action, outcome.notYet);
+    const told = reportedAction(action, outcome);
     const now = new Date();
     const backups = backupPart(cluster.status ?? {}, observed.backups, now);
     const status = buildStatus(cluster, told, etcd, now, abandonedData(observed.pvcs), pods, backups);
@@ -224,8 +224,8 @@ export class EtcdClusterReconciler implements Reconciler {
       events.push({ type: 'Normal', reason: told.reason, message: told.message });
     if (action.kind === 'Refuse')
       events.push({ type: 'Warning', reason: CLUSTER_REASONS.invalidSpec, message: describeAction(action) });
-    if (action.kind === 'Wait' && action.degraded)
-      events.push({ type: 'Warning', reason: action.reason, message: action.message });
+    if (told.kind === 'Wait' && told.degraded)
+      events.push({ type: 'Warning', reason: told.reason, message: told.message });
     if (action.kind === 'ReportQuorumLost')
       events.push({ type: 'Warning', reason: CLUSTER_REASONS.quorumLost, message: describeAction(action) });
     // An etcd alarm the Degraded condition tells (docs/design/compaction-quota-defrag.md, "Alarms in the status").

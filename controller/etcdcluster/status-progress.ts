@@ -6,10 +6,22 @@ import { isRestoreLockAction } from './restore-types.js';
 import type { Action } from './types.js';
 
 /**
- * What the status tells for a pass whose change was refused for now: a member of the roll that the
+ * What the status tells for a pass whose change was refused: a write the API server refused (`refused`) is a
+ * degraded wait (`WriteRefused`, the action and the API server's message); a member of the roll that the
  * PodDisruptionBudget does not let go (eviction answered 429) waits, and says so; other actions are told as planned.
  */
-export function reportedAction(action: Action, notYet: string | undefined): Action {
+export function reportedAction(
+  action: Action,
+  { notYet, refused }: { readonly notYet?: string; readonly refused?: string },
+): Action {
+  if (refused !== undefined)
+    return {
+      kind: 'Wait',
+      reason: CLUSTER_REASONS.writeRefused,
+      message: refused,
+      requeueAfterMs: 0,
+      degraded: true,
+    };
   if (action.kind !== 'RollMember' || notYet === undefined) return action;
   return {
     kind: 'Wait',

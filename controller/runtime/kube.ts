@@ -77,6 +77,42 @@ export function apiStatus(error: unknown): number | undefined {
   return typeof code === 'number' ? code : undefined;
 }
 
+/**
+ * The codes with which the API server refuses a write for what it is, not for the moment: 400 (bad request), 403
+ * (RBAC, an admission plugin or policy, a ResourceQuota, a missing ServiceAccount) and 422 (invalid). Conflicts, not
+ * found, throttling and server errors are the moment's: the work queue retries those with backoff.
+ */
+const REFUSAL_CODES: ReadonlySet<number> = new Set([400, 403, 422]);
+
+/** A write the API server refused ({@link apiRefusal}): the HTTP code and the Status's message. */
+export interface ApiRefusal {
+  readonly code: number;
+  readonly message: string;
+}
+
+/** The refusal in `error` if the API server refused a write for what it is (REFUSAL_CODES), else undefined. */
+export function apiRefusal(error: unknown): ApiRefusal | undefined {
+  const code = apiStatus(error);
+  if (code === undefined || !REFUSAL_CODES.has(code)) return undefined;
+  const firstLine = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
+  return { code, message: statusMessage(error) ?? firstLine };
+}
+
+/** The `message` of the Status object an API error carries (the client keeps the body as text). */
+function statusMessage(error: unknown): string | undefined {
+  const body = (error as { body?: unknown }).body;
+  let status: unknown = body;
+  if (typeof body === 'string') {
+    try {
+      status = JSON.parse(body);
+    } catch {
+      return undefined;
+    }
+  }
+  const message = (status as { message?: unknown } | undefined)?.message;
+  return typeof message === 'string' && message !== '' ? message : undefined;
+}
+
 export const isNotFound = (error: unknown): boolean => apiStatus(error) === 404;
 export const isConflict = (error: unknown): boolean => apiStatus(error) === 409;
 export const isForbidden = (error: unknown): boolean => apiStatus(error) === 403;

@@ -273,7 +273,7 @@ describe('buildStatus: rolling changes', () => {
   });
 
   it('GIVEN an eviction the PodDisruptionBudget refused (429) THEN the status says the member waits on the budget', () => {
-    const told = reportedAction(evict, 'the PodDisruptionBudget allows no disruption now');
+    const told = reportedAction(evict, { notYet: 'the PodDisruptionBudget allows no disruption now' });
     const status = buildStatus(
       cluster(),
       told,
@@ -287,7 +287,7 @@ describe('buildStatus: rolling changes', () => {
       condition(status, 'Progressing')?.message ?? '',
       /; member demo-1 waits to be restarted: the PodDisruptionBudget allows no disruption now$/,
     );
-    assert.equal(reportedAction(evict, undefined), evict, 'an eviction that went through is told as planned');
+    assert.equal(reportedAction(evict, {}), evict, 'an eviction that went through is told as planned');
   });
 
   it('GIVEN a scale-in MoveLeader with Pods out of date THEN it is not called a roll step', () => {
