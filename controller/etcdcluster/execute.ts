@@ -102,7 +102,8 @@ async function allOrRefusals(writes: readonly Promise<unknown>[]): Promise<void>
   );
   if (refusals.length === 0) return;
   if (refusals.length === 1) throw refusals[0];
-  const text = (error: unknown) => (error instanceof Error ? error.message : String(error));
+  const text = (error: unknown) =>
+    apiRefusal(error)?.message ?? (error instanceof Error ? error.message : String(error));
   throw new Error(
     `${refusals.length} of ${writes.length} writes refused: ${refusals.map(text).join(' | ')}`,
     {

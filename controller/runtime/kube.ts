@@ -90,12 +90,17 @@ export interface ApiRefusal {
   readonly message: string;
 }
 
-/** The refusal in `error` if the API server refused a write for what it is (REFUSAL_CODES), else undefined. */
+/**
+ * The refusal in `error` if the API server refused a write for what it is (REFUSAL_CODES), else undefined. An error
+ * that only wraps API errors (several writes sent at once) counts by its `cause`, and keeps its own message.
+ */
 export function apiRefusal(error: unknown): ApiRefusal | undefined {
-  const code = apiStatus(error);
+  const own = apiStatus(error);
+  const code = own ?? apiStatus((error as { cause?: unknown } | undefined)?.cause);
   if (code === undefined || !REFUSAL_CODES.has(code)) return undefined;
-  const firstLine = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
-  return { code, message: statusMessage(error) ?? firstLine };
+  const text = error instanceof Error ? error.message : String(error);
+  if (own === undefined) return { code, message: text };
+  return { code, message: statusMessage(error) ?? text.split('\n')[0] ?? text };
 }
 
 /** The `message` of the Status object an API error carries (the client keeps the body as text). */

@@ -37,6 +37,13 @@ describe('apiRefusal', () => {
     ['429 (throttled)', new ApiException(429, 'Too Many Requests', status(429, 'x'), {}), undefined],
     ['500 (a server error)', new ApiException(500, 'Internal Server Error', status(500, 'x'), {}), undefined],
     ['a network error', new Error('connect ECONNREFUSED 127.0.0.1:6443'), undefined],
+    [
+      "an error wrapping refused writes (several sent at once): its own message, its cause's code",
+      new Error('2 of 3 writes refused: a | b', {
+        cause: new ApiException(403, 'Unknown API Status Code!', status(403, forbidden), {}),
+      }),
+      { code: 403, message: '2 of 3 writes refused: a | b' },
+    ],
   ];
   for (const [title, error, expected] of cases)
     it(`GIVEN ${title} THEN ${expected ? `refusal ${expected.code}` : 'not a refusal'}`, () => {
