@@ -6,17 +6,14 @@
 // JSON in bench/results/backup.json. Each run's objects are deleted after it, so 2 GiB rows fit the disk. Ours, its
 // etcd side alone and the least streaming save with the same packages (stream-floor.ts) run with the `NODE_OPTIONS` a
 // backup Job gets under its default limit; the by-hand upload without.
-import { spawn } from 'node:child_process';
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DeleteObjectsCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { DEFAULT_BACKUP_NODE_OPTIONS } from '../constructs/conventions/limits.js';
 import { etcdBinary } from '../test/env/binaries.js';
 import { startMinio } from '../test/env/minio.js';
-import { childEnv } from '../test/env/process-group.js';
 import {
   awsEnv,
   cliPath,
@@ -26,7 +23,7 @@ import {
 } from '../test/integration/helpers/backup-cli.js';
 import { startEtcd } from '../test/integration/helpers/etcd.js';
 import { fillEtcd } from '../test/integration/helpers/fill.js';
-import { processMiB } from './proc-status.js';
+import { emptyPrefix, type Measured, measure } from './child-measure.js';
 import { median } from './stats.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -35,39 +32,6 @@ const mib = 1024 * 1024;
 const runs = Number(process.env.BENCH_RUNS ?? 3);
 /** Database sizes, smallest first (each row adds to the last one's data). */
 const SIZES_MIB = [64, 256, 1024, 2048];
-
-interface Measured {
-  seconds: number;
-  peakRssMiB: number;
-  stderr: string;
-}
-
-/** Runs a command, polling its VmHWM (peak resident set) until it exits; rejects on a non-zero exit. */
-function measure(command: string, args: string[], env: Record<string, string>): Promise<Measured> {
-  return new Promise((resolve, reject) => {
-    const start = process.hrtime.bigint();
-    const child = spawn(command, args, { env: childEnv(env), stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    let peakMiB = 0;
-    const poll = setInterval(() => {
-      try {
-        peakMiB = Math.max(peakMiB, processMiB(child.pid as number, 'VmHWM'));
-      } catch {
-        // exited between polls
-      }
-    }, 20);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearInterval(poll);
-      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-      if (code !== 0) reject(new Error(`${command} exited ${code}: ${stderr.slice(-2000)}`));
-      else resolve({ seconds, peakRssMiB: peakMiB, stderr });
-    });
-  });
-}
 
 /**
  * Seconds from `Uploaded and verified snapshot` to `Stored backup` in a save's JSON log (pino's `time`, ms): the
@@ -85,13 +49,6 @@ function copySeconds(stderr: string): number {
   if (uploaded === undefined || stored === undefined)
     throw new Error(`backup save did not log both steps; its stderr ends: ${stderr.slice(-1000)}`);
   return (stored - uploaded) / 1000;
-}
-
-/** Deletes every object under `prefix`, so the next run and the next size have the disk to themselves. */
-async function emptyPrefix(s3: S3Client, bucket: string, prefix: string): Promise<void> {
-  const listed = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }));
-  const keys = (listed.Contents ?? []).flatMap((object) => (object.Key ? [{ Key: object.Key }] : []));
-  if (keys.length > 0) await s3.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys } }));
 }
 
 interface Row {

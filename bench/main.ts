@@ -2,6 +2,7 @@
 // Each module exports `run(): Promise<void>` that prints a table and writes bench/results/<name>.json; then the
 // README's performance table is rendered again from bench/results (readme-table.ts).
 import * as backup from './backup.js';
+import * as large from './large.js';
 import * as membership from './membership.js';
 import * as nodeLoss from './node-loss.js';
 import { writeReadmeTable } from './readme-table.js';
@@ -18,6 +19,7 @@ const benches: Array<[string, BenchModule]> = [
   ['synth', synth],
   ['backup', backup],
   ['restore', restore],
+  ['large', large],
   ['membership', membership],
   ['node-loss', nodeLoss],
   ['rolling', rolling],

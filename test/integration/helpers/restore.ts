@@ -22,6 +22,13 @@ export interface RestoredEtcd {
   stop(): Promise<void>;
 }
 
+export interface StartOnDataDirOptions {
+  /** More flags, e.g. a `--quota-backend-bytes` above a large database. @default none */
+  readonly extraArgs?: readonly string[];
+  /** How long etcd may take to report healthy (a large database rebuilds its index first). @default 60 s */
+  readonly timeoutMs?: number;
+}
+
 /** Starts etcd `version` on `dataDir` (which already holds `member/`); `dir` receives the log. */
 export async function startEtcdOnDataDir(
   version: string,
@@ -29,6 +36,7 @@ export async function startEtcdOnDataDir(
   name: string,
   peerPort: number,
   dir: string,
+  options: StartOnDataDirOptions = {},
 ): Promise<RestoredEtcd> {
   const [clientPort] = await freePorts(1);
   const clientURL = `http://127.0.0.1:${clientPort}`;
@@ -43,6 +51,7 @@ export async function startEtcdOnDataDir(
       `--advertise-client-urls=${clientURL}`,
       `--listen-peer-urls=http://127.0.0.1:${peerPort}`,
       '--log-level=warn',
+      ...(options.extraArgs ?? []),
     ],
     logPath: join(dir, `etcd-${name}.log`),
   });
@@ -60,7 +69,7 @@ export async function startEtcdOnDataDir(
   try {
     await waitFor(async () => (await httpGet(`${clientURL}/health`, {})).body.includes('"health":"true"'), {
       what: `restored etcd ${version} at ${clientURL} to report healthy`,
-      timeoutMs: 60_000,
+      timeoutMs: options.timeoutMs ?? 60_000,
       abortIf: server.exitStatus,
     });
   } catch (error) {
