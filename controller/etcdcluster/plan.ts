@@ -54,7 +54,10 @@ export const REQUEUE = {
   starting: 2_000,
   quorum: 5_000,
   steady: 30_000,
-  /** After a write the API server refused (`WriteRefused`): what clears it (a quota, a policy, a ServiceAccount) wakes no watch of ours. */
+  /**
+   * After a write the API server refused (`WriteRefused`): what clears it (a quota, a policy, a ServiceAccount) wakes
+   * no watch of ours.
+   */
   refused: 10_000,
 } as const;
 
