@@ -437,21 +437,29 @@ function untilGoneThenReady(world: SoakWorld, node: string, gone: 'deleting' | '
 /**
  * A step on one member Pod changes no generation, and the status of before reads converged until the controller
  * has seen it: first the Pod's answer to the step (being deleted, gone or replaced for a delete or an evict, its
- * etcd restarted for a wiped volume; a Pod on a node that is down stays terminating), then {@link allReady}.
+ * etcd restarted for a wiped volume; a Pod on a node that is down stays terminating), then {@link allReady}. A
+ * cluster paused meanwhile (the next step, overlapping this one) answers nothing until it is unpaused: an eviction
+ * waits for the controller, so the wait ends there, and {@link allReady} judges the cluster after the unpause.
  */
-function untilReactedThenReady(world: SoakWorld, member: string, before: PodState): StepRun {
+function untilReactedThenReady(
+  world: SoakWorld,
+  cluster: SoakClusterState,
+  member: string,
+  before: PodState,
+): StepRun {
   return {
     until: 'ready',
     converged: async () => {
       await waitFor(
         async () => {
+          if (cluster.paused) return true;
           const now = await podState(world, member);
           return (
             now.uid !== before.uid || (now.deleting && !before.deleting) || now.restarts > before.restarts
           );
         },
         {
-          what: `${member} being deleted, replaced or restarted`,
+          what: `${member} being deleted, replaced or restarted (or ${cluster.name} paused)`,
           timeoutMs: CONVERGE_TIMEOUT_MS,
           intervalMs: 500,
         },
@@ -502,7 +510,7 @@ export async function act(world: SoakWorld, op: SoakOperation): Promise<StepRun>
         await world.env.faults.wipeVolume(SOAK_NAMESPACE, `${member}-data`);
         await world.env.faults.killContainer(SOAK_NAMESPACE, member, 'etcd').catch(() => undefined);
       }
-      return untilReactedThenReady(world, member, before);
+      return untilReactedThenReady(world, world.clusters[op.cluster], member, before);
     }
     case 'stopNode':
       await notAMajority(world, op.node, node(op.node));
