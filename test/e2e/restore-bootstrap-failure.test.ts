@@ -235,10 +235,13 @@ describe('a bootstrap backup that cannot be restored (local Kubernetes, MinIO)',
         `^the API server refused CreatePod ${name}-0 \\(HTTP 403\\): .*serviceaccount "${name}-backup" not found`,
       ),
     );
-    const event = (await objects().events(name)).find(
-      (e) => e.type === 'Warning' && e.reason === 'WriteRefused',
+    // The pass writes the status, then records its Events: wait for the Event of the same pass.
+    const event = await waitFor(
+      async () =>
+        (await objects().events(name)).find((e) => e.type === 'Warning' && e.reason === 'WriteRefused'),
+      { what: `the WriteRefused Event of ${name}`, timeoutMs: 15_000, intervalMs: 500 },
     );
-    assert.equal(event?.message, message);
+    assert.equal(event.message, message);
     assert.deepEqual(
       await progressAndStall(name),
       [
