@@ -5,7 +5,8 @@
 // schedule's restore drill (docs/design/restore-drill.md) restores the newest backup in its own Pod and reports what
 // the restored etcd served; a corrupted backup fails it, and the cluster says so. A schedule with a web identity
 // (docs/design/workload-identity.md) backs up and drills with no Secret, and a new cluster bootstraps from its backup
-// with the same identity: MinIO trusts the API server's ServiceAccount issuer.
+// with the same identity, then is restored in place from it (the controller, as a process, verifies the backup with a
+// token of that ServiceAccount): MinIO trusts the API server's ServiceAccount issuer.
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,7 +15,7 @@ import { after, before, describe, test } from 'node:test';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { App, Chart } from 'cdk8s';
-import { etcdClusterCrd } from '../../constructs/api/crds.js';
+import { etcdClusterCrd, etcdRestoreCrd } from '../../constructs/api/crds.js';
 import { clientServiceURL, DEFAULT_OPERATOR_NAMESPACE } from '../../constructs/conventions/names.js';
 import { DEFAULT_WEB_IDENTITY_AUDIENCE } from '../../constructs/conventions/s3-credentials.js';
 import { EtcdCluster } from '../../constructs/etcd-cluster.js';
@@ -28,7 +29,12 @@ import { readEtcdCluster } from '../env/etcd-cluster.js';
 import { waitFor } from '../env/wait.js';
 import { createBucket, minioClient } from '../integration/helpers/backup-cli.js';
 import { compareEtcd } from '../integration/helpers/fill.js';
-import { createS3Secret } from '../integration/helpers/restore-kube.js';
+import {
+  createS3Secret,
+  restoreObjects,
+  startControllerProcess,
+  whileRunning,
+} from '../integration/helpers/restore-kube.js';
 import { download, keys, metadataOf } from '../integration/helpers/s3-objects.js';
 import { driveReconciler, type ReconcileDriver } from './reconcile-driver.js';
 
@@ -541,6 +547,67 @@ describe('backup CronJob on the local Kubernetes', () => {
       }
     } finally {
       await restoredDriver.stop();
+    }
+  });
+
+  test("GIVEN the restored cluster written to after its bootstrap WHEN an EtcdRestore of the same backup with the web identity runs in place (the controller as a process) THEN the controller verifies the backup with a token of restored-backup, and the cluster holds exactly the backup's keys again, its seed run as restored-backup with no Secret", async () => {
+    assert.ok(webIdentityKey, 'the backup of the earlier test');
+    const minio = env.minio!;
+    // The controller process below runs both controllers for every cluster of the namespace: main's own driver stops.
+    await driver?.stop();
+    driver = undefined;
+    await env.kubectl(['apply', '--server-side', '-f', '-'], { input: JSON.stringify(etcdRestoreCrd()) });
+    await env.kubectl([
+      'wait',
+      '--for=condition=Established',
+      'crd/etcdrestores.etcd.gitops.dev',
+      '--timeout=60s',
+    ]);
+    const written = connect(clientServiceURL('restored', ns), 30_000);
+    try {
+      await written.put('written-after-bootstrap').value('gone after the restore');
+    } finally {
+      written.close();
+    }
+    const dir = await mkdtemp(join(tmpdir(), 'etcd-gitops-backup-e2e-'));
+    const controller = startControllerProcess(env, { name: 'controller', dir, namespace: ns });
+    try {
+      const objects = restoreObjects(env, ns);
+      await objects.createRestore('restored-wi', {
+        clusterName: 'restored',
+        allowHealthyCluster: true,
+        backup: {
+          bucket,
+          key: webIdentityKey,
+          endpoint: minio.podEndpoint,
+          forcePathStyle: true,
+          webIdentity: { roleArn: minio.roleArn as string, stsEndpoint: minio.podEndpoint },
+        },
+      });
+      const restore = await objects.phase('restored-wi', 'Completed', whileRunning(controller), 240_000);
+      assert.equal(restore.status?.phase, 'Completed', JSON.stringify(restore.status));
+      const pods = await env.kubeConfig
+        .makeApiClient(CoreV1Api)
+        .listNamespacedPod({ namespace: ns, labelSelector: 'app.kubernetes.io/instance=restored' });
+      assert.equal(pods.items.length, 1, 'size 1: the seed is the member');
+      const seed = pods.items[0]?.spec;
+      assert.equal(seed?.serviceAccountName, 'restored-backup');
+      assert.equal(seed?.initContainers?.[0]?.envFrom, undefined, 'no Secret in the seed');
+      const restored = connect(clientServiceURL('restored', ns), 30_000);
+      try {
+        const count = await waitFor(async () => Number((await restored.getAll().count()) ?? 0), {
+          what: 'the restored cluster to answer through its client Service',
+          timeoutMs: 60_000,
+          intervalMs: 1_000,
+        });
+        assert.equal(count, webIdentityKeys, "exactly the backup's keys");
+        assert.equal(await restored.get('written-after-bootstrap').string(), null);
+      } finally {
+        restored.close();
+      }
+    } finally {
+      await controller.stop(5_000);
+      await rm(dir, { recursive: true, force: true });
     }
   });
 

@@ -4,7 +4,8 @@
 // with its named code; the cluster reports `Degraded` `BootstrapRestoreFailed` naming that reason and exit code, a
 // Warning Event says the same, and nothing else happens: no member beyond the seed Pod, the seed's PVC kept. A
 // failure only the user can clear is `Stalled`; one a retry may clear (the store down: `S3Unavailable`) keeps the
-// cluster `Progressing` until the store answers.
+// cluster `Progressing` until the store answers. A hand-written set that forgets the web identity's ServiceAccount
+// has its seed Pod refused by the API server: the cluster tells the refusal (`WriteRefused`) until the account exists.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
@@ -14,6 +15,7 @@ import type { Environment } from '../env/environment.js';
 import type { ManagedProcess } from '../env/process-group.js';
 import { waitFor } from '../env/wait.js';
 import {
+  clusterManifests,
   type RestoreTestbed,
   restoreObjects,
   startControllerProcess,
@@ -182,5 +184,90 @@ describe('a bootstrap backup that cannot be restored (local Kubernetes, MinIO)',
     );
     assert.deepEqual(await progressAndStall('unreachable'), stalled);
     await assertOnlyTheSeed('unreachable');
+  });
+  test('GIVEN a cluster bootstrapped with a web identity applied without its <name>-backup ServiceAccount WHEN the seed Pod is created THEN the API server refuses it and the cluster is Degraded WriteRefused naming the ServiceAccount (a Warning Event, still Progressing, no Pod); WHEN the ServiceAccount is applied THEN the seed Pod is created', async () => {
+    const name = 'no-identity';
+    const minio = env.minio!;
+    const manifests = clusterManifests({
+      namespace: ns,
+      name,
+      version: etcdVersions['3.6'],
+      size: 3,
+      bucket,
+      minio,
+      credentialsSecretName: 's3',
+      bootstrapFromBackup: {
+        bucket,
+        key: `${ns}/${name}/nothing-here.db`,
+        endpoint: minio.podEndpoint,
+        forcePathStyle: true,
+        webIdentity: { roleArn: 'arn:minio:iam:::role/etcd-gitops-test' },
+      },
+    });
+    const isIdentity = (manifest: Record<string, unknown>) =>
+      manifest.kind === 'ServiceAccount' &&
+      (manifest.metadata as { name?: string }).name === `${name}-backup`;
+    const identity = manifests.find(isIdentity);
+    assert.ok(identity, 'the construct makes the ServiceAccount a hand-written set can forget');
+    const apply = (items: Record<string, unknown>[]) =>
+      env.kubectl(['apply', '--server-side', '-f', '-'], {
+        input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items }),
+      });
+    await apply(manifests.filter((manifest) => !isIdentity(manifest)));
+    const message = await waitFor(
+      async () => {
+        const degraded = (await objects().readCluster(name)).status?.conditions?.find(
+          (c) => c.type === 'Degraded',
+        );
+        return degraded?.status === 'True' && degraded.reason === 'WriteRefused' && degraded.message;
+      },
+      {
+        what: `cluster ${name} Degraded WriteRefused`,
+        timeoutMs: 60_000,
+        intervalMs: 500,
+        abortIf: whileRunning(controller!),
+      },
+    );
+    console.log(`Degraded WriteRefused: ${message}`);
+    assert.match(
+      message,
+      new RegExp(
+        `^the API server refused CreatePod ${name}-0 \\(HTTP 403\\): .*serviceaccount "${name}-backup" not found`,
+      ),
+    );
+    // The pass writes the status, then records its Events: wait for the Event of the same pass.
+    const event = await waitFor(
+      async () =>
+        (await objects().events(name)).find((e) => e.type === 'Warning' && e.reason === 'WriteRefused'),
+      { what: `the WriteRefused Event of ${name}`, timeoutMs: 15_000, intervalMs: 500 },
+    );
+    assert.equal(event.message, message);
+    assert.deepEqual(
+      await progressAndStall(name),
+      [
+        ['True', 'WriteRefused'],
+        ['False', 'AsExpected'],
+      ],
+      'the ServiceAccount may yet be applied (a GitOps tool applying in waves): not Stalled',
+    );
+    const selector = { namespace: ns, labelSelector: `app.kubernetes.io/instance=${name}` };
+    assert.deepEqual((await core().listNamespacedPod(selector)).items, []);
+
+    await apply([identity]);
+    const seed = await waitFor(
+      async () => {
+        const pods = (await core().listNamespacedPod(selector)).items;
+        return pods.length === 1 && pods[0];
+      },
+      {
+        what: `the seed Pod of ${name} once its ServiceAccount exists`,
+        // The controller retries a refused write every 10 s (REQUEUE.refused).
+        timeoutMs: 30_000,
+        intervalMs: 500,
+        abortIf: whileRunning(controller!),
+      },
+    );
+    assert.equal(seed.metadata?.name, `${name}-0`);
+    assert.equal(seed.spec?.serviceAccountName, `${name}-backup`);
   });
 });
