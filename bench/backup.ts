@@ -14,16 +14,11 @@ import { fileURLToPath } from 'node:url';
 import { DEFAULT_BACKUP_NODE_OPTIONS } from '../constructs/conventions/limits.js';
 import { etcdBinary } from '../test/env/binaries.js';
 import { startMinio } from '../test/env/minio.js';
-import {
-  awsEnv,
-  cliPath,
-  createBucket,
-  minioClient,
-  s3Args,
-} from '../test/integration/helpers/backup-cli.js';
+import { awsEnv, createBucket, minioClient } from '../test/integration/helpers/backup-cli.js';
 import { startEtcd } from '../test/integration/helpers/etcd.js';
 import { fillEtcd } from '../test/integration/helpers/fill.js';
 import { emptyPrefix, type Measured, measure } from './child-measure.js';
+import { backupSaveArgs } from './command-lines.js';
 import { median } from './stats.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -100,19 +95,7 @@ export async function run(): Promise<void> {
       let snapshotBytes = 0;
       for (let i = 0; i < runs; i++) {
         ours.push(
-          await measure(
-            process.execPath,
-            [
-              cliPath,
-              'backup',
-              'save',
-              `--endpoints=${etcd.clientURL}`,
-              '--namespace=bench',
-              `--cluster=db${databaseMiB}`,
-              ...s3Args(minio, bucket),
-            ],
-            jobEnv,
-          ),
+          await measure(process.execPath, backupSaveArgs(etcd.clientURL, databaseMiB, minio, bucket), jobEnv),
         );
         await emptyPrefix(s3, bucket, `bench/db${databaseMiB}/`);
         const file = join(work, 'snapshot.db');

@@ -26,18 +26,12 @@ import {
   DEFAULT_CONTROLLER_RESOURCES,
 } from '../constructs/conventions/limits.js';
 import { quantityBytes } from '../constructs/conventions/quantity.js';
-import { addLearner, promoteMember, removeMember } from '../controller/etcd/members.js';
+import { addLearner, isEtcdBusy, promoteMember, removeMember } from '../controller/etcd/members.js';
 import { REQUEUE } from '../controller/etcdcluster/plan.js';
 import { etcdBinary } from '../test/env/binaries.js';
 import { startMinio } from '../test/env/minio.js';
 import { freePorts } from '../test/env/ports.js';
-import {
-  awsEnv,
-  cliPath,
-  createBucket,
-  minioClient,
-  s3Args,
-} from '../test/integration/helpers/backup-cli.js';
+import { awsEnv, createBucket, minioClient } from '../test/integration/helpers/backup-cli.js';
 import { etcdClient } from '../test/integration/helpers/etcd.js';
 import { fillEtcd } from '../test/integration/helpers/fill.js';
 import {
@@ -48,6 +42,7 @@ import {
 import { startEtcdOnDataDir } from '../test/integration/helpers/restore.js';
 import { download } from '../test/integration/helpers/s3-objects.js';
 import { emptyPrefix, type Measured, measure } from './child-measure.js';
+import { backupSaveArgs, etcdutlRestoreArgs, restoreFetchArgs } from './command-lines.js';
 import { median } from './stats.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -94,9 +89,25 @@ export interface LearnerResult {
   promotedSeconds: number;
   /** Promotes etcd refused first because the learner was not in sync with the leader. */
   refusedPromotes: number;
+  /** Promotes etcd refused before that as "not yet" (isEtcdBusy: the learner not started, the leader's 5 s). */
+  busyPromotes: number;
   /** The promoted member's own answer: key count and revision, equal to the source's. */
   keys: number;
   revision: string;
+}
+
+/** bench/results/large.json. */
+export interface LargeResults {
+  readonly bench: 'large';
+  readonly node: string;
+  readonly etcd: string;
+  readonly date: string;
+  readonly runs: number;
+  readonly nodeOptions: { readonly backupJob: string; readonly controller: string };
+  /** The memory limits of a backup Job and of the controller, MiB. */
+  readonly limits: { readonly backupJobMiB: number; readonly controllerMiB: number };
+  readonly rows: readonly LargeRow[];
+  readonly learner?: LearnerResult;
 }
 
 /** Key count and revision as one member alone answers them (a serializable read of that member). */
@@ -122,11 +133,18 @@ async function learnerCatchUp(
   if (added.outcome !== 'added') throw new Error(`AddLearner answered ${added.outcome}`);
   cluster.start('m1', 'existing', ['m0', 'm1'], 'bench-large', { extraArgs: [QUOTA_FLAG] });
   let refusedPromotes = 0;
+  let busyPromotes = 0;
   for (;;) {
-    const answer = await promoteMember(source.clientURL, added.member.id);
+    // etcd's strict reconfiguration check refuses while the learner has not started ("unhealthy cluster"): the
+    // controller takes that as "not yet" (isEtcdBusy), and so does this loop.
+    const answer = await promoteMember(source.clientURL, added.member.id).catch((error: unknown) => {
+      if (isEtcdBusy(error)) return 'busy' as const;
+      throw error;
+    });
     if (answer === 'promoted') break;
-    if (answer !== 'not-ready') throw new Error(`member promote answered ${answer}`);
-    refusedPromotes++;
+    if (answer === 'busy') busyPromotes++;
+    else if (answer === 'not-ready') refusedPromotes++;
+    else throw new Error(`member promote answered ${answer}`);
     if (seconds(start) > PROMOTE_TIMEOUT_S) throw new Error(`learner not promoted in ${PROMOTE_TIMEOUT_S} s`);
     await sleep(REQUEUE.learner);
   }
@@ -138,11 +156,19 @@ async function learnerCatchUp(
       throw new Error(
         `the promoted member answers ${got.keys} keys at revision ${got.revision}, the source ${want.keys} at ${want.revision}`,
       );
-    return { databaseMiB, promotedSeconds, refusedPromotes, ...got };
+    return { databaseMiB, promotedSeconds, refusedPromotes, busyPromotes, ...got };
   } finally {
     sourceClient.close();
     learnerClient.close();
-    await removeMember(source.clientURL, added.member.id);
+    // The same check may refuse the removal for a few seconds after the promote.
+    for (let tries = 0; ; tries++) {
+      const removed = await removeMember(source.clientURL, added.member.id).catch((error: unknown) => {
+        if (isEtcdBusy(error) && tries < 60) return undefined;
+        throw error;
+      });
+      if (removed) break;
+      await sleep(1_000);
+    }
     await cluster.kill('m1');
     await cluster.wipe('m1');
     cluster.members.delete('m1');
@@ -189,15 +215,7 @@ export async function run(): Promise<void> {
       for (let i = 0; i < runs; i++) {
         const saved = await measure(
           process.execPath,
-          [
-            cliPath,
-            'backup',
-            'save',
-            `--endpoints=${source.clientURL}`,
-            '--namespace=bench',
-            `--cluster=db${databaseMiB}`,
-            ...s3Args(minio, bucket),
-          ],
+          backupSaveArgs(source.clientURL, databaseMiB, minio, bucket),
           jobEnv,
         );
         m.backup.push(saved);
@@ -239,19 +257,15 @@ export async function run(): Promise<void> {
         m.fetch.push(
           await measure(
             process.execPath,
-            [
-              cliPath,
-              'restore',
-              'fetch',
-              ...s3Args(minio, bucket),
-              `--key=${key}`,
-              `--etcd-version=${etcdVersion}`,
-              `--data-dir=${join(ours, 'data')}`,
-              `--name=${seed.name}`,
-              `--initial-advertise-peer-urls=${seed.peerURL}`,
-              '--initial-cluster-token=bench',
-              `--etcdutl=${etcdutl}`,
-            ],
+            restoreFetchArgs({
+              minio,
+              bucket,
+              key,
+              etcdVersion,
+              dataDir: join(ours, 'data'),
+              seed,
+              etcdutl,
+            }),
             env,
           ),
         );
@@ -273,20 +287,7 @@ export async function run(): Promise<void> {
         await download(s3, bucket, key, join(hand, 'snapshot.db'));
         m.download.push(seconds(start));
         const restoreStart = process.hrtime.bigint();
-        await measure(
-          etcdutl,
-          [
-            'snapshot',
-            'restore',
-            join(hand, 'snapshot.db'),
-            `--data-dir=${join(hand, 'data')}`,
-            `--name=${seed.name}`,
-            `--initial-advertise-peer-urls=${seed.peerURL}`,
-            `--initial-cluster=${seed.name}=${seed.peerURL}`,
-            '--initial-cluster-token=bench',
-          ],
-          env,
-        );
+        await measure(etcdutl, etcdutlRestoreArgs(join(hand, 'snapshot.db'), join(hand, 'data'), seed), env);
         m.etcdutl.push(seconds(restoreStart));
         await rm(join(hand, 'snapshot.db'));
         const byHand = await startEtcdOnDataDir(
@@ -357,25 +358,19 @@ export async function run(): Promise<void> {
     );
   if (learner)
     console.log(
-      `learner on ${learner.databaseMiB} MiB: promoted ${f(learner.promotedSeconds)} s after AddLearner, ${learner.refusedPromotes} promotes refused before (not in sync); it answers ${learner.keys} keys at revision ${learner.revision}, as the source`,
+      `learner on ${learner.databaseMiB} MiB: promoted ${f(learner.promotedSeconds)} s after AddLearner, ${learner.refusedPromotes} promotes refused before (not in sync) and ${learner.busyPromotes} before that (not started); it answers ${learner.keys} keys at revision ${learner.revision}, as the source`,
     );
   mkdirSync(results, { recursive: true });
-  writeFileSync(
-    join(results, 'large.json'),
-    `${JSON.stringify(
-      {
-        bench: 'large',
-        node: process.version,
-        etcd: etcdVersion,
-        date: new Date().toISOString(),
-        runs,
-        nodeOptions: { backupJob: DEFAULT_BACKUP_NODE_OPTIONS, controller: DEFAULT_CONTROLLER_NODE_OPTIONS },
-        limits,
-        rows,
-        ...(learner ? { learner } : {}),
-      },
-      null,
-      2,
-    )}\n`,
-  );
+  const written: LargeResults = {
+    bench: 'large',
+    node: process.version,
+    etcd: etcdVersion,
+    date: new Date().toISOString(),
+    runs,
+    nodeOptions: { backupJob: DEFAULT_BACKUP_NODE_OPTIONS, controller: DEFAULT_CONTROLLER_NODE_OPTIONS },
+    limits,
+    rows,
+    ...(learner ? { learner } : {}),
+  };
+  writeFileSync(join(results, 'large.json'), `${JSON.stringify(written, null, 2)}\n`);
 }

@@ -1,11 +1,12 @@
 // The README's performance table, generated from bench/results/*.json: one derivation, so the README never states a
 // figure the committed results do not hold. `npm run bench:table` rewrites the table between its markers;
 // test/unit/bench/readme-table.test.ts fails when README and results disagree.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { renderGoals } from './goals.js';
 import type { ImportFloor } from './import-floor.js';
+import type { LargeResults } from './large.js';
 import type { NodeLossResults } from './node-loss.js';
 import type { KubernetesRestoreRow } from './restore-kube.js';
 import type { BootstrapRow, ScaleRow } from './scale.js';
@@ -103,6 +104,8 @@ export interface BenchResults {
     readonly v8Flags?: readonly string[];
     readonly importFloor: ImportFloor;
   };
+  /** `npm run bench large` (2 and 8 GiB); absent until it has run. */
+  readonly large?: LargeResults;
 }
 
 /** Each key of {@link BenchResults} and the file it is read from. */
@@ -114,14 +117,19 @@ const FILES: Record<keyof BenchResults, string> = {
   restore: 'restore',
   synth: 'synth',
   scale: 'scale',
+  large: 'large',
 };
+
+/** Results a fresh checkout may not have yet (a bench that takes long and has not run). */
+const OPTIONAL: ReadonlySet<keyof BenchResults> = new Set(['large']);
 
 export function readResults(dir: string): BenchResults {
   return Object.fromEntries(
-    Object.entries(FILES).map(([key, file]) => [
-      key,
-      JSON.parse(readFileSync(join(dir, `${file}.json`), 'utf8')),
-    ]),
+    Object.entries(FILES).flatMap(([key, file]) => {
+      const path = join(dir, `${file}.json`);
+      if (OPTIONAL.has(key as keyof BenchResults) && !existsSync(path)) return [];
+      return [[key, JSON.parse(readFileSync(path, 'utf8'))]];
+    }),
   ) as unknown as BenchResults;
 }
 
@@ -302,6 +310,52 @@ function synthRows(results: BenchResults['synth']): Row[] {
   ]);
 }
 
+/** A 2 and an 8 GiB database (`npm run bench large`): each step of ours beside the same by hand, with peak RSS
+ *  against the limit of the Pod that runs it; the learner's catch-up at the first size. */
+function largeRows(results: LargeResults | undefined): Row[] {
+  if (!results) return [];
+  const source = `large, ${day(results.date)}`;
+  const f = (n: number) => n.toFixed(1);
+  const runs = `${results.runs} run${results.runs === 1 ? '' : 's'}`;
+  const rows = results.rows.flatMap((row): Row[] => [
+    [
+      `backup of a ${size(row.databaseMiB)} database (${row.keys} keys, snapshot ${row.snapshotMiB} MiB)`,
+      `${f(row.backupSeconds)} s (${row.backupMiBps.toFixed(0)} MiB/s), peak RSS ${row.backupPeakRssMiB.toFixed(0)} MiB of the Job's ${results.limits.backupJobMiB} MiB limit, ${runs}`,
+      `${f(row.etcdctlSeconds + row.uploadSeconds)} s (${row.baselineMiBps.toFixed(0)} MiB/s): etcdctl snapshot save ${f(row.etcdctlSeconds)} s + upload ${f(row.uploadSeconds)} s (peak RSS ${row.uploadPeakRssMiB.toFixed(0)} MiB)`,
+      ratio(row.backupSeconds, row.etcdctlSeconds + row.uploadSeconds),
+      '–',
+      source,
+    ],
+    [
+      `controller's verification before a restore, ${size(row.databaseMiB)}`,
+      `${f(row.verifySeconds)} s, peak RSS ${row.verifyPeakRssMiB.toFixed(0)} MiB (streamed; the controller's limit ${results.limits.controllerMiB} MiB), ${runs}`,
+      '–',
+      '–',
+      '–',
+      source,
+    ],
+    [
+      `restore fetch → healthy member, ${size(row.databaseMiB)}`,
+      `${f(row.restoreToHealthySeconds)} s (fetch ${f(row.restoreFetchSeconds)} s, peak RSS ${row.restoreFetchPeakRssMiB.toFixed(0)} MiB), ${runs}`,
+      `${f(row.byHandToHealthySeconds)} s by hand: download ${f(row.byHandDownloadSeconds)} s + etcdutl ${f(row.byHandRestoreSeconds)} s, then etcd`,
+      ratio(row.restoreToHealthySeconds, row.byHandToHealthySeconds),
+      '–',
+      source,
+    ],
+  ]);
+  const learner = results.learner;
+  if (learner)
+    rows.push([
+      `a learner catching up on ${size(learner.databaseMiB)}, loopback`,
+      `promoted ${f(learner.promotedSeconds)} s after AddLearner (${learner.refusedPromotes} promotes refused while not in sync, ${learner.busyPromotes} while not started), answering the source's ${learner.keys} keys at revision ${learner.revision}`,
+      '–',
+      '–',
+      '–',
+      source,
+    ]);
+  return rows;
+}
+
 /** The table (medians; ours with min–max where the bench keeps them) and the goals, from the committed results. */
 export function renderTable(results: BenchResults): string {
   const rows = [
@@ -311,6 +365,7 @@ export function renderTable(results: BenchResults): string {
     ...rollingRows(results.rolling),
     ...backupRows(results.backup),
     ...restoreRows(results.restore),
+    ...largeRows(results.large),
     ...synthRows(results.synth),
   ];
   const header: Row = [

@@ -29,6 +29,7 @@ import { startEtcd } from '../test/integration/helpers/etcd.js';
 import { fillEtcd } from '../test/integration/helpers/fill.js';
 import { startEtcdOnDataDir } from '../test/integration/helpers/restore.js';
 import { download } from '../test/integration/helpers/s3-objects.js';
+import { etcdutlRestoreArgs, restoreFetchArgs } from './command-lines.js';
 import { KUBE_RESTORE_RUNS, type KubernetesRestoreRow, runOnKubernetes } from './restore-kube.js';
 import { median } from './stats.js';
 
@@ -99,19 +100,15 @@ export async function run(): Promise<void> {
         let start = process.hrtime.bigint();
         await exec(
           process.execPath,
-          [
-            cliPath,
-            'restore',
-            'fetch',
-            ...s3Args(minio, bucket),
-            `--key=${key}`,
-            `--etcd-version=${etcd.version}`,
-            `--data-dir=${join(mount, 'data')}`,
-            `--name=${seed.name}`,
-            `--initial-advertise-peer-urls=${seed.peerURL}`,
-            '--initial-cluster-token=bench',
-            `--etcdutl=${etcdutl}`,
-          ],
+          restoreFetchArgs({
+            minio,
+            bucket,
+            key,
+            etcdVersion: etcd.version,
+            dataDir: join(mount, 'data'),
+            seed,
+            etcdutl,
+          }),
           { env },
         );
         measured.fetch.push(seconds(start));
@@ -126,20 +123,7 @@ export async function run(): Promise<void> {
         await download(s3, bucket, key, join(hand, 'snapshot.db'));
         measured.dl.push(seconds(start));
         const restoreStart = process.hrtime.bigint();
-        await exec(
-          etcdutl,
-          [
-            'snapshot',
-            'restore',
-            join(hand, 'snapshot.db'),
-            `--data-dir=${join(hand, 'data')}`,
-            `--name=${seed.name}`,
-            `--initial-advertise-peer-urls=${seed.peerURL}`,
-            `--initial-cluster=${seed.name}=${seed.peerURL}`,
-            '--initial-cluster-token=bench',
-          ],
-          { env },
-        );
+        await exec(etcdutl, etcdutlRestoreArgs(join(hand, 'snapshot.db'), join(hand, 'data'), seed), { env });
         measured.restore.push(seconds(restoreStart));
         const byHand = await startEtcdOnDataDir(etcd.version, join(hand, 'data'), seed.name, peerPort, hand);
         measured.hand.push(seconds(start));
