@@ -98,7 +98,7 @@ function stopAndSeed(input: PlanInput, lock: RestoreLock): Action {
     return {
       ...wait(
         RESTORE_REASONS.seedLost,
-        `the seed ${seedPod.name} of EtcdRestore ${lock.name} is lost (${seedPod.lost}); to seed again under a new name, delete its Pod (with --force when its node is gone) and its PVC; the old data stays on the retained PVCs`,
+        `the seed ${seedPod.name} of EtcdRestore ${lock.name} is lost (${seedPod.lost}); to seed again (on a node that is up), delete its PVC, then its Pod (with --force when its node is gone): the Pod first would have it made again on the same PVC; the old data stays on the retained PVCs`,
         REQUEUE.failing,
         true,
       ),

@@ -7,10 +7,14 @@
 // stopping the survivor, handing the seed over); a controller without a switch finishes: Completed, Ready at 3, with
 // every acknowledged write, also those newer than the backup. Before it, a restore naming a member that has no Pod
 // or volume is refused (InvalidSurvivor) with nothing changed.
+// Then the user's part of a lost seed (docs/design/membership.md step 2.6): an in-place restore of that cluster whose
+// seed's node dies before the seed serves reads SeedLost, and deleting the seed's PVC and then its Pod, as the
+// message says, seeds again on a node that is up.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { Etcd3 } from 'etcd3';
+import { memberSelectorString } from '../../constructs/conventions/labels.js';
 import { etcdVersions } from '../env/binaries.js';
 import type { Environment } from '../env/environment.js';
 import { loseMembersWithData } from '../env/lose-data.js';
@@ -34,6 +38,7 @@ const clientURL = `http://${name}-client.${ns}.svc:2379`;
 const survivorURL = `http://${name}-0.${name}-peer.${ns}.svc:2379`;
 const BEFORE = 100;
 const AFTER = 150;
+const NODE_NOT_READY = '10s';
 
 describe('a survivor restore recovers writes newer than the last backup, with the controller killed between steps (local Kubernetes, MinIO)', () => {
   let testbed: RestoreTestbed | undefined;
@@ -61,7 +66,13 @@ describe('a survivor restore recovers writes newer than the last backup, with th
   });
 
   test('GIVEN a backup and writes after it WHEN two members lose Pod and data THEN a restore naming a member without Pod or volume is refused with nothing changed, and a survivor restore run with the controller killed after each step brings the cluster back at 3 with every acknowledged write', async () => {
-    await testbed!.applyCluster({ name, version: etcdVersions['3.6'], size: 3 });
+    await testbed!.applyCluster({
+      name,
+      version: etcdVersions['3.6'],
+      size: 3,
+      // The second test's seed is lost with its node: replaced after 10 s of NotReady, not the default 2 min.
+      props: { failureDetection: { nodeNotReady: NODE_NOT_READY } },
+    });
     const first = startController({ restore: 'ChooseSurvivor' });
     await objects().readyAt(name, 3, whileRunning(first));
     const client = new Etcd3({ hosts: [clientURL] });
@@ -221,5 +232,129 @@ describe('a survivor restore recovers writes newer than the last backup, with th
         !p.metadata.labels?.['etcd.gitops.dev/retained-by-restore'],
     );
     assert.equal(seeds.length, 1, `seed PVCs: ${seeds.map((p) => p.metadata?.name)}`);
+  });
+
+  test("GIVEN an in-place restore whose seed's node dies before the seed serves THEN the cluster reads SeedLost (Degraded, Stalled, a Warning Event) saying to delete the seed's PVC and then its Pod; a user doing so seeds again on a node that is up, and the restore completes with every write", async () => {
+    // GIVEN the cluster the first test restored, Ready at 3, and a backup of it; no controller runs
+    await controllers.stopAll();
+    const log = await backupNow(env, ns, `${name}-backup`, 'backup-2');
+    // The key is on the result line of `backup save` (JSON with the key and the revision).
+    const key = log
+      .split('\n')
+      .flatMap((line) => {
+        try {
+          const parsed = JSON.parse(line.slice(line.indexOf('{'))) as { key?: unknown; revision?: unknown };
+          return typeof parsed.key === 'string' && typeof parsed.revision === 'string' ? [parsed.key] : [];
+        } catch {
+          return [];
+        }
+      })
+      .at(-1);
+    assert.ok(key, `no result line with a key in the backup's log:\n${log}`);
+    // WHEN a restore of it runs until the seed's Pod is made (the controller stops right after: nothing sees the
+    // seed serve), and the seed's node then dies
+    await objects().createRestore('reseed', {
+      clusterName: name,
+      allowHealthyCluster: true,
+      backup: {
+        bucket,
+        key,
+        endpoint: env.minio?.podEndpoint,
+        forcePathStyle: true,
+        credentialsSecretName: 's3',
+      },
+    });
+    await crashed(startController({ membership: 'CreatePod' }));
+    const token = (await objects().readCluster(name)).status?.restore?.token;
+    const seedOf = async () =>
+      (await core().listNamespacedPod({ namespace: ns })).items.find(
+        (p) => token && p.metadata?.annotations?.['etcd.gitops.dev/cluster-token'] === token,
+      );
+    const first = await waitFor(
+      async () => {
+        const seed = await seedOf();
+        return seed?.spec?.nodeName ? seed : undefined;
+      },
+      { what: 'the seed Pod scheduled', timeoutMs: 60_000 },
+    );
+    const seedName = first.metadata?.name as string;
+    const deadNode = first.spec?.nodeName as string;
+    await env.faults.stopNode(deadNode);
+    try {
+      // The controller starts once the API server no longer reports the seed Ready (the node lifecycle controller
+      // marks a Pod of a node that stopped answering not Ready), so it never sees the seed serve.
+      await waitFor(
+        async () =>
+          (await seedOf())?.status?.conditions?.find((c) => c.type === 'Ready')?.status !== 'True' &&
+          (await core().readNode({ name: deadNode })).status?.conditions?.find((c) => c.type === 'Ready')
+            ?.status !== 'True',
+        { what: `node ${deadNode} and the seed ${seedName} not Ready`, timeoutMs: 90_000, intervalMs: 1_000 },
+      );
+      const controller = startController();
+      // THEN the cluster says the seed is lost, and what to do, in that order
+      const lost = await waitFor(
+        async () => {
+          const conditions = (await objects().readCluster(name)).status?.conditions ?? [];
+          const degraded = conditions.find((c) => c.type === 'Degraded');
+          const stalled = conditions.find((c) => c.type === 'Stalled');
+          return (
+            degraded?.status === 'True' &&
+            degraded.reason === 'SeedLost' &&
+            stalled?.status === 'True' &&
+            degraded
+          );
+        },
+        {
+          what: 'Degraded SeedLost and Stalled',
+          timeoutMs: 180_000,
+          intervalMs: 1_000,
+          abortIf: whileRunning(controller),
+        },
+      );
+      assert.match(
+        lost.message ?? '',
+        new RegExp(
+          `^the seed ${seedName} of EtcdRestore reseed is lost \\(its node ${deadNode} has not been Ready for .*delete its PVC, then its Pod \\(with --force when its node is gone\\)`,
+        ),
+      );
+      await waitFor(
+        async () =>
+          (await objects().events(name)).some((e) => e.type === 'Warning' && e.reason === 'SeedLost'),
+        { what: `a Warning Event SeedLost on ${name}`, timeoutMs: 30_000 },
+      );
+      // WHEN the user follows it
+      await env.kubectl(['delete', 'pvc', `${seedName}-data`, '-n', ns, '--wait=false']);
+      await env.kubectl(['delete', 'pod', seedName, '-n', ns, '--force', '--grace-period=0']);
+      // THEN a new seed under a new name on a node that is up restores, and the restore completes
+      const done = await objects().phase('reseed', 'Completed', whileRunning(controller));
+      assert.equal(done.status?.phase, 'Completed');
+      await objects().readyAt(name, 3, whileRunning(controller));
+      const pods = (
+        await core().listNamespacedPod({ namespace: ns, labelSelector: memberSelectorString(name) })
+      ).items;
+      // The new seed takes the lowest free name, which may be the lost seed's again: it is another Pod.
+      assert.equal(
+        pods.some((p) => p.metadata?.uid === first.metadata?.uid),
+        false,
+        'the lost seed Pod is gone',
+      );
+      assert.equal(
+        pods.some((p) => p.spec?.nodeName === deadNode),
+        false,
+        'no member on the dead node',
+      );
+      const restored = new Etcd3({ hosts: [clientURL] });
+      try {
+        await untilAnswering(restored, clientURL);
+        const all = await restored.getAll().strings();
+        assert.equal(Object.keys(all).filter((k) => k.startsWith('before/')).length, BEFORE);
+        assert.equal(Object.keys(all).filter((k) => k.startsWith('after/')).length, AFTER);
+        assert.equal(all['after-restore'], 'writes work');
+      } finally {
+        restored.close();
+      }
+    } finally {
+      await env.faults.restartNode(deadNode);
+    }
   });
 });
