@@ -109,7 +109,7 @@ async function main(): Promise<number> {
       let done: Promise<number>;
       try {
         const run = await withTimeout(
-          act(world, step.op),
+          act(world, step.op, step.index),
           CONVERGE_TIMEOUT_MS,
           `step ${step.index} ${step.op.kind}`,
         );
@@ -184,6 +184,7 @@ async function main(): Promise<number> {
       checks: counts,
       writes,
       incomplete,
+      runbook: world.runbook,
       violations,
       replay,
     });

@@ -16,6 +16,7 @@ import { convergedViolations } from './membership.js';
 import { etcdAnswer, liveMemberPods, memberPods, membershipSnapshot, readCluster } from './observe.js';
 import { pickMember, type SoakCluster, type SoakOperation } from './plan.js';
 import { newestSeed, reportedBump } from './restore-result.js';
+import { reseedWhenLost } from './runbook.js';
 import { SOAK_NAMESPACE, SOAK_QUOTA_BYTES, type SoakClusterState, type SoakWorld } from './world.js';
 
 /** How long a step may take to converge before the soak reports it as a violation. */
@@ -62,21 +63,33 @@ async function notConverged(world: SoakWorld, cluster: SoakClusterState): Promis
   return undefined;
 }
 
-/** Every cluster not paused has converged ({@link notConverged}). */
+/**
+ * Every cluster not paused has converged ({@link notConverged}). A cluster paused while this waits (the next step
+ * overlapping this one: seed 4, step 153 paused `plain` 0.2 s into step 152's scale) does nothing until it is
+ * unpaused, so the wait for it ends there and the unpause's own convergence judges it.
+ */
 async function allReady(world: SoakWorld): Promise<void> {
   for (const cluster of Object.values(world.clusters)) {
-    if (cluster.paused) continue;
     let last: string | undefined;
+    let paused = false;
     await waitFor(
       async () => {
+        if (cluster.paused) {
+          paused = true;
+          return true;
+        }
         last = await notConverged(world, cluster);
         return last === undefined;
       },
-      { what: `${cluster.name} to converge`, timeoutMs: CONVERGE_TIMEOUT_MS, intervalMs: 1_000 },
+      {
+        what: `${cluster.name} to converge (or be paused)`,
+        timeoutMs: CONVERGE_TIMEOUT_MS,
+        intervalMs: 1_000,
+      },
     ).catch((error: Error) => {
       throw new Error(`${error.message} (${last})`);
     });
-    cluster.sizeBefore = cluster.size;
+    if (!paused) cluster.sizeBefore = cluster.size;
   }
 }
 
@@ -169,6 +182,7 @@ async function restore(
   world: SoakWorld,
   cluster: SoakClusterState,
   spec: Record<string, unknown>,
+  step: number,
 ): Promise<void> {
   jobs += 1;
   const name = `${cluster.name}-restore-${jobs}`;
@@ -185,11 +199,20 @@ async function restore(
     },
   });
   const objects = restoreObjects(world.env, SOAK_NAMESPACE);
-  // Failed is an end too: it is told at once, not retried until the timeout.
+  // Failed is an end too: it is told at once, not retried until the timeout. A seed the cluster reports lost (its
+  // node stopped or cut by an earlier step) is the user's to delete (runbook.ts), and the soak does it.
   const status = await waitFor(
     async () => {
       const read = (await objects.readRestore(name)).status;
-      return (read?.phase === 'Completed' || read?.phase === 'Failed') && read;
+      if (read?.phase === 'Completed' || read?.phase === 'Failed') return read;
+      const done = await reseedWhenLost(world, cluster, step, nodesOutNames(world));
+      if (done) {
+        world.runbook.push(done);
+        process.stdout.write(
+          `${new Date().toISOString()} RUNBOOK step ${step} ${cluster.name}: ${done.what}\n`,
+        );
+      }
+      return false;
     },
     { what: `${name} Completed or Failed`, timeoutMs: CONVERGE_TIMEOUT_MS, intervalMs: 1_000 },
   );
@@ -470,8 +493,8 @@ function untilReactedThenReady(
 }
 const untilAllReady = (world: SoakWorld): StepRun => ({ converged: () => allReady(world), until: 'ready' });
 
-/** Does `op`; returns how to wait for its convergence. */
-export async function act(world: SoakWorld, op: SoakOperation): Promise<StepRun> {
+/** Does `op`, the plan's step `step`; returns how to wait for its convergence. */
+export async function act(world: SoakWorld, op: SoakOperation, step: number): Promise<StepRun> {
   const core = world.env.kubeConfig.makeApiClient(CoreV1Api);
   const node = (n: number) => {
     const name = world.nodeNames[n - 1];
@@ -564,16 +587,21 @@ export async function act(world: SoakWorld, op: SoakOperation): Promise<StepRun>
       if (cluster.backups.length === 0) await backup(world, cluster);
       const newest = cluster.backups.at(-1) as NonNullable<ReturnType<typeof cluster.backups.at>>;
       await world.stopWriter(cluster);
-      await restore(world, cluster, {
-        allowHealthyCluster: true,
-        backup: {
-          bucket: world.bucket,
-          key: newest.key,
-          endpoint: world.minio.podEndpoint,
-          forcePathStyle: true,
-          credentialsSecretName: 's3',
+      await restore(
+        world,
+        cluster,
+        {
+          allowHealthyCluster: true,
+          backup: {
+            bucket: world.bucket,
+            key: newest.key,
+            endpoint: world.minio.podEndpoint,
+            forcePathStyle: true,
+            credentialsSecretName: 's3',
+          },
         },
-      });
+        step,
+      );
       await allReady(world);
       cluster.record.restoredFrom({
         history: newest.history,
@@ -594,7 +622,7 @@ export async function act(world: SoakWorld, op: SoakOperation): Promise<StepRun>
       const lost = members.filter((member) => member !== survivor);
       await world.stopWriter(cluster);
       await loseMembersWithData(core, SOAK_NAMESPACE, lost, { force: true });
-      await restore(world, cluster, { survivor: { member: survivor } });
+      await restore(world, cluster, { survivor: { member: survivor } }, step);
       await allReady(world);
       cluster.record.restoredFromSurvivor(await restoredRevision(world, cluster));
       await world.startTraffic(cluster);

@@ -2,6 +2,7 @@
 // checks run and every violation with the seed and step that replay it; and its short human table. Pure.
 import type { CheckCounts, SoakViolation } from './checks.js';
 import type { SoakKind, SoakPlanOptions, SoakStep } from './plan.js';
+import type { RunbookStep } from './runbook.js';
 
 /** What the runner measured of one step. */
 export interface StepOutcome {
@@ -36,6 +37,8 @@ export interface SoakSummary {
   readonly writes: Readonly<Record<string, { readonly acknowledged: number; readonly unknown: number }>>;
   /** Operations the world did not let complete (e.g. a backup Job on a node that died), with the reason. */
   readonly incomplete: readonly { readonly step: number; readonly kind: string; readonly reason: string }[];
+  /** What the soak did as the user when the product asked the user to act (runbook.ts). */
+  readonly runbook: readonly RunbookStep[];
   readonly violations: readonly (SoakViolation & { readonly seed: number; readonly replay: string })[];
 }
 
@@ -70,6 +73,7 @@ export function summarize(input: {
   readonly checks: CheckCounts;
   readonly writes: Readonly<Record<string, { readonly acknowledged: number; readonly unknown: number }>>;
   readonly incomplete: readonly { readonly step: number; readonly kind: string; readonly reason: string }[];
+  readonly runbook: readonly RunbookStep[];
   readonly violations: readonly SoakViolation[];
   /** How to replay a step of this seed (a command line). */
   readonly replay: (step: number) => string;
@@ -106,6 +110,7 @@ export function summarize(input: {
     checks: input.checks,
     writes: input.writes,
     incomplete: input.incomplete,
+    runbook: input.runbook,
     violations: input.violations.map((v) => ({ ...v, seed, replay: input.replay(v.step) })),
   };
 }
@@ -129,5 +134,6 @@ export function summaryTable(summary: SoakSummary): string {
   const incomplete = summary.incomplete.map(
     (i) => `incomplete: step ${i.step} ${i.kind}: ${i.reason.split('\n')[0]}`,
   );
-  return [head, ...rows, ...incomplete, ...violations].join('\n');
+  const runbook = summary.runbook.map((r) => `runbook: step ${r.step} ${r.cluster}: ${r.what}`);
+  return [head, ...rows, ...incomplete, ...runbook, ...violations].join('\n');
 }

@@ -29,6 +29,7 @@ import {
 } from '../integration/helpers/restore-kube.js';
 import type { BackupTaken } from './backups.js';
 import { SOAK_CLUSTERS, type SoakCluster } from './plan.js';
+import type { RunbookStep } from './runbook.js';
 import { type SoakWatcher, startWatcher } from './watcher.js';
 import { type SoakWriter, startWriter } from './writer.js';
 import { WriteRecord } from './writes.js';
@@ -94,6 +95,8 @@ export interface SoakWorld {
   readonly faultsNotDone: Set<number>;
   /** Plan node numbers the soak has stopped or cut off now (their members answer no one). */
   readonly nodesOut: Set<number>;
+  /** What the soak did as the user when the product asked the user to act (runbook.ts), in order. */
+  readonly runbook: RunbookStep[];
   readonly clusters: Record<SoakCluster, SoakClusterState>;
   /** A new etcd client of a cluster or one of its members (the caller closes it). */
   connect(endpoint: { readonly url: string; readonly tls?: ClientTls }): Etcd3;
@@ -219,6 +222,7 @@ export async function startSoakWorld(options: SoakWorldOptions): Promise<SoakWor
       nodeNames: (env.nodes?.nodes ?? []).map((node) => node.layout.name),
       faultsNotDone: new Set(),
       nodesOut: new Set(),
+      runbook: [],
       clusters,
       connect: connectTo,
       withClient: (endpoint, call) => withClient(endpointOf(endpoint), call, CALL_TIMEOUT_MS, OWN),

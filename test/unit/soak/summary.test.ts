@@ -49,6 +49,7 @@ describe('summarize', () => {
     checks: { converged: 6, continuous: 40, drilled: 2 },
     writes: { plain: { acknowledged: 10, unknown: 1 } },
     incomplete: [],
+    runbook: [{ step: 2, cluster: 'plain', what: 'SeedLost: deleted plain-3', podUid: 'u1' }],
     violations: [
       { step: 3, invariant: 'writes', cluster: 'tls', detail: 'lost soak/1/4: expected v4, found -' },
     ],
@@ -87,6 +88,7 @@ describe('summarize', () => {
       /^soak seed 7: 4 steps \(3 drawn, 1 overlapping, 25 %\) in 100 s; checks 6 after steps, 40 continuous, 2 backups restored in drills$/m,
     );
     assert.match(table, /^deletePod +2 {2}p50 +3\.0s {2}p95 +5\.0s {2}max +5\.0s$/m);
+    assert.match(table, /^runbook: step 2 plain: SeedLost: deleted plain-3$/m);
     assert.match(
       table,
       /^VIOLATION step 3 writes tls: lost soak\/1\/4: expected v4, found - \(replay: replay 3\)$/m,
