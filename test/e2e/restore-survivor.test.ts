@@ -22,6 +22,7 @@ import type { ManagedProcess } from '../env/process-group.js';
 import { waitFor } from '../env/wait.js';
 import {
   backupNow,
+  backupResult,
   type CrashAfter,
   type CrashableControllers,
   crashableControllers,
@@ -39,6 +40,25 @@ const survivorURL = `http://${name}-0.${name}-peer.${ns}.svc:2379`;
 const BEFORE = 100;
 const AFTER = 150;
 const NODE_NOT_READY = '10s';
+
+/** Every key and value of the cluster, read through its client Service once it answers. */
+async function keysOnceAnswering(): Promise<Record<string, string>> {
+  const client = new Etcd3({ hosts: [clientURL] });
+  try {
+    await untilAnswering(client, clientURL);
+    return await client.getAll().strings();
+  } finally {
+    client.close();
+  }
+}
+
+/** Every write the first test acknowledged is there: BEFORE `before/` keys and AFTER `after/` keys, with values. */
+function assertEveryWrite(all: Record<string, string>): void {
+  assert.equal(Object.keys(all).filter((k) => k.startsWith('before/')).length, BEFORE);
+  assert.equal(Object.keys(all).filter((k) => k.startsWith('after/')).length, AFTER);
+  for (let i = 0; i < BEFORE; i++) assert.equal(all[`before/${i}`], `v${i}`);
+  for (let i = 0; i < AFTER; i++) assert.equal(all[`after/${i}`], `w${i}`);
+}
 
 describe('a survivor restore recovers writes newer than the last backup, with the controller killed between steps (local Kubernetes, MinIO)', () => {
   let testbed: RestoreTestbed | undefined;
@@ -207,13 +227,9 @@ describe('a survivor restore recovers writes newer than the last backup, with th
       abortIf: whileRunning(last),
     });
     // AND every acknowledged write is there, the ones newer than the backup too
+    assertEveryWrite(await keysOnceAnswering());
     const restored = new Etcd3({ hosts: [clientURL] });
     try {
-      await untilAnswering(restored, clientURL);
-      const all = await restored.getAll().strings();
-      assert.equal(Object.keys(all).filter((k) => k.startsWith('before/')).length, BEFORE);
-      assert.equal(Object.keys(all).filter((k) => k.startsWith('after/')).length, AFTER);
-      for (let i = 0; i < AFTER; i++) assert.equal(all[`after/${i}`], `w${i}`);
       await restored.put('after-restore').value('writes work');
     } finally {
       restored.close();
@@ -238,19 +254,7 @@ describe('a survivor restore recovers writes newer than the last backup, with th
     // GIVEN the cluster the first test restored, Ready at 3, and a backup of it; no controller runs
     await controllers.stopAll();
     const log = await backupNow(env, ns, `${name}-backup`, 'backup-2');
-    // The key is on the result line of `backup save` (JSON with the key and the revision).
-    const key = log
-      .split('\n')
-      .flatMap((line) => {
-        try {
-          const parsed = JSON.parse(line.slice(line.indexOf('{'))) as { key?: unknown; revision?: unknown };
-          return typeof parsed.key === 'string' && typeof parsed.revision === 'string' ? [parsed.key] : [];
-        } catch {
-          return [];
-        }
-      })
-      .at(-1);
-    assert.ok(key, `no result line with a key in the backup's log:\n${log}`);
+    const { key } = backupResult(log);
     // WHEN a restore of it runs until the seed's Pod is made (the controller stops right after: nothing sees the
     // seed serve), and the seed's node then dies
     await objects().createRestore('reseed', {
@@ -343,16 +347,9 @@ describe('a survivor restore recovers writes newer than the last backup, with th
         false,
         'no member on the dead node',
       );
-      const restored = new Etcd3({ hosts: [clientURL] });
-      try {
-        await untilAnswering(restored, clientURL);
-        const all = await restored.getAll().strings();
-        assert.equal(Object.keys(all).filter((k) => k.startsWith('before/')).length, BEFORE);
-        assert.equal(Object.keys(all).filter((k) => k.startsWith('after/')).length, AFTER);
-        assert.equal(all['after-restore'], 'writes work');
-      } finally {
-        restored.close();
-      }
+      const all = await keysOnceAnswering();
+      assertEveryWrite(all);
+      assert.equal(all['after-restore'], 'writes work');
     } finally {
       await env.faults.restartNode(deadNode);
     }

@@ -11,7 +11,7 @@ import { RESTORE_REVISION_BUMP } from '../../controller/restore/etcd-version.js'
 import { RESTORE_INIT_CONTAINER } from '../../controller/restore/seed-init-container.js';
 import { loseMembersWithData } from '../env/lose-data.js';
 import { waitFor } from '../env/wait.js';
-import { restoreObjects } from '../integration/helpers/restore-kube.js';
+import { backupResult, restoreObjects } from '../integration/helpers/restore-kube.js';
 import { convergedViolations } from './membership.js';
 import { etcdAnswer, liveMemberPods, memberPods, membershipSnapshot, readCluster } from './observe.js';
 import { pickMember, type SoakCluster, type SoakOperation } from './plan.js';
@@ -111,21 +111,7 @@ async function backup(world: SoakWorld, cluster: SoakClusterState): Promise<void
   const log = await jobLog(world, job);
   if (outcome !== 'Complete')
     throw new IncompleteOperation(`backup Job ${job} ${outcome}: ${log.slice(-400)}`);
-  const result = log
-    .split('\n')
-    .flatMap((line) => {
-      const json = line.slice(line.indexOf('{'));
-      try {
-        const parsed = JSON.parse(json) as { key?: unknown; revision?: unknown };
-        return typeof parsed.key === 'string' && typeof parsed.revision === 'string'
-          ? [{ key: parsed.key, revision: parsed.revision }]
-          : [];
-      } catch {
-        return [];
-      }
-    })
-    .at(-1);
-  if (!result) throw new Error(`backup of ${cluster.name}: no result line in its log:\n${log}`);
+  const result = backupResult(log);
   cluster.backups.push({ ...result, history });
 }
 

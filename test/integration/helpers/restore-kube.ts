@@ -263,6 +263,26 @@ export async function createS3Secret(
   ]);
 }
 
+/** What `backup save` wrote on its result line (stdout: one JSON object with the key and the revision, among the
+ *  JSON log lines of stderr) in a backup Pod's log; throws, quoting the log, when no line has both. */
+export function backupResult(log: string): { readonly key: string; readonly revision: string } {
+  const result = log
+    .split('\n')
+    .flatMap((line) => {
+      try {
+        const parsed = JSON.parse(line.slice(line.indexOf('{'))) as { key?: unknown; revision?: unknown };
+        return typeof parsed.key === 'string' && typeof parsed.revision === 'string'
+          ? [{ key: parsed.key, revision: parsed.revision }]
+          : [];
+      } catch {
+        return [];
+      }
+    })
+    .at(-1);
+  if (!result) throw new Error(`no result line with a key and a revision in the backup's log:\n${log}`);
+  return result;
+}
+
 /** `kubectl create job --from=cronjob/<cronJob> <job>` and waits for it to complete; throws with the Pod log when
  *  it fails. Returns the Pod log. */
 export async function backupNow(
