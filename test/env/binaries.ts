@@ -144,19 +144,38 @@ export function kubeRouterBinary(): string {
   return binary(`kube-router-${pinned('KUBE_ROUTER_VERSION')}`, 'kube-router');
 }
 
-export function corednsBinary(): string {
-  return binary(testToolDir(`coredns-${pinned('COREDNS_VERSION')}`), 'coredns');
-}
-
 /**
  * A command whose main.go is in test/env/bin-build/<name>/, as build.sh's build_source_main builds it: per pinned
  * versions (the module versions it requires, in build.sh's order) and per hash of its source, so an edited main.go
  * is rebuilt by `npm run binaries`.
  */
 function sourceBuiltBinary(name: string, versionNames: readonly string[]): string {
+  return binary(testToolDir([name, ...versionNames.map(pinned), sourceSum(name)].join('-')), name);
+}
+
+/** The first 12 hex of the sha256 of test/env/bin-build/<name>/main.go, as build.sh keys its builds. */
+function sourceSum(name: string): string {
   const source = readFileSync(join(repoRoot, 'test', 'env', 'bin-build', name, 'main.go'));
-  const sum = createHash('sha256').update(source).digest('hex').slice(0, 12);
-  return binary(testToolDir([name, ...versionNames.map(pinned), sum].join('-')), name);
+  return createHash('sha256').update(source).digest('hex').slice(0, 12);
+}
+
+/**
+ * One of the controllers build.sh's build_controllers builds in one go build (Flux's two, at their pinned releases,
+ * and cert-manager's from test/env/bin-build/cert-manager/main.go): keyed by the three versions and that main's hash.
+ */
+function controllersBinary(name: FluxController | 'cert-manager'): string {
+  const key = [
+    pinned('FLUX_SOURCE_CONTROLLER_VERSION'),
+    pinned('FLUX_KUSTOMIZE_CONTROLLER_VERSION'),
+    pinned('CERT_MANAGER_VERSION'),
+    sourceSum('cert-manager'),
+  ];
+  return binary(testToolDir(['controllers', ...key].join('-')), name);
+}
+
+/** CoreDNS (test/env/bin-build/coredns/main.go) at the pinned release, with the plugins the Corefile uses. */
+export function corednsBinary(): string {
+  return sourceBuiltBinary('coredns', ['COREDNS_VERSION']);
 }
 
 /** health-check (test/env/bin-build/health-check/main.go): kstatus and Flux's CEL health checks. */
@@ -166,7 +185,7 @@ export function healthCheckBinary(): string {
 
 /** cert-manager's controller (test/env/bin-build/cert-manager/main.go) at the pinned release. */
 export function certManagerBinary(): string {
-  return sourceBuiltBinary('cert-manager', ['CERT_MANAGER_VERSION']);
+  return controllersBinary('cert-manager');
 }
 
 /** cert-manager's CRDs (YAML files) from the pinned release's module. */
@@ -194,7 +213,7 @@ export function argocdScripts(): string[] {
   return ['git-verify-wrapper.sh', 'gpg-wrapper.sh'].map(argocdFiles);
 }
 
-/** A Flux controller at its pinned release, as build.sh's build_flux_controller builds it. */
+/** A Flux controller at its pinned release, as build.sh's build_controllers builds it. */
 export type FluxController = 'source-controller' | 'kustomize-controller';
 const fluxVersion = (name: FluxController) =>
   pinned(
@@ -202,7 +221,7 @@ const fluxVersion = (name: FluxController) =>
   );
 
 export function fluxBinary(name: FluxController): string {
-  return binary(testToolDir(`${name}-${fluxVersion(name)}`), name);
+  return controllersBinary(name);
 }
 
 /** The CRDs (YAML files) of a Flux controller's pinned release: every kind it reconciles. */

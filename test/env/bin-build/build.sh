@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds (or finds in the cache) every binary the local test environment needs.
 # Cached under ${ETCD_GITOPS_CACHE:-$HOME/.cache/etcd-gitops}/<component>-<version>/; rebuilt only when missing.
-# Usage: build.sh [all|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|coredns|kube-router|prometheus|kube-state-metrics|registry|node-packages|lua|health-check|cert-manager|argocd|flux|gitops-packages]
+# Usage: build.sh [all|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|coredns|kube-router|prometheus|kube-state-metrics|registry|node-packages|lua|health-check|controllers|argocd|gitops-packages]
 #   etcd: the etcd tools our product image ships, for both its platforms, and skopeo (npm run image needs only these)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -193,14 +193,9 @@ build_kube_router() {
   rm -rf "$out" && mv "$out.tmp" "$out"
 }
 
+# CoreDNS (coredns/main.go): the release's own packages with only the plugins the environment's Corefile uses.
 build_coredns() {
-  local out="$cache/coredns-$COREDNS_VERSION-$TEST_TOOLS_BUILD"
-  [ -x "$out/coredns" ] && return 0
-  log "building CoreDNS $COREDNS_VERSION ($TEST_TOOLS_BUILD)"
-  mkdir -p "$out.tmp"
-  GOBIN="$out.tmp" GOFLAGS= go install -trimpath -gcflags "$test_tool_gcflags" -ldflags "-s -w" \
-    "github.com/coredns/coredns@$COREDNS_VERSION"
-  rm -rf "$out" && mv "$out.tmp" "$out"
+  build_source_main coredns "github.com/coredns/coredns $COREDNS_VERSION"
 }
 
 # Prometheus (the server, scraping and evaluating our alerts in the Prometheus e2e) and promtool (its rule checker
@@ -374,11 +369,10 @@ build_health_check() {
     "github.com/fluxcd/pkg/runtime $FLUX_RUNTIME_VERSION"
 }
 
-# cert-manager's controller (cert-manager/main.go, which says why it is our own main) and its CRDs from the same
-# module version, for the TLS e2e (test/env/cert-manager.ts). The module requires Venafi's vcert, whose code the
-# proxy refuses (403); the controllers built here do not import it, so only its go.mod is read.
-build_cert_manager() {
-  build_source_main cert-manager "github.com/cert-manager/cert-manager $CERT_MANAGER_VERSION"
+# cert-manager's CRDs, from the module whose controllers build_controllers builds (cert-manager/main.go), for the TLS
+# e2e (test/env/cert-manager.ts). The module requires Venafi's vcert, whose code the proxy refuses (403); the
+# controllers built here do not import it, so only its go.mod is read.
+fetch_cert_manager_crds() {
   local out="$cache/cert-manager-crds-$CERT_MANAGER_VERSION" dir
   [ -f "$out/cert-manager.io_certificates.yaml" ] && return 0
   dir=$(GOFLAGS= go mod download -json "github.com/cert-manager/cert-manager@$CERT_MANAGER_VERSION" |
@@ -418,42 +412,67 @@ build_argocd() {
   )
 }
 
-# A Flux controller ($1: source-controller or kustomize-controller) at version $2: its own main, from a wrapper module
-# that requires it and its api submodule at the same tag (its go.mod replaces that submodule by path) and repeats its
-# other replaces, into <cache>/$1-$2-$TEST_TOOLS_BUILD; its CRDs (config/crd/bases) go into <cache>/$1-crds-$2.
-build_flux_controller() {
-  local name=$1 ver=$2 out="$cache/$1-$2-$TEST_TOOLS_BUILD" crds="$cache/$1-crds-$2" mod="github.com/fluxcd/$1"
-  local dir gomod
-  [ -x "$out/$name" ] && [ -d "$crds" ] && return 0
-  log "building Flux's $name $ver ($TEST_TOOLS_BUILD)"
-  local work="$cache/src/$name-$ver"
-  mkdir -p "$work"
-  gomod=$(cd "$work" && GOFLAGS= go mod download -json "$mod@$ver" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",$/\1/p')
-  [ -n "$gomod" ] || { echo "go mod download gave no go.mod for $mod $ver" >&2; exit 1; }
-  {
-    go_mod_head "etcdgitops.local/$name"
-    echo
-    echo "require ("
-    echo "  $mod $ver"
-    echo "  $mod/api $ver"
-    echo ")"
-    echo
-    replaces_of "$gomod" "$ver"
-  } >"$work/go.mod"
-  printf '//go:build tools\n\npackage build\n\nimport _ "%s"\n' "$mod" >"$work/tools.go"
-  # -e: the tests of its packages import test servers the proxy refuses; nothing built imports them.
-  (cd "$work" && go mod tidy -e >/dev/null 2>&1 || true)
-  mkdir -p "$out.tmp" "$crds.tmp"
-  (cd "$work" && go build -tags tools -trimpath -gcflags "$test_tool_gcflags" -ldflags "-s -w" -o "$out.tmp/$name" \
-    "$mod")
-  dir=$(GOFLAGS= go mod download -json "$mod@$ver" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
-  cp "$dir"/config/crd/bases/*.yaml "$crds.tmp/"
-  rm -rf "$out" "$crds" && mv "$out.tmp" "$out" && mv "$crds.tmp" "$crds"
+# A Flux controller's CRDs ($1: source-controller or kustomize-controller, at version $2; config/crd/bases of its
+# module) into <cache>/$1-crds-$2.
+fetch_flux_crds() {
+  local name=$1 ver=$2 out="$cache/$1-crds-$2" dir
+  [ -d "$out" ] && return 0
+  dir=$(GOFLAGS= go mod download -json "github.com/fluxcd/$name@$ver" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+  [ -n "$dir" ] || { echo "go mod download gave no directory for $name $ver" >&2; exit 1; }
+  mkdir -p "$out.tmp"
+  cp "$dir"/config/crd/bases/*.yaml "$out.tmp/"
+  rm -rf "$out" && mv "$out.tmp" "$out"
 }
 
-build_flux() {
-  build_flux_controller source-controller "$FLUX_SOURCE_CONTROLLER_VERSION"
-  build_flux_controller kustomize-controller "$FLUX_KUSTOMIZE_CONTROLLER_VERSION"
+# Flux's source-controller and kustomize-controller (their own mains) and cert-manager's controller (cert-manager/main.go,
+# which says why it is our own main), from one wrapper module in one go build: the three require the same
+# Kubernetes libraries (client-go v0.36, controller-runtime v0.24, patch releases apart), so the packages they share
+# compile once instead of three times. Go's minimal version selection gives each shared module the highest version
+# one of them requires. The wrapper requires each Flux controller with its api submodule at the same tag (their
+# go.mods replace those submodules by path) and repeats their other replaces. Into
+# <cache>/controllers-<the three versions>-<first 12 hex of cert-manager/main.go's sha256>-$TEST_TOOLS_BUILD, as
+# test/env/binaries.ts (controllersBinary) names it; the CRDs come from the same modules.
+build_controllers() {
+  local src=$FLUX_SOURCE_CONTROLLER_VERSION kus=$FLUX_KUSTOMIZE_CONTROLLER_VERSION cm=$CERT_MANAGER_VERSION sum
+  sum=$(sha256sum "$here/cert-manager/main.go" | cut -c1-12)
+  local key="$src-$kus-$cm-$sum"
+  local out="$cache/controllers-$key-$TEST_TOOLS_BUILD" work="$cache/src/controllers-$key"
+  fetch_flux_crds source-controller "$src"
+  fetch_flux_crds kustomize-controller "$kus"
+  fetch_cert_manager_crds
+  [ -x "$out/source-controller" ] && [ -x "$out/kustomize-controller" ] && [ -x "$out/cert-manager" ] && return 0
+  log "building Flux's source-controller $src and kustomize-controller $kus, cert-manager $cm ($TEST_TOOLS_BUILD)"
+  mkdir -p "$work/cert-manager"
+  local name ver gomod
+  {
+    go_mod_head etcdgitops.local/controllers
+    echo
+    echo "require ("
+    echo "  github.com/fluxcd/source-controller $src"
+    echo "  github.com/fluxcd/source-controller/api $src"
+    echo "  github.com/fluxcd/kustomize-controller $kus"
+    echo "  github.com/fluxcd/kustomize-controller/api $kus"
+    echo "  github.com/cert-manager/cert-manager $cm"
+    echo ")"
+    echo
+    for name in source-controller kustomize-controller; do
+      ver=$([ "$name" = source-controller ] && echo "$src" || echo "$kus")
+      gomod=$(cd "$work" && GOFLAGS= go mod download -json "github.com/fluxcd/$name@$ver" |
+        sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",$/\1/p')
+      [ -n "$gomod" ] || { echo "go mod download gave no go.mod for $name $ver" >&2; exit 1; }
+      replaces_of "$gomod" "$ver"
+    done | sort -u
+  } >"$work/go.mod"
+  printf '//go:build tools\n\npackage build\n\nimport (\n\t_ "github.com/fluxcd/kustomize-controller"\n\t_ "github.com/fluxcd/source-controller"\n)\n' \
+    >"$work/tools.go"
+  cp "$here/cert-manager/main.go" "$work/cert-manager/main.go"
+  # -e: the tests of Flux's packages import test servers the proxy refuses; nothing built imports them.
+  (cd "$work" && go mod tidy -e >/dev/null 2>&1 || true)
+  mkdir -p "$out.tmp"
+  # A directory -o names each command after its package's last element.
+  (cd "$work" && go build -tags tools -trimpath -gcflags "$test_tool_gcflags" -ldflags "-s -w" -o "$out.tmp/" \
+    github.com/fluxcd/source-controller github.com/fluxcd/kustomize-controller ./cert-manager)
+  rm -rf "$out" && mv "$out.tmp" "$out"
 }
 
 case "${1:-all}" in
@@ -486,19 +505,17 @@ case "${1:-all}" in
     apt_install skopeo
     fetch_prometheus_operator_crds
     build_health_check
-    build_cert_manager
+    build_controllers
     gitops_packages
-    build_flux
     build_argocd
     ;;
   prometheus) build_prometheus ;;
   kube-state-metrics) build_kube_state_metrics ;;
   registry) build_registry && apt_install skopeo ;;
   health-check) build_health_check ;;
-  cert-manager) build_cert_manager ;;
+  controllers|cert-manager|flux) build_controllers ;;
   argocd) build_argocd ;;
-  flux) build_flux ;;
   gitops-packages) gitops_packages ;;
   prometheus-operator-crds) fetch_prometheus_operator_crds ;;
-  *) echo "usage: $0 [all|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|coredns|kube-router|prometheus|kube-state-metrics|registry|prometheus-operator-crds|node-packages|lua|health-check|cert-manager|argocd|flux|gitops-packages]" >&2; exit 2 ;;
+  *) echo "usage: $0 [all|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|coredns|kube-router|prometheus|kube-state-metrics|registry|prometheus-operator-crds|node-packages|lua|health-check|controllers|argocd|gitops-packages]" >&2; exit 2 ;;
 esac
