@@ -508,6 +508,7 @@ case "${1:-all}" in
     build_controllers
     gitops_packages
     build_argocd
+    log "every binary is built"
     ;;
   prometheus) build_prometheus ;;
   kube-state-metrics) build_kube_state_metrics ;;
