@@ -424,9 +424,9 @@ fetch_flux_crds() {
   rm -rf "$out" && mv "$out.tmp" "$out"
 }
 
-# Flux's source-controller and kustomize-controller (their own mains) and cert-manager's controller (cert-manager/main.go,
-# which says why it is our own main), from one wrapper module in one go build: the three require the same
-# Kubernetes libraries (client-go v0.36, controller-runtime v0.24, patch releases apart), so the packages they share
+# Flux's source-controller and kustomize-controller (their own mains) and cert-manager's controller
+# (cert-manager/main.go, which says why it is our own main), from one wrapper module in one go build: they require
+# the same Kubernetes libraries (client-go v0.36, controller-runtime v0.24, patch releases apart), so what they share
 # compile once instead of three times. Go's minimal version selection gives each shared module the highest version
 # one of them requires. The wrapper requires each Flux controller with its api submodule at the same tag (their
 # go.mods replace those submodules by path) and repeats their other replaces. Into
