@@ -172,6 +172,9 @@ async function learnerCatchUp(
     await cluster.kill('m1');
     await cluster.wipe('m1');
     cluster.members.delete('m1');
+    // The promoted member may have been elected leader while it caught up (the source was busy sending it the
+    // database); removing it then leaves the source to elect itself, and a write before that times out.
+    await cluster.waitForLeader(['m0']);
   }
 }
 
