@@ -49,7 +49,6 @@ const NOT_OURS: Readonly<Record<string, string>> = {
   GitRepository: "Flux's source kind (docs/gitops)",
   ExternalSecret: "External Secrets Operator's kind",
   '--authorization-mode': 'a kube-apiserver flag (README, the local Kubernetes)',
-  '--show-managed-fields': 'a kubectl flag a test passes (README, the cold CI figure)',
   '--allow-privileged': 'a kube-apiserver flag',
   '--cpu-prof': 'a Node.js flag (README, Performance: the backup profile)',
   'status.podIP': "a Pod's field",
