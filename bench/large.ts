@@ -33,7 +33,7 @@ import { startMinio } from '../test/env/minio.js';
 import { freePorts } from '../test/env/ports.js';
 import { awsEnv, createBucket, minioClient } from '../test/integration/helpers/backup-cli.js';
 import { etcdClient } from '../test/integration/helpers/etcd.js';
-import { fillEtcd } from '../test/integration/helpers/fill.js';
+import { fillToDatabaseSize } from '../test/integration/helpers/fill.js';
 import {
   createTestCluster,
   type TestCluster,
@@ -178,21 +178,6 @@ async function learnerCatchUp(
   }
 }
 
-/**
- * Writes until etcd's database file (`dbSize` of its status) holds at least `databaseMiB` MiB. An 8 KiB value takes
- * more than 8 KiB of that file (bbolt's overflow pages; about 10 KiB in the 2 GiB run of 2026-12-02), so fewer bytes
- * of values are written; each round writes 60 % of what is missing, then asks again.
- */
-async function fillToDatabaseSize(client: Etcd3, databaseMiB: number): Promise<void> {
-  for (let chunk = 0; ; chunk++) {
-    const missing = databaseMiB * mib - Number((await client.maintenance.status()).dbSize);
-    if (missing <= 0) return;
-    await fillEtcd(client, Math.max(Math.floor(missing * 0.6), 16 * mib), {
-      prefix: `fill-${databaseMiB}-${chunk}/`,
-    });
-  }
-}
-
 export async function run(): Promise<void> {
   const minio = await startMinio();
   const cluster = await createTestCluster('3.6', [QUOTA_FLAG]);
@@ -213,7 +198,7 @@ export async function run(): Promise<void> {
     const controllerEnv = { ...env, NODE_OPTIONS: DEFAULT_CONTROLLER_NODE_OPTIONS };
     for (const databaseMiB of SIZES_MIB) {
       const fillStart = process.hrtime.bigint();
-      await fillToDatabaseSize(client, databaseMiB);
+      await fillToDatabaseSize(client, databaseMiB * mib, `fill-${databaseMiB}/`);
       const { keys } = await contentOf(client);
       console.log(`filled to ${databaseMiB} MiB (${keys} keys) in ${seconds(fillStart).toFixed(0)} s`);
       const m = {

@@ -137,6 +137,8 @@ const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const ratio = (ours: number, floor: number) => `${(ours / floor).toFixed(2)}×`;
 const day = (iso: string | undefined) => iso?.slice(0, 10) ?? 'undated';
 const size = (mib: number) => (mib >= 1024 && mib % 1024 === 0 ? `${mib / 1024} GiB` : `${mib} MiB`);
+/** `size` with its article, as it is read aloud: "an 8 GiB", "an 11 GiB", "a 2 GiB". */
+const aSize = (mib: number) => `${/^(8|1[18](?!\d))/.test(size(mib)) ? 'an' : 'a'} ${size(mib)}`;
 
 type Row = readonly [
   figure: string,
@@ -207,7 +209,7 @@ function rollingRows(results: BenchResults['rolling']): Row[] {
 
 function backupRows(results: BenchResults['backup']): Row[] {
   return results.rows.map((row) => [
-    `backup of a ${size(row.databaseMiB)} database`,
+    `backup of ${aSize(row.databaseMiB)} database`,
     `${row.oursSeconds.toFixed(1)} s (${row.oursMinSeconds.toFixed(1)}–${row.oursMaxSeconds.toFixed(1)}; of it ${row.oursCopySeconds.toFixed(1)} s the \`.part\` copy; ${row.oursMiBps.toFixed(0)} MiB/s, peak RSS ${row.oursPeakRssMiB.toFixed(0)} MiB${results.nodeOptions ? " with a Job's `NODE_OPTIONS`" : ''}), ${row.runs} runs`,
     `${row.baselineSeconds.toFixed(1)} s (${row.baselineMiBps.toFixed(0)} MiB/s): etcdctl snapshot save ${row.etcdctlSeconds.toFixed(1)} s + upload ${row.uploadSeconds.toFixed(1)} s (peak RSS ${row.uploadPeakRssMiB.toFixed(0)} MiB); our etcd side alone ${row.receiveSeconds.toFixed(1)} s (peak RSS ${row.receivePeakRssMiB.toFixed(0)} MiB)${row.streamFloorSeconds === undefined ? '' : `; the least streaming save with the same packages ${row.streamFloorSeconds.toFixed(1)} s (peak RSS ${(row.streamFloorPeakRssMiB ?? Number.NaN).toFixed(0)} MiB)`}`,
     ratio(row.oursSeconds, row.baselineSeconds),
@@ -319,7 +321,7 @@ function largeRows(results: LargeResults | undefined): Row[] {
   const runs = `${results.runs} run${results.runs === 1 ? '' : 's'}`;
   const rows = results.rows.flatMap((row): Row[] => [
     [
-      `backup of a ${size(row.databaseMiB)} database (${row.keys} keys, snapshot ${row.snapshotMiB} MiB)`,
+      `backup of ${aSize(row.databaseMiB)} database (${row.keys} keys, snapshot ${row.snapshotMiB} MiB)`,
       `${f(row.backupSeconds)} s (${row.backupMiBps.toFixed(0)} MiB/s), peak RSS ${row.backupPeakRssMiB.toFixed(0)} MiB of the Job's ${results.limits.backupJobMiB} MiB limit, ${runs}`,
       `${f(row.etcdctlSeconds + row.uploadSeconds)} s (${row.baselineMiBps.toFixed(0)} MiB/s): etcdctl snapshot save ${f(row.etcdctlSeconds)} s + upload ${f(row.uploadSeconds)} s (peak RSS ${row.uploadPeakRssMiB.toFixed(0)} MiB)`,
       ratio(row.backupSeconds, row.etcdctlSeconds + row.uploadSeconds),

@@ -63,7 +63,7 @@ describe('README performance table', () => {
         runs: 1,
         nodeOptions: { backupJob: 'a', controller: 'b' },
         limits: { backupJobMiB: 256, controllerMiB: 256 },
-        rows: [row],
+        rows: [row, { ...row, databaseMiB: 8192, snapshotMiB: 8200 }],
         learner: {
           databaseMiB: 2048,
           promotedSeconds: 80.04,
@@ -78,6 +78,7 @@ describe('README performance table', () => {
       table,
       /^\| backup of a 2 GiB database \(4000 keys, snapshot 2050 MiB\) \| 40\.0 s \(51 MiB\/s\), peak RSS 90 MiB of the Job's 256 MiB limit, 1 run \| 50\.0 s .* \| 0\.80× \| – \| large, 2026-12-02 \|$/m,
     );
+    assert.match(table, /^\| backup of an 8 GiB database \(4000 keys, snapshot 8200 MiB\) \|/m);
     assert.match(
       table,
       /^\| controller's verification before a restore, 2 GiB \| 25\.0 s, peak RSS 70 MiB /m,
