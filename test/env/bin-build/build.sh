@@ -24,13 +24,23 @@ go_mod_head() {
   echo "go $(go env GOVERSION | sed 's/^go//; s/\.[0-9]*$//')"
 }
 
+# Where the module cache holds module@version $2 (fetched first if missing): field $1 of `go mod download -json`,
+# "Dir" (its files) or "GoMod" (its go.mod). Fails naming the module when the go command gives none.
+module_path() {
+  local field=$1 module=$2 json path
+  json=$(GOFLAGS= go mod download -json "$module") || true
+  path=$(sed -n "s/^[[:space:]]*\"$field\": \"\(.*\)\",\$/\1/p" <<<"$json")
+  [ -n "$path" ] || { echo "go mod download gave no $field for $module: $(grep '"Error"' <<<"$json")" >&2; return 1; }
+  echo "$path"
+}
+
 # Writes a wrapper go.mod that requires $1@$2 and replaces every "./staging" or relative replace
 # in that module's own go.mod with the published tag $3 of each replaced module.
 wrapper_module() {
   local dir=$1 mod=$2 ver=$3 staging_ver=$4
   mkdir -p "$dir"
   local gomod
-  gomod=$(cd "$dir" && go mod download -json "$mod@$ver" | sed -n 's/.*"GoMod": "\(.*\)".*/\1/p')
+  gomod=$(module_path GoMod "$mod@$ver") || exit 1
   {
     go_mod_head etcdgitops.local/build
     echo
@@ -277,9 +287,7 @@ fetch_prometheus_operator_crds() {
   [ -f "$out/monitoring.coreos.com_prometheusrules.yaml" ] && return 0
   log "fetching the Prometheus Operator $PROMETHEUS_OPERATOR_VERSION CRDs"
   local dir
-  dir=$(GOFLAGS= go mod download -json "github.com/prometheus-operator/prometheus-operator@$PROMETHEUS_OPERATOR_VERSION" |
-    sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
-  [ -n "$dir" ] || { echo "go mod download gave no directory for prometheus-operator" >&2; exit 1; }
+  dir=$(module_path Dir "github.com/prometheus-operator/prometheus-operator@$PROMETHEUS_OPERATOR_VERSION") || exit 1
   mkdir -p "$out.tmp"
   for name in $PROMETHEUS_OPERATOR_CRDS; do
     cp "$dir/example/prometheus-operator-crd/monitoring.coreos.com_$name.yaml" "$out.tmp/"
@@ -375,9 +383,7 @@ build_health_check() {
 fetch_cert_manager_crds() {
   local out="$cache/cert-manager-crds-$CERT_MANAGER_VERSION" dir
   [ -f "$out/cert-manager.io_certificates.yaml" ] && return 0
-  dir=$(GOFLAGS= go mod download -json "github.com/cert-manager/cert-manager@$CERT_MANAGER_VERSION" |
-    sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
-  [ -n "$dir" ] || { echo "go mod download gave no directory for cert-manager" >&2; exit 1; }
+  dir=$(module_path Dir "github.com/cert-manager/cert-manager@$CERT_MANAGER_VERSION") || exit 1
   mkdir -p "$out.tmp"
   cp "$dir"/deploy/crds/*.yaml "$out.tmp/"
   rm -rf "$out" && mv "$out.tmp" "$out"
@@ -393,17 +399,14 @@ build_argocd() {
   (
     export GOTOOLCHAIN=$ARGOCD_GOTOOLCHAIN
     local gomod
-    gomod=$(GOFLAGS= go mod download -json "github.com/argoproj/argo-cd/v3@$ARGOCD_VERSION" |
-      sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",$/\1/p')
-    [ -n "$gomod" ] || { echo "go mod download gave no go.mod for argo-cd $ARGOCD_VERSION" >&2; exit 1; }
+    gomod=$(module_path GoMod "github.com/argoproj/argo-cd/v3@$ARGOCD_VERSION") || exit 1
     SOURCE_MAIN_REPLACES=$(replaces_of "$gomod" "$ARGOCD_VERSION") \
       build_source_main argocd "github.com/argoproj/argo-cd/v3 $ARGOCD_VERSION"
     # From the same module: its Application and AppProject CRDs, and the scripts its image puts on the repo-server's
     # PATH (the repo-server runs git-verify-wrapper.sh for every revision it reads).
     local out="$cache/argocd-files-$ARGOCD_VERSION" dir
     [ -f "$out/git-verify-wrapper.sh" ] && exit 0
-    dir=$(GOFLAGS= go mod download -json "github.com/argoproj/argo-cd/v3@$ARGOCD_VERSION" |
-      sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+    dir=$(module_path Dir "github.com/argoproj/argo-cd/v3@$ARGOCD_VERSION") || exit 1
     mkdir -p "$out.tmp"
     cp "$dir/manifests/crds/application-crd.yaml" "$dir/manifests/crds/appproject-crd.yaml" "$out.tmp/"
     cp "$dir/hack/git-verify-wrapper.sh" "$dir/hack/gpg-wrapper.sh" "$out.tmp/"
@@ -417,8 +420,7 @@ build_argocd() {
 fetch_flux_crds() {
   local name=$1 ver=$2 out="$cache/$1-crds-$2" dir
   [ -d "$out" ] && return 0
-  dir=$(GOFLAGS= go mod download -json "github.com/fluxcd/$name@$ver" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
-  [ -n "$dir" ] || { echo "go mod download gave no directory for $name $ver" >&2; exit 1; }
+  dir=$(module_path Dir "github.com/fluxcd/$name@$ver") || exit 1
   mkdir -p "$out.tmp"
   cp "$dir"/config/crd/bases/*.yaml "$out.tmp/"
   rm -rf "$out" && mv "$out.tmp" "$out"
@@ -457,9 +459,7 @@ build_controllers() {
     echo
     for name in source-controller kustomize-controller; do
       ver=$([ "$name" = source-controller ] && echo "$src" || echo "$kus")
-      gomod=$(cd "$work" && GOFLAGS= go mod download -json "github.com/fluxcd/$name@$ver" |
-        sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",$/\1/p')
-      [ -n "$gomod" ] || { echo "go mod download gave no go.mod for $name $ver" >&2; exit 1; }
+      gomod=$(module_path GoMod "github.com/fluxcd/$name@$ver") || exit 1
       replaces_of "$gomod" "$ver"
     done | sort -u
   } >"$work/go.mod"
