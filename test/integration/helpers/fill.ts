@@ -45,7 +45,7 @@ export async function fillEtcd(
  * Writes until etcd's database file (`dbSize` of its status) holds at least `bytes`: a database of that size, where
  * `fillEtcd` writes that many bytes of values. An 8 KiB value takes more than 8 KiB of that file (bbolt's overflow
  * pages; about 10 KiB in the 2 GiB bench run of 2026-12-02), so each round writes 60 % of what is missing, then asks
- * again. Resolves the key count and revision afterwards.
+ * again. Resolves the number of keys it wrote (not the database's) and the revision afterwards.
  */
 export async function fillToDatabaseSize(
   client: Etcd3,
