@@ -45,22 +45,15 @@ export async function fillEtcd(
  * Writes until etcd's database file (`dbSize` of its status) holds at least `bytes`: a database of that size, where
  * `fillEtcd` writes that many bytes of values. An 8 KiB value takes more than 8 KiB of that file (bbolt's overflow
  * pages; about 10 KiB in the 2 GiB bench run of 2026-12-02), so each round writes 60 % of what is missing, then asks
- * again. Resolves the number of keys it wrote (not the database's) and the revision afterwards.
+ * again.
  */
-export async function fillToDatabaseSize(
-  client: Etcd3,
-  bytes: number,
-  prefix = 'fill/',
-): Promise<{ keys: number; revision: string }> {
-  let keys = 0;
+export async function fillToDatabaseSize(client: Etcd3, bytes: number, prefix = 'fill/'): Promise<void> {
   for (let round = 0; ; round++) {
-    const status = await client.maintenance.status();
-    const missing = bytes - Number(status.dbSize);
-    if (missing <= 0) return { keys, revision: status.header.revision };
-    const written = await fillEtcd(client, Math.max(Math.floor(missing * 0.6), 16 * 1024 * 1024), {
+    const missing = bytes - Number((await client.maintenance.status()).dbSize);
+    if (missing <= 0) return;
+    await fillEtcd(client, Math.max(Math.floor(missing * 0.6), 16 * 1024 * 1024), {
       prefix: `${prefix}${round}/`,
     });
-    keys += written.keys;
   }
 }
 
