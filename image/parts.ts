@@ -23,6 +23,7 @@ import { debianPackages } from './debian-base.js';
 import { type Layer, packLayer } from './layer.js';
 import { nodeRuntime } from './node-runtime.js';
 import { ociArchitecture } from './oci-archive.js';
+import { shippedCli, shippedCodeDir } from './shipped-code.js';
 
 const run = promisify(execFile);
 
@@ -124,22 +125,25 @@ async function treeHash(dir: string): Promise<string> {
   return hash.digest('hex');
 }
 
-/** Our compiled controller, backup and restore commands (`npm run build` output) and the `/app/bin/etcd-gitops` launcher. */
+/**
+ * Our controller, backup and restore commands as `npm run build` bundled them (image/bundle.ts, into
+ * image/shipped-code.ts's directory, which the tests run too) at `/app/controller`, and the `/app/bin/etcd-gitops`
+ * launcher.
+ */
 export async function codeLayer(entrypoint: string): Promise<Layer> {
-  const built = ['controller', 'constructs'].map((dir) => join(repoRoot, 'build', dir));
-  const key = `code-${hashOf(...(await Promise.all(built.map(treeHash))), entrypoint)}`;
-  return layerFrom(key, 'etcd-gitops (build/controller, build/constructs)', async (root) => {
-    for (const dir of built) {
-      await cp(dir, join(root, 'app', relative(join(repoRoot, 'build'), dir)), {
-        recursive: true,
-        filter: (source) => !source.endsWith('.d.ts') && !source.endsWith('.map'),
-      });
-    }
-    const launcher = join(root, entrypoint);
-    await mkdir(join(launcher, '..'), { recursive: true });
-    // No shell in the image: the kernel runs Node.js from the first line.
-    await writeFile(launcher, "#!/nodejs/bin/node\nimport('/app/controller/cli.js');\n", { mode: 0o755 });
-  });
+  if (!existsSync(shippedCli)) throw new Error(`${shippedCli} is missing: run 'npm run build' first`);
+  const key = `code-${hashOf(await treeHash(shippedCodeDir), entrypoint)}`;
+  return layerFrom(
+    key,
+    'etcd-gitops (build/app/controller: build/controller bundled by esbuild)',
+    async (root) => {
+      await cp(shippedCodeDir, join(root, 'app', 'controller'), { recursive: true });
+      const launcher = join(root, entrypoint);
+      await mkdir(join(launcher, '..'), { recursive: true });
+      // No shell in the image: the kernel runs Node.js from the first line.
+      await writeFile(launcher, "#!/nodejs/bin/node\nimport('/app/controller/cli.js');\n", { mode: 0o755 });
+    },
+  );
 }
 
 /** The restore tool of every supported etcd minor where `restore fetch` looks for it by default

@@ -13,7 +13,8 @@ import { CoordinationV1Api, V1MicroTime } from '@kubernetes/client-node';
 import { etcdClusterCrd, etcdRestoreCrd } from '../../constructs/api/crds.js';
 import { DEFAULT_CONTROLLER_NODE_OPTIONS } from '../../constructs/conventions/limits.js';
 import { isConflict } from '../../controller/runtime/kube.js';
-import { kubernetesBinary, repoRoot } from '../env/binaries.js';
+import { shippedCli } from '../../image/shipped-code.js';
+import { kubernetesBinary } from '../env/binaries.js';
 import { type ControlPlane, startControlPlane } from '../env/control-plane.js';
 import { freePorts } from '../env/ports.js';
 import { type ManagedProcess, startProcess } from '../env/process-group.js';
@@ -71,7 +72,7 @@ describe('the controller process', { timeout: 300_000 }, () => {
       name,
       command: globalThis.process.execPath,
       args: [
-        join(repoRoot, 'build', 'controller', 'cli.js'),
+        shippedCli,
         'controller',
         '--leader-elect',
         `--metrics-bind-address=127.0.0.1:${metricsPort}`,

@@ -1,9 +1,8 @@
 // Runs the compiled `etcd-gitops backup|restore|defrag ...` as a child process, the way the CronJob's container runs
 // it, with S3 credentials in the standard AWS environment variables.
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { repoRoot } from '../../env/binaries.js';
+import { shippedCli } from '../../../image/shipped-code.js';
 import type { Minio } from '../../env/minio.js';
 import { childEnv } from '../../env/process-group.js';
 
@@ -15,7 +14,7 @@ export interface CliResult {
   stderr: string;
 }
 
-export const cliPath = join(repoRoot, 'build', 'controller', 'cli.js');
+export const cliPath = shippedCli;
 
 /** AWS_* variables for MinIO (as the CronJob fills them from a Secret). */
 export function awsEnv(minio: Pick<Minio, 'accessKey' | 'secretKey'>): Record<string, string> {

@@ -1,4 +1,5 @@
-// The controller as its own process (`node build/controller/cli.js controller`), as the Deployment runs it, for
+// The controller as its own process (`node build/app/controller/cli.js controller`: the code the image ships,
+// image/shipped-code.ts), as the Deployment runs it, for
 // the e2e membership tests: as the shipped ServiceAccount under the shipped RBAC (env.controller), loopback metrics
 // and probes, watching the test's namespaces, optionally the test-only crash switch.
 // Every process started here is stopped by stop(), on process exit, and (through a detached reaper) even if the
@@ -7,7 +8,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_CONTROLLER_NODE_OPTIONS } from '../../../constructs/conventions/limits.js';
-import { repoRoot } from '../../env/binaries.js';
+import { shippedCli } from '../../../image/shipped-code.js';
 import { fixtureTeardown, startReaper } from '../../env/cleanup.js';
 import type { Environment } from '../../env/environment.js';
 import { httpGet } from '../../env/http-get.js';
@@ -76,7 +77,7 @@ export async function controllerProcesses(
         name: `controller-${count}`,
         command: globalThis.process.execPath,
         args: [
-          join(repoRoot, 'build', 'controller', 'cli.js'),
+          shippedCli,
           'controller',
           `--watch-namespaces=${options.namespaces.join(',')}`,
           `--metrics-bind-address=127.0.0.1:${metricsPort}`,

@@ -19,7 +19,7 @@ import {
 import { restrictedNamespaceLabels } from '../../../constructs/security.js';
 import type { EtcdCluster } from '../../../controller/etcdcluster/api.js';
 import type { EtcdRestore } from '../../../controller/etcdrestore/api.js';
-import { repoRoot } from '../../env/binaries.js';
+import { shippedCli } from '../../../image/shipped-code.js';
 import {
   type Environment,
   outsideClusterCidr,
@@ -42,7 +42,7 @@ export interface ControllerProcessOptions {
   readonly env?: Record<string, string>;
 }
 
-/** `etcd-gitops controller` (build/controller/cli.js) against the environment, inside its network namespace, as
+/** `etcd-gitops controller` (the shipped bundle, image/shipped-code.ts) against the environment, inside its network namespace, as
  *  the shipped ServiceAccount under the shipped RBAC (env.controller), without leader election, probes or metrics. The caller stops it (`stop()`), also when a test fails. */
 export function startControllerProcess(env: Environment, options: ControllerProcessOptions): ManagedProcess {
   const inside = processPlace(env);
@@ -51,7 +51,7 @@ export function startControllerProcess(env: Environment, options: ControllerProc
     name: options.name,
     command: process.execPath,
     args: [
-      join(repoRoot, 'build', 'controller', 'cli.js'),
+      shippedCli,
       'controller',
       `--watch-namespaces=${options.namespace}`,
       '--metrics-bind-address=0',
