@@ -153,29 +153,52 @@ function sourceBuiltBinary(name: string, versionNames: readonly string[]): strin
   return binary(testToolDir([name, ...versionNames.map(pinned), sourceSum(name)].join('-')), name);
 }
 
+/** test/env/bin-build/<name>/main.go. */
+function mainSource(name: string): Buffer {
+  return readFileSync(join(repoRoot, 'test', 'env', 'bin-build', name, 'main.go'));
+}
+
 /** The first 12 hex of the sha256 of test/env/bin-build/<name>/main.go, as build.sh keys its builds. */
 function sourceSum(name: string): string {
-  const source = readFileSync(join(repoRoot, 'test', 'env', 'bin-build', name, 'main.go'));
-  return createHash('sha256').update(source).digest('hex').slice(0, 12);
+  return createHash('sha256').update(mainSource(name)).digest('hex').slice(0, 12);
+}
+
+/** The mains of ours and the pinned versions of build.sh's build_test_tools, in the order its test_tools_key reads them. */
+const testToolsMains = ['argocd', 'cert-manager', 'coredns'] as const;
+const testToolsVersions = [
+  'TEST_TOOLS_GOTOOLCHAIN',
+  'ARGOCD_VERSION',
+  'FLUX_SOURCE_CONTROLLER_VERSION',
+  'FLUX_KUSTOMIZE_CONTROLLER_VERSION',
+  'CERT_MANAGER_VERSION',
+  'COREDNS_VERSION',
+] as const;
+
+/**
+ * The key of build.sh's test_tools_key: the first 12 hex of the sha256 of one line per pinned version and per main's
+ * sha256, so that a new version or an edited main is a new directory.
+ */
+export function testToolsKey(): string {
+  const lines = [
+    ...testToolsVersions.map((name) => `${name}=${pinned(name)}\n`),
+    ...testToolsMains.map(
+      (name) => `${name}=${createHash('sha256').update(mainSource(name)).digest('hex')}\n`,
+    ),
+  ];
+  return createHash('sha256').update(lines.join('')).digest('hex').slice(0, 12);
 }
 
 /**
- * One of the controllers build.sh's build_controllers builds in one go build (Flux's two, at their pinned releases,
- * and cert-manager's from test/env/bin-build/cert-manager/main.go): keyed by the three versions and that main's hash.
+ * One of the test tools build.sh's build_test_tools builds in one go build: Argo CD, Flux's two controllers,
+ * cert-manager's controller and CoreDNS.
  */
-function controllersBinary(name: FluxController | 'cert-manager'): string {
-  const key = [
-    pinned('FLUX_SOURCE_CONTROLLER_VERSION'),
-    pinned('FLUX_KUSTOMIZE_CONTROLLER_VERSION'),
-    pinned('CERT_MANAGER_VERSION'),
-    sourceSum('cert-manager'),
-  ];
-  return binary(testToolDir(['controllers', ...key].join('-')), name);
+function testToolsBinary(name: 'argocd' | 'cert-manager' | 'coredns' | FluxController): string {
+  return binary(testToolDir(`test-tools-${testToolsKey()}`), name);
 }
 
 /** CoreDNS (test/env/bin-build/coredns/main.go) at the pinned release, with the plugins the Corefile uses. */
 export function corednsBinary(): string {
-  return sourceBuiltBinary('coredns', ['COREDNS_VERSION']);
+  return testToolsBinary('coredns');
 }
 
 /** health-check (test/env/bin-build/health-check/main.go): kstatus and Flux's CEL health checks. */
@@ -185,7 +208,7 @@ export function healthCheckBinary(): string {
 
 /** cert-manager's controller (test/env/bin-build/cert-manager/main.go) at the pinned release. */
 export function certManagerBinary(): string {
-  return controllersBinary('cert-manager');
+  return testToolsBinary('cert-manager');
 }
 
 /** cert-manager's CRDs (YAML files) from the pinned release's module. */
@@ -198,7 +221,7 @@ export function certManagerCrds(): string[] {
 
 /** Argo CD (test/env/bin-build/argocd/main.go): application-controller, repo-server and its health assessment. */
 export function argocdBinary(): string {
-  return sourceBuiltBinary('argocd', ['ARGOCD_VERSION']);
+  return testToolsBinary('argocd');
 }
 
 const argocdFiles = (file: string) => binary(`argocd-files-${pinned('ARGOCD_VERSION')}`, file);
@@ -213,7 +236,7 @@ export function argocdScripts(): string[] {
   return ['git-verify-wrapper.sh', 'gpg-wrapper.sh'].map(argocdFiles);
 }
 
-/** A Flux controller at its pinned release, as build.sh's build_controllers builds it. */
+/** A Flux controller at its pinned release, as build.sh's build_test_tools builds it. */
 export type FluxController = 'source-controller' | 'kustomize-controller';
 const fluxVersion = (name: FluxController) =>
   pinned(
@@ -221,7 +244,7 @@ const fluxVersion = (name: FluxController) =>
   );
 
 export function fluxBinary(name: FluxController): string {
-  return controllersBinary(name);
+  return testToolsBinary(name);
 }
 
 /** The CRDs (YAML files) of a Flux controller's pinned release: every kind it reconciles. */

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds (or finds in the cache) every binary the local test environment needs.
 # Cached under ${ETCD_GITOPS_CACHE:-$HOME/.cache/etcd-gitops}/<component>-<version>/; rebuilt only when missing.
-# Usage: build.sh [all|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|coredns|kube-router|prometheus|kube-state-metrics|registry|node-packages|lua|health-check|controllers|argocd|gitops-packages]
+# Usage: build.sh [all|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|kube-router|kube-state-metrics|registry|prometheus-operator-crds|node-packages|lua|health-check|prometheus|test-tools|gitops-packages]
 #   etcd: the etcd tools our product image ships, for both its platforms, and skopeo (npm run image needs only these)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -203,27 +203,6 @@ build_kube_router() {
   rm -rf "$out" && mv "$out.tmp" "$out"
 }
 
-# CoreDNS (coredns/main.go): the release's own packages with only the plugins the environment's Corefile uses.
-build_coredns() {
-  build_source_main coredns "github.com/coredns/coredns $COREDNS_VERSION"
-}
-
-# Prometheus (the server, scraping and evaluating our alerts in the Prometheus e2e) and promtool (its rule checker
-# and rule unit tester, for the alert rule tests), in one build: they share almost every package.
-# remove_all_sd + enable_kubernetes_sd: Kubernetes service discovery only, the one our monitors need (another one,
-# nomad's API client, is not on the module proxy). CGO_ENABLED=0: static, like the upstream release binaries.
-build_prometheus() {
-  local out="$cache/prometheus-$PROMETHEUS_VERSION-$TEST_TOOLS_BUILD"
-  [ -x "$out/prometheus" ] && [ -x "$out/promtool" ] && return 0
-  log "building prometheus and promtool $PROMETHEUS_VERSION ($TEST_TOOLS_BUILD)"
-  mkdir -p "$out.tmp"
-  GOBIN="$out.tmp" GOFLAGS= CGO_ENABLED=0 go install -trimpath -tags remove_all_sd,enable_kubernetes_sd \
-    -gcflags "$test_tool_gcflags" -ldflags "-s -w" \
-    "github.com/prometheus/prometheus/cmd/prometheus@$PROMETHEUS_VERSION" \
-    "github.com/prometheus/prometheus/cmd/promtool@$PROMETHEUS_VERSION"
-  rm -rf "$out" && mv "$out.tmp" "$out"
-}
-
 # The OCI registry every environment's nodes pull from (distribution's `registry`), built from a wrapper whose main
 # is distribution's own but links only the filesystem storage driver (no cloud drivers: a smaller, quicker build).
 build_registry() {
@@ -377,7 +356,7 @@ build_health_check() {
     "github.com/fluxcd/pkg/runtime $FLUX_RUNTIME_VERSION"
 }
 
-# cert-manager's CRDs, from the module whose controllers build_controllers builds (cert-manager/main.go), for the TLS
+# cert-manager's CRDs, from the module whose controllers build_test_tools builds (cert-manager/main.go), for the TLS
 # e2e (test/env/cert-manager.ts). The module requires Venafi's vcert, whose code the proxy refuses (403); the
 # controllers built here do not import it, so only its go.mod is read.
 fetch_cert_manager_crds() {
@@ -389,30 +368,36 @@ fetch_cert_manager_crds() {
   rm -rf "$out" && mv "$out.tmp" "$out"
 }
 
-# Argo CD's application-controller and repo-server, and its health assessment (argocd/main.go, which says why it is
-# our own main), in one binary. Argo CD needs a newer Go than this machine's: the Go module proxy serves the toolchain
-# ARGOCD_GOTOOLCHAIN names, and the go command fetches it (once; it is cached with the modules). The wrapper repeats
-# Argo CD's replace directives; its gitops-engine, a submodule replaced by path there, comes at the same tag. Its
-# CRDs (Application, AppProject) and the repo-server's helper scripts come from the same module, into
+# Argo CD's Application and AppProject CRDs and the scripts its image puts on the repo-server's PATH (the repo-server
+# runs git-verify-wrapper.sh for every revision it reads), from the module build_test_tools builds Argo CD from, into
 # <cache>/argocd-files-<version>.
-build_argocd() {
-  (
-    export GOTOOLCHAIN=$ARGOCD_GOTOOLCHAIN
-    local gomod
-    gomod=$(module_path GoMod "github.com/argoproj/argo-cd/v3@$ARGOCD_VERSION") || exit 1
-    SOURCE_MAIN_REPLACES=$(replaces_of "$gomod" "$ARGOCD_VERSION") \
-      build_source_main argocd "github.com/argoproj/argo-cd/v3 $ARGOCD_VERSION"
-    # From the same module: its Application and AppProject CRDs, and the scripts its image puts on the repo-server's
-    # PATH (the repo-server runs git-verify-wrapper.sh for every revision it reads).
-    local out="$cache/argocd-files-$ARGOCD_VERSION" dir
-    [ -f "$out/git-verify-wrapper.sh" ] && exit 0
-    dir=$(module_path Dir "github.com/argoproj/argo-cd/v3@$ARGOCD_VERSION") || exit 1
-    mkdir -p "$out.tmp"
-    cp "$dir/manifests/crds/application-crd.yaml" "$dir/manifests/crds/appproject-crd.yaml" "$out.tmp/"
-    cp "$dir/hack/git-verify-wrapper.sh" "$dir/hack/gpg-wrapper.sh" "$out.tmp/"
-    chmod 0755 "$out.tmp"/*.sh
-    rm -rf "$out" && mv "$out.tmp" "$out"
-  )
+fetch_argocd_files() {
+  local out="$cache/argocd-files-$ARGOCD_VERSION" dir
+  [ -f "$out/git-verify-wrapper.sh" ] && return 0
+  dir=$(module_path Dir "github.com/argoproj/argo-cd/v3@$ARGOCD_VERSION") || exit 1
+  mkdir -p "$out.tmp"
+  cp "$dir/manifests/crds/application-crd.yaml" "$dir/manifests/crds/appproject-crd.yaml" "$out.tmp/"
+  cp "$dir/hack/git-verify-wrapper.sh" "$dir/hack/gpg-wrapper.sh" "$out.tmp/"
+  chmod 0755 "$out.tmp"/*.sh
+  rm -rf "$out" && mv "$out.tmp" "$out"
+}
+
+# Prometheus (the server, scraping and evaluating our alerts in the Prometheus e2e) and promtool (its rule checker
+# and rule unit tester, for the alert rule tests), in one build: they share almost every package.
+# remove_all_sd + enable_kubernetes_sd: Kubernetes service discovery only, the one our monitors need (another one,
+# nomad's API client, is not on the module proxy). CGO_ENABLED=0: static, like the upstream release binaries.
+# It stays out of build_test_tools: Argo CD requires github.com/gobwas/glob v1.0.0 and OpenTelemetry's confmap, which
+# Prometheus imports, needs that path's v0.2.3 API (glob.Glob, gone in v1.0.0); one module cannot hold both.
+build_prometheus() {
+  local out="$cache/prometheus-$PROMETHEUS_VERSION-$TEST_TOOLS_BUILD"
+  [ -x "$out/prometheus" ] && [ -x "$out/promtool" ] && return 0
+  log "building prometheus and promtool $PROMETHEUS_VERSION ($TEST_TOOLS_BUILD)"
+  mkdir -p "$out.tmp"
+  GOBIN="$out.tmp" GOFLAGS= CGO_ENABLED=0 go install -trimpath -tags remove_all_sd,enable_kubernetes_sd \
+    -gcflags "$test_tool_gcflags" -ldflags "-s -w" \
+    "github.com/prometheus/prometheus/cmd/prometheus@$PROMETHEUS_VERSION" \
+    "github.com/prometheus/prometheus/cmd/promtool@$PROMETHEUS_VERSION"
+  rm -rf "$out" && mv "$out.tmp" "$out"
 }
 
 # A Flux controller's CRDs ($1: source-controller or kustomize-controller, at version $2; config/crd/bases of its
@@ -426,54 +411,89 @@ fetch_flux_crds() {
   rm -rf "$out" && mv "$out.tmp" "$out"
 }
 
-# Flux's source-controller and kustomize-controller (their own mains) and cert-manager's controller
-# (cert-manager/main.go, which says why it is our own main), from one wrapper module in one go build: they require
-# the same Kubernetes libraries (client-go v0.36, controller-runtime v0.24, patch releases apart), so what they share
-# compile once instead of three times. Go's minimal version selection gives each shared module the highest version
-# one of them requires. The wrapper requires each Flux controller with its api submodule at the same tag (their
-# go.mods replace those submodules by path) and repeats their other replaces. Into
-# <cache>/controllers-<the three versions>-<first 12 hex of cert-manager/main.go's sha256>-$TEST_TOOLS_BUILD, as
-# test/env/binaries.ts (controllersBinary) names it; the CRDs come from the same modules.
-build_controllers() {
-  local src=$FLUX_SOURCE_CONTROLLER_VERSION kus=$FLUX_KUSTOMIZE_CONTROLLER_VERSION cm=$CERT_MANAGER_VERSION sum
-  sum=$(sha256sum "$here/cert-manager/main.go" | cut -c1-12)
-  local key="$src-$kus-$cm-$sum"
-  local out="$cache/controllers-$key-$TEST_TOOLS_BUILD" work="$cache/src/controllers-$key"
-  fetch_flux_crds source-controller "$src"
-  fetch_flux_crds kustomize-controller "$kus"
-  fetch_cert_manager_crds
-  [ -x "$out/source-controller" ] && [ -x "$out/kustomize-controller" ] && [ -x "$out/cert-manager" ] && return 0
-  log "building Flux's source-controller $src and kustomize-controller $kus, cert-manager $cm ($TEST_TOOLS_BUILD)"
-  mkdir -p "$work/cert-manager"
-  local name ver gomod
+# The mains of ours that build_test_tools builds (each file says why it is our own main), and the pinned versions of
+# its modules, in the order test/env/binaries.ts (testToolsKey) reads them.
+TEST_TOOLS_MAINS="argocd cert-manager coredns"
+TEST_TOOLS_VERSIONS="TEST_TOOLS_GOTOOLCHAIN ARGOCD_VERSION FLUX_SOURCE_CONTROLLER_VERSION FLUX_KUSTOMIZE_CONTROLLER_VERSION CERT_MANAGER_VERSION COREDNS_VERSION"
+
+# The key of one build of the test tools: the first 12 hex of the sha256 of their versions and of their mains'
+# sha256 sums, one per line, as test/env/binaries.ts (testToolsKey) computes it.
+test_tools_key() {
+  local name
   {
-    go_mod_head etcdgitops.local/controllers
+    for name in $TEST_TOOLS_VERSIONS; do echo "$name=${!name}"; done
+    for name in $TEST_TOOLS_MAINS; do echo "$name=$(sha256sum "$here/$name/main.go" | cut -c1-64)"; done
+  } | sha256sum | cut -c1-12
+}
+
+# Every test tool built on Kubernetes' client libraries, from one wrapper module in one go build: Argo CD's
+# application-controller, repo-server and health assessment (argocd/main.go), Flux's source-controller and
+# kustomize-controller (their own mains), cert-manager's controller (cert-manager/main.go) and CoreDNS with the
+# plugins the environment's Corefile uses (coredns/main.go); Prometheus cannot join them (build_prometheus says why).
+# Built apart, each compiled its own copy of client-go, apimachinery, gRPC, OpenTelemetry and the rest; here what
+# they share compiles once. Go's
+# minimal version selection gives each shared module the highest version one of them requires, and Argo CD's
+# replaces pin the Kubernetes libraries to its own (v0.37.0, with controller-runtime v0.24.1, the pair Argo CD
+# releases with). Argo CD needs a newer Go than this machine's: the whole build uses TEST_TOOLS_GOTOOLCHAIN, which the
+# Go module proxy serves (fetched once, cached with the modules). The wrapper requires each Flux controller and Argo
+# CD with their submodules (api, gitops-engine) at the same tag, which their go.mods replace by path, and repeats
+# their other replaces; two replaces of one module that disagree stop the build. Into
+# <cache>/test-tools-<test_tools_key>-$TEST_TOOLS_BUILD; the CRDs and Argo CD's scripts come from the same modules.
+build_test_tools() (
+  export GOTOOLCHAIN=$TEST_TOOLS_GOTOOLCHAIN
+  local out work
+  out="$cache/test-tools-$(test_tools_key)-$TEST_TOOLS_BUILD"
+  work="$cache/src/test-tools-$(test_tools_key)"
+  fetch_flux_crds source-controller "$FLUX_SOURCE_CONTROLLER_VERSION"
+  fetch_flux_crds kustomize-controller "$FLUX_KUSTOMIZE_CONTROLLER_VERSION"
+  fetch_cert_manager_crds
+  fetch_argocd_files
+  local bins="argocd cert-manager coredns source-controller kustomize-controller" bin missing=0
+  for bin in $bins; do [ -x "$out/$bin" ] || missing=1; done
+  [ "$missing" = 0 ] && exit 0
+  log "building the test tools ($TEST_TOOLS_GOTOOLCHAIN, $TEST_TOOLS_BUILD): Argo CD $ARGOCD_VERSION, Flux's" \
+    "source-controller $FLUX_SOURCE_CONTROLLER_VERSION and kustomize-controller $FLUX_KUSTOMIZE_CONTROLLER_VERSION," \
+    "cert-manager $CERT_MANAGER_VERSION, CoreDNS $COREDNS_VERSION"
+  local name replaces conflicts
+  replaces=$(
+    replaces_of "$(module_path GoMod "github.com/argoproj/argo-cd/v3@$ARGOCD_VERSION")" "$ARGOCD_VERSION" &&
+      replaces_of "$(module_path GoMod "github.com/fluxcd/source-controller@$FLUX_SOURCE_CONTROLLER_VERSION")" \
+        "$FLUX_SOURCE_CONTROLLER_VERSION" &&
+      replaces_of "$(module_path GoMod "github.com/fluxcd/kustomize-controller@$FLUX_KUSTOMIZE_CONTROLLER_VERSION")" \
+        "$FLUX_KUSTOMIZE_CONTROLLER_VERSION"
+  ) || exit 1
+  replaces=$(sort -u <<<"$replaces")
+  conflicts=$(awk '{print $2}' <<<"$replaces" | uniq -d)
+  [ -z "$conflicts" ] || { echo "build.sh: the test tools replace these modules differently: $conflicts" >&2; exit 1; }
+  mkdir -p "$work"
+  {
+    go_mod_head etcdgitops.local/test-tools
     echo
     echo "require ("
-    echo "  github.com/fluxcd/source-controller $src"
-    echo "  github.com/fluxcd/source-controller/api $src"
-    echo "  github.com/fluxcd/kustomize-controller $kus"
-    echo "  github.com/fluxcd/kustomize-controller/api $kus"
-    echo "  github.com/cert-manager/cert-manager $cm"
+    echo "  github.com/argoproj/argo-cd/v3 $ARGOCD_VERSION"
+    echo "  github.com/fluxcd/source-controller $FLUX_SOURCE_CONTROLLER_VERSION"
+    echo "  github.com/fluxcd/source-controller/api $FLUX_SOURCE_CONTROLLER_VERSION"
+    echo "  github.com/fluxcd/kustomize-controller $FLUX_KUSTOMIZE_CONTROLLER_VERSION"
+    echo "  github.com/fluxcd/kustomize-controller/api $FLUX_KUSTOMIZE_CONTROLLER_VERSION"
+    echo "  github.com/cert-manager/cert-manager $CERT_MANAGER_VERSION"
+    echo "  github.com/coredns/coredns $COREDNS_VERSION"
     echo ")"
     echo
-    for name in source-controller kustomize-controller; do
-      ver=$([ "$name" = source-controller ] && echo "$src" || echo "$kus")
-      gomod=$(module_path GoMod "github.com/fluxcd/$name@$ver") || exit 1
-      replaces_of "$gomod" "$ver"
-    done | sort -u
+    echo "$replaces"
   } >"$work/go.mod"
-  printf '//go:build tools\n\npackage build\n\nimport (\n\t_ "github.com/fluxcd/kustomize-controller"\n\t_ "github.com/fluxcd/source-controller"\n)\n' \
-    >"$work/tools.go"
-  cp "$here/cert-manager/main.go" "$work/cert-manager/main.go"
-  # -e: the tests of Flux's packages import test servers the proxy refuses; nothing built imports them.
+  # The commands that are other modules' own mains, so that go mod tidy keeps what they import (never built itself).
+  printf '//go:build etcdgitops_tools\n\npackage build\n\nimport (\n%s\n)\n' "$(printf '\t_ "%s"\n' \
+    github.com/fluxcd/source-controller github.com/fluxcd/kustomize-controller)" >"$work/tools.go"
+  for name in $TEST_TOOLS_MAINS; do mkdir -p "$work/$name" && cp "$here/$name/main.go" "$work/$name/main.go"; done
+  # -e: the tests of some packages import test servers the proxy refuses; nothing built imports them.
   (cd "$work" && go mod tidy -e >/dev/null 2>&1 || true)
-  mkdir -p "$out.tmp"
+  rm -rf "$out.tmp" && mkdir -p "$out.tmp"
   # A directory -o names each command after its package's last element.
-  (cd "$work" && go build -tags tools -trimpath -gcflags "$test_tool_gcflags" -ldflags "-s -w" -o "$out.tmp/" \
-    github.com/fluxcd/source-controller github.com/fluxcd/kustomize-controller ./cert-manager)
+  (cd "$work" && CGO_ENABLED=0 go build -trimpath -gcflags "$test_tool_gcflags" -ldflags "-s -w" -o "$out.tmp/" \
+    ./argocd ./cert-manager ./coredns github.com/fluxcd/source-controller github.com/fluxcd/kustomize-controller)
   rm -rf "$out" && mv "$out.tmp" "$out"
-}
+  log "built the test tools: $bins"
+)
 
 case "${1:-all}" in
   kubernetes) build_kubernetes ;;
@@ -483,7 +503,6 @@ case "${1:-all}" in
   etcd34) build_etcd34 ;;
   minio) build_minio ;;
   containerd) build_containerd ;;
-  coredns) build_coredns ;;
   kube-router) build_kube_router ;;
   node-packages) node_packages ;;
   lua) apt_install lua5.1 ;;
@@ -496,27 +515,26 @@ case "${1:-all}" in
     build_etcd_tools_other_arch
     build_kubernetes
     build_containerd
-    build_coredns
     build_kube_router
     build_minio
-    build_prometheus
     build_kube_state_metrics
     build_registry
     apt_install skopeo
     fetch_prometheus_operator_crds
     build_health_check
-    build_controllers
     gitops_packages
-    build_argocd
+    build_prometheus
+    build_test_tools
     log "every binary is built"
     ;;
-  prometheus) build_prometheus ;;
   kube-state-metrics) build_kube_state_metrics ;;
   registry) build_registry && apt_install skopeo ;;
   health-check) build_health_check ;;
-  controllers|cert-manager|flux) build_controllers ;;
-  argocd) build_argocd ;;
+  prometheus) build_prometheus ;;
+  test-tools|argocd|cert-manager|coredns|flux) build_test_tools ;;
+  # The key of the test tools' cache directory, as test/env/binaries.ts computes it (its unit test compares them).
+  test-tools-key) test_tools_key ;;
   gitops-packages) gitops_packages ;;
   prometheus-operator-crds) fetch_prometheus_operator_crds ;;
-  *) echo "usage: $0 [all|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|coredns|kube-router|prometheus|kube-state-metrics|registry|prometheus-operator-crds|node-packages|lua|health-check|controllers|argocd|gitops-packages]" >&2; exit 2 ;;
+  *) echo "usage: $0 [all|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|kube-router|kube-state-metrics|registry|prometheus-operator-crds|node-packages|lua|health-check|prometheus|test-tools|gitops-packages] (test-tools: also argocd, cert-manager, coredns, flux)" >&2; exit 2 ;;
 esac
