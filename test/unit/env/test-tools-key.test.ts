@@ -1,5 +1,5 @@
 // build.sh names the test tools' cache directory by a key that test/env/binaries.ts computes again to find them: the
-// two must agree, or every e2e file that starts Argo CD, Flux, cert-manager, Prometheus or CoreDNS misses its binary.
+// two must agree, or every e2e file that starts Argo CD, Flux, cert-manager or CoreDNS misses its binary.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
