@@ -323,7 +323,7 @@ build_etcd34() {
 # A command whose main.go lives in this directory ($1/main.go), built against the modules "path version" given after
 # it into <cache>/$1-<versions joined by ->-<first 12 hex of the source's sha256>-$TEST_TOOLS_BUILD/$1 (every such
 # command is a test tool): an edited main.go is a new directory, as test/env/binaries.ts (sourceBuiltBinary) names
-# it. Lines in $SOURCE_MAIN_REPLACES (replace directives) go into the wrapper's go.mod too.
+# it.
 build_source_main() {
   local name=$1 && shift
   local src="$here/$name/main.go" sum key="" dep
@@ -340,7 +340,6 @@ build_source_main() {
     echo "require ("
     for dep in "$@"; do echo "  $dep"; done
     echo ")"
-    [ -z "${SOURCE_MAIN_REPLACES:-}" ] || printf '\n%s\n' "$SOURCE_MAIN_REPLACES"
   } >"$work/go.mod"
   cp "$src" "$work/main.go"
   (cd "$work" && go mod tidy >/dev/null)
