@@ -17,6 +17,7 @@ import { startMinio } from '../test/env/minio.js';
 import { awsEnv, createBucket, minioClient } from '../test/integration/helpers/backup-cli.js';
 import { startEtcd } from '../test/integration/helpers/etcd.js';
 import { fillEtcd } from '../test/integration/helpers/fill.js';
+import { bundled } from './bundled.js';
 import { emptyPrefix, type Measured, measure } from './child-measure.js';
 import { backupSaveArgs } from './command-lines.js';
 import { median } from './stats.js';
@@ -73,6 +74,10 @@ interface Row {
 }
 
 export async function run(): Promise<void> {
+  // The floors' programs bundled as ours is (bundled.ts).
+  const uploadFile = await bundled(join(here, 'upload-file.js'));
+  const receiveSnapshot = await bundled(join(here, 'receive-snapshot.js'));
+  const streamFloorProgram = await bundled(join(here, 'stream-floor.js'));
   const [minio, etcd] = await Promise.all([startMinio(), startEtcd({ version: '3.6' })]);
   const etcdVersion = etcd.version;
   const work = await mkdtemp(join(tmpdir(), 'etcd-gitops-bench-backup-'));
@@ -110,19 +115,17 @@ export async function run(): Promise<void> {
         upload.push(
           await measure(
             process.execPath,
-            [join(here, 'upload-file.js'), file, bucket, `baseline/db${databaseMiB}-${i}.db`],
+            [uploadFile, file, bucket, `baseline/db${databaseMiB}-${i}.db`],
             env,
           ),
         );
         await rm(file);
         await emptyPrefix(s3, bucket, 'baseline/');
-        receive.push(
-          await measure(process.execPath, [join(here, 'receive-snapshot.js'), etcd.clientURL], jobEnv),
-        );
+        receive.push(await measure(process.execPath, [receiveSnapshot, etcd.clientURL], jobEnv));
         streamFloor.push(
           await measure(
             process.execPath,
-            [join(here, 'stream-floor.js'), etcd.clientURL, bucket, `stream-floor/db${databaseMiB}-${i}.db`],
+            [streamFloorProgram, etcd.clientURL, bucket, `stream-floor/db${databaseMiB}-${i}.db`],
             jobEnv,
           ),
         );

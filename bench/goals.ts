@@ -154,14 +154,22 @@ export const GOALS: readonly Goal[] = [
     goal: 'controller RSS idle < 80 MiB',
     status: (results) => {
       const row = results.scale.rows.find((r) => r.clusters === 1);
+      const after = results.scale.afterBootstrap;
+      const rss = row?.restPeakRssMiB ?? Number.NaN;
       return {
-        latest: `${row?.restPeakRssMiB.toFixed(0)} MiB with one cluster`,
-        reached: (row?.restPeakRssMiB ?? Number.NaN) < 80,
+        latest:
+          `${rss.toFixed(0)} MiB with one cluster` +
+          (after
+            ? `; ${after.restPeakRssMiB.toFixed(0)} MiB with none after ${after.clustersCreatedAndDeleted} created and deleted`
+            : ''),
+        // Both: a controller idles after churn too.
+        reached: rss < 80 && (after === undefined || after.restPeakRssMiB < 80),
       };
     },
     unreached:
-      'below the floor: a process that only imports the two clients idles above it (the controller rows); the ' +
-      'Kubernetes client loads every generated API with its `KubeConfig`',
+      'a controller that started with the cluster idles under it, near the floor (the two clients bundled as ' +
+      'ours); one that created and deleted 12 clusters keeps what that made resident with none left, its V8 heap ' +
+      'in use above the fresh one\'s too ("The controller with 1, 10 and 50 clusters")',
   },
   {
     goal: '50 clusters Ready: RSS < 120 MiB, reconcile p99 < 1 s at rest',

@@ -1,10 +1,16 @@
 // The memory floor of a controller written on the packages ours must use: a Node.js process that only imports them
 // (with the heap cap the Deployment gives ours and the V8 flags the controller sets), collects its garbage and
 // idles, measured by its resident set. The scale bench sets it beside the controller's own RSS at rest: what is left
-// above it is ours.
+// above it is ours. Ours ships bundled (image/bundle.ts), so the floor is measured the same way: a module that imports
+// the whole of each package, bundled by the same function with the same options; the packages imported from
+// node_modules as they are, the floor before the bundle, is measured beside it.
 import { execFile } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { repoRoot } from '../test/env/binaries.js';
+import { bundled } from './bundled.js';
 import { median } from './stats.js';
 
 const run = promisify(execFile);
@@ -41,34 +47,61 @@ async function rssAfterImport(
   return Number(stdout);
 }
 
+/**
+ * Bundles a module that imports every export of `FLOOR_PACKAGES` and keeps them reachable (nothing tree-shaken
+ * away), as ours is bundled (bundled.ts); returns the bundle's entry as a URL.
+ */
+async function bundledFloorEntry(): Promise<string> {
+  const dir = join(repoRoot, 'build', 'bench', 'generated');
+  mkdirSync(dir, { recursive: true });
+  const entry = join(dir, 'import-floor-entry.js');
+  writeFileSync(
+    entry,
+    [
+      ...FLOOR_PACKAGES.map((name, i) => `import * as package${i} from ${JSON.stringify(name)};`),
+      `globalThis.floorPackages = [${FLOOR_PACKAGES.map((_, i) => `package${i}`).join(', ')}];`,
+    ].join('\n'),
+  );
+  return pathToFileURL(await bundled(entry)).href;
+}
+
 export interface ImportFloor {
   readonly runs: number;
   /** `node` importing nothing. */
   readonly bareMiB: number;
-  /** `node` importing `packages`. */
+  /** `node` importing `packages` bundled as ours is (image/bundle.ts). */
   readonly packagesMiB: number;
+  /** `node` importing `packages` from node_modules, unbundled. Absent in results from before the bundle. */
+  readonly unbundledPackagesMiB?: number;
   readonly packages: readonly string[];
   readonly nodeOptions: string;
   /** V8 flags on both processes' command line (the controller's, controller/runtime/v8-flags.ts). */
   readonly v8Flags?: readonly string[];
 }
 
-/** Medians of `runs` processes each: a bare one and one that imports `FLOOR_PACKAGES`. */
+/**
+ * Medians of `runs` processes each: a bare one, one that imports `FLOOR_PACKAGES` bundled as ours, and one that
+ * imports them from node_modules.
+ */
 export async function importFloor(
   nodeOptions: string,
   v8Flags: readonly string[],
   runs = 3,
 ): Promise<ImportFloor> {
+  const bundled = await bundledFloorEntry();
   const bare: number[] = [];
   const packages: number[] = [];
+  const unbundled: number[] = [];
   for (let i = 0; i < runs; i += 1) {
     bare.push(await rssAfterImport([], nodeOptions, v8Flags));
-    packages.push(await rssAfterImport(FLOOR_PACKAGES, nodeOptions, v8Flags));
+    packages.push(await rssAfterImport([bundled], nodeOptions, v8Flags));
+    unbundled.push(await rssAfterImport(FLOOR_PACKAGES, nodeOptions, v8Flags));
   }
   return {
     runs,
     bareMiB: median(bare),
     packagesMiB: median(packages),
+    unbundledPackagesMiB: median(unbundled),
     packages: FLOOR_PACKAGES,
     nodeOptions,
     v8Flags,

@@ -41,6 +41,7 @@ import {
 } from '../test/integration/helpers/membership-etcd.js';
 import { startEtcdOnDataDir } from '../test/integration/helpers/restore.js';
 import { download } from '../test/integration/helpers/s3-objects.js';
+import { bundled } from './bundled.js';
 import { emptyPrefix, type Measured, measure } from './child-measure.js';
 import { backupSaveArgs, etcdutlRestoreArgs, restoreFetchArgs } from './command-lines.js';
 import { median } from './stats.js';
@@ -179,6 +180,9 @@ async function learnerCatchUp(
 }
 
 export async function run(): Promise<void> {
+  // The by-hand upload and our verification bundled as ours ships (bundled.ts).
+  const uploadFile = await bundled(join(here, 'upload-file.js'));
+  const verifyBackup = await bundled(join(here, 'verify-backup.js'));
   const minio = await startMinio();
   const cluster = await createTestCluster('3.6', [QUOTA_FLAG]);
   const work = await mkdtemp(join(tmpdir(), 'etcd-gitops-bench-large-'));
@@ -234,7 +238,7 @@ export async function run(): Promise<void> {
         m.upload.push(
           await measure(
             process.execPath,
-            [join(here, 'upload-file.js'), file, bucket, `baseline/db${databaseMiB}-${i}.db`],
+            [uploadFile, file, bucket, `baseline/db${databaseMiB}-${i}.db`],
             env,
           ),
         );
@@ -244,7 +248,7 @@ export async function run(): Promise<void> {
         m.verify.push(
           await measure(
             process.execPath,
-            [join(here, 'verify-backup.js'), minio.endpoint, bucket, key, etcdVersion],
+            [verifyBackup, minio.endpoint, bucket, key, etcdVersion],
             controllerEnv,
           ),
         );

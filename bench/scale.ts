@@ -1,13 +1,15 @@
 // How costs grow, on the real nodes. First, bootstrap time by size: a new EtcdCluster of size 1, 3, 5 and 7 applied
-// alone until Ready (3 runs each, median with min and max). Then the controller with 1, then 10, then 50 EtcdClusters
-// Ready at once (size 1, small members), one controller process as the shipped ServiceAccount with the shipped
-// NODE_OPTIONS (heap cap) and V8 flags. Per stage: the seconds from applying the stage's new clusters (one
+// alone until Ready (3 runs each, median with min and max), then deleted; after the last, that controller's RSS at rest
+// with no cluster left (what 12 clusters created and deleted leave resident). Then, in a new controller process, the
+// controller with 1, then 10, then 50 EtcdClusters Ready at once (size 1, small members). Each controller process runs
+// as the shipped ServiceAccount with the shipped NODE_OPTIONS (heap cap) and V8 flags, from the bundle the image
+// ships. Per stage: the seconds from applying the stage's new clusters (one
 // server-side apply, as a Git sync does) until all are Ready;
 // then, after a settle, a rest window in which nothing changes (60 s; for 50 clusters 5.5 min, every cluster's
 // periodic fresh read in it): the controller's peak RSS (its own
 // process_resident_memory_bytes, every 5 s), reconcile latency p99 (its histogram, between scrapes; the bucket
 // bound) over the whole stage and over the rest, and the API requests it made at rest, counted by the API server
-// (an audit log of the controller's user only); at the end the process's peak RSS over the whole run (VmHWM). JSON
+// (an audit log of the controller's user only); at the end the higher of the two processes' peak RSS (VmHWM). JSON
 // in bench/results/scale.json. `npm run bench scale`.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -73,6 +75,16 @@ export interface BootstrapRow {
   readonly seconds: number;
   readonly minSeconds: number;
   readonly maxSeconds: number;
+}
+
+/** The bootstrap rows' controller at rest after them, every cluster it created deleted. */
+export interface AfterBootstrap {
+  /** Clusters created, made Ready and deleted by the bootstrap rows. */
+  readonly clustersCreatedAndDeleted: number;
+  /** Highest RSS and V8 heap in use sampled over `restSeconds` once it made no request but watches. */
+  readonly restPeakRssMiB: number;
+  readonly restPeakHeapUsedMiB: number;
+  readonly restSeconds: number;
 }
 
 export interface ScaleRow {
@@ -165,6 +177,25 @@ async function scrape(run: ControllerRun): Promise<Scrape> {
   };
 }
 
+/** The highest RSS and heap in use of `run`'s /metrics, sampled every RSS_EVERY_MS for `ms` from `start`. */
+async function restPeaks(
+  run: ControllerRun,
+  start: Scrape,
+  ms: number,
+): Promise<{ rssMiB: number; heapUsedMiB: number; end: Scrape }> {
+  const from = Date.now();
+  let rssMiB = start.rssMiB;
+  let heapUsedMiB = start.heapUsedMiB;
+  while (Date.now() - from < ms) {
+    await sleep(RSS_EVERY_MS);
+    const sample = await scrape(run);
+    rssMiB = Math.max(rssMiB, sample.rssMiB);
+    heapUsedMiB = Math.max(heapUsedMiB, sample.heapUsedMiB);
+  }
+  const end = await scrape(run);
+  return { rssMiB: Math.max(rssMiB, end.rssMiB), heapUsedMiB: Math.max(heapUsedMiB, end.heapUsedMiB), end };
+}
+
 /** The controller process's peak resident set over its whole life (VmHWM). */
 function lifetimePeakRssMiB(run: ControllerRun): number {
   return processMiB(run.process.pid as number, 'VmHWM');
@@ -180,12 +211,34 @@ export async function run(): Promise<void> {
   const auditLog = env.controlPlane.auditLogPath;
   const rows: ScaleRow[] = [];
   let bootstrap: BootstrapRow[] = [];
+  let afterBootstrap: AfterBootstrap | undefined;
   let peakRssMiB = Number.NaN;
   try {
     if (!auditLog) throw new Error('the environment keeps no audit log');
     await prepareNamespace(env, ns);
-    const controller = await controllers.start();
+    const bootController = await controllers.start();
     bootstrap = await bootstrapRows(env);
+    await untilNoRequestsButWatches(auditLog, CONTROLLER_USERNAME, {
+      quietMs: SETTLE_QUIET_MS,
+      timeoutMs: SETTLE_TIMEOUT_MS,
+      what: 'the bootstrap controller at rest',
+    });
+    const bootRest = await restPeaks(
+      bootController,
+      await scrape(bootController),
+      restMs(STAGES[0] as number),
+    );
+    afterBootstrap = {
+      clustersCreatedAndDeleted: BOOTSTRAP_SIZES.length * BOOTSTRAP_RUNS,
+      restPeakRssMiB: bootRest.rssMiB,
+      restPeakHeapUsedMiB: bootRest.heapUsedMiB,
+      restSeconds: restMs(STAGES[0] as number) / 1000,
+    };
+    console.log(JSON.stringify({ afterBootstrap }));
+    const bootPeakRssMiB = lifetimePeakRssMiB(bootController);
+    await bootController.process.stop();
+    // The stages in a controller that starts with no cluster: what it holds at rest is theirs, not the churn's.
+    const controller = await controllers.start();
     const custom = env.kubeConfig.makeApiClient(CustomObjectsApi);
     const listClusters = async () =>
       (
@@ -222,15 +275,8 @@ export async function run(): Promise<void> {
         })) / 1000;
       const restStart = await scrape(controller);
       const from = Date.now();
-      let peak = restStart.rssMiB;
-      let heapPeak = restStart.heapUsedMiB;
-      while (Date.now() - from < restMs(target)) {
-        await sleep(RSS_EVERY_MS);
-        const sample = await scrape(controller);
-        peak = Math.max(peak, sample.rssMiB);
-        heapPeak = Math.max(heapPeak, sample.heapUsedMiB);
-      }
-      const restEnd = await scrape(controller);
+      const rest = await restPeaks(controller, restStart, restMs(target));
+      const restEnd = rest.end;
       const to = Date.now();
       const notReady = (await listClusters())
         .filter((cluster) => !isReady(cluster))
@@ -246,8 +292,8 @@ export async function run(): Promise<void> {
         clusters: target,
         readySeconds,
         settledSeconds,
-        restPeakRssMiB: Math.max(peak, restEnd.rssMiB),
-        restPeakHeapUsedMiB: Math.max(heapPeak, restEnd.heapUsedMiB),
+        restPeakRssMiB: rest.rssMiB,
+        restPeakHeapUsedMiB: rest.heapUsedMiB,
         reconcileP99Seconds: quantileBound(stageStart.buckets, restEnd.buckets, 0.99) ?? null,
         restReconcileP99Seconds: quantileBound(restStart.buckets, restEnd.buckets, 0.99) ?? null,
         restReconciles: (restEnd.buckets.get(inf) ?? 0) - (restStart.buckets.get(inf) ?? 0),
@@ -257,7 +303,7 @@ export async function run(): Promise<void> {
       });
       console.log(JSON.stringify(rows.at(-1)));
     }
-    peakRssMiB = lifetimePeakRssMiB(controller);
+    peakRssMiB = Math.max(bootPeakRssMiB, lifetimePeakRssMiB(controller));
   } finally {
     await controllers.stop();
     await env.stop();
@@ -267,11 +313,15 @@ export async function run(): Promise<void> {
     console.log(
       `  size ${b.size}: ${b.seconds.toFixed(1)} s (${b.minSeconds.toFixed(1)}-${b.maxSeconds.toFixed(1)})`,
     );
+  if (afterBootstrap)
+    console.log(
+      `the bootstrap rows' controller at rest after ${afterBootstrap.clustersCreatedAndDeleted} clusters created and deleted: ${afterBootstrap.restPeakRssMiB.toFixed(0)} MiB RSS (V8 heap in use ${afterBootstrap.restPeakHeapUsedMiB.toFixed(0)} MiB)`,
+    );
   console.log(
-    `controller peak RSS over the whole run (VmHWM, ${DEFAULT_CONTROLLER_NODE_OPTIONS} ${CONTROLLER_V8_FLAGS.join(' ')}): ${peakRssMiB.toFixed(0)} MiB`,
+    `controller peak RSS over the whole run (VmHWM, the higher of the two processes, ${DEFAULT_CONTROLLER_NODE_OPTIONS} ${CONTROLLER_V8_FLAGS.join(' ')}): ${peakRssMiB.toFixed(0)} MiB`,
   );
   console.log(
-    `floor: node ${CONTROLLER_V8_FLAGS.join(' ')} importing ${floor.packages.join(' and ')}, collected, idle: ${floor.packagesMiB.toFixed(0)} MiB RSS (bare node ${floor.bareMiB.toFixed(0)} MiB; median of ${floor.runs})`,
+    `floor: node ${CONTROLLER_V8_FLAGS.join(' ')} importing ${floor.packages.join(' and ')}, collected, idle: ${floor.packagesMiB.toFixed(0)} MiB RSS bundled as ours, ${floor.unbundledPackagesMiB?.toFixed(0)} MiB from node_modules (bare node ${floor.bareMiB.toFixed(0)} MiB; median of ${floor.runs})`,
   );
   console.log(
     `\nscale (etcd ${version}, size-1 clusters, one controller process; the rest window of each stage in its row)`,
@@ -288,7 +338,7 @@ export async function run(): Promise<void> {
   const file = join(results, 'scale.json');
   writeFileSync(
     file,
-    `${JSON.stringify({ bench: 'scale', node: process.version, etcd: version, date: new Date().toISOString(), steadyRequeueSeconds: REQUEUE.steady / 1000, bootstrap, rows, controllerPeakRssMiB: peakRssMiB, nodeOptions: DEFAULT_CONTROLLER_NODE_OPTIONS, v8Flags: CONTROLLER_V8_FLAGS, importFloor: floor }, null, 2)}\n`,
+    `${JSON.stringify({ bench: 'scale', node: process.version, etcd: version, date: new Date().toISOString(), steadyRequeueSeconds: REQUEUE.steady / 1000, bootstrap, afterBootstrap, rows, controllerPeakRssMiB: peakRssMiB, nodeOptions: DEFAULT_CONTROLLER_NODE_OPTIONS, v8Flags: CONTROLLER_V8_FLAGS, importFloor: floor }, null, 2)}\n`,
   );
   console.log(`wrote ${file}`);
 }
