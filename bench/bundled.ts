@@ -11,10 +11,10 @@ export const BENCH_BUNDLES_DIR = join(repoRoot, 'build', 'bench-bundled');
 
 /**
  * Bundles the compiled ES module `entry` (a path under build/) into its own directory of BENCH_BUNDLES_DIR, named
- * `name` (default: the entry's file name without `.js`), and returns the bundle's entry file.
+ * after the entry's file, and returns the bundle's entry file.
  */
-export async function bundled(entry: string, name = basename(entry, '.js')): Promise<string> {
-  const outdir = join(BENCH_BUNDLES_DIR, name);
+export async function bundled(entry: string): Promise<string> {
+  const outdir = join(BENCH_BUNDLES_DIR, basename(entry, '.js'));
   rmSync(outdir, { recursive: true, force: true });
   mkdirSync(outdir, { recursive: true });
   await bundleController(entry, outdir);

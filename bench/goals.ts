@@ -167,9 +167,9 @@ export const GOALS: readonly Goal[] = [
       };
     },
     unreached:
-      'a controller that started with the cluster idles under it, near the floor (the two clients bundled as ' +
-      'ours); one that created and deleted 12 clusters keeps what that made resident with none left, its V8 heap ' +
-      'in use above the fresh one\'s too ("The controller with 1, 10 and 50 clusters")',
+      'a controller that started with no cluster and created one idles under it, near the floor (the two ' +
+      'clients bundled as ours); one that created and deleted 12 clusters keeps what that made resident with ' +
+      'none left, its V8 heap in use above the fresh one\'s too ("The controller with 1, 10 and 50 clusters")',
   },
   {
     goal: '50 clusters Ready: RSS < 120 MiB, reconcile p99 < 1 s at rest',
