@@ -7,7 +7,7 @@ import { bundleController } from '../image/bundle.js';
 import { repoRoot } from '../test/env/binaries.js';
 
 /** Where the bench's bundles are written, one directory per bundle. */
-export const BENCH_BUNDLES_DIR = join(repoRoot, 'build', 'bench-bundled');
+const BENCH_BUNDLES_DIR = join(repoRoot, 'build', 'bench-bundled');
 
 /**
  * Bundles the compiled ES module `entry` (a path under build/) into its own directory of BENCH_BUNDLES_DIR, named

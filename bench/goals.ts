@@ -168,7 +168,7 @@ export const GOALS: readonly Goal[] = [
     },
     unreached:
       'a controller that started with no cluster and created one idles under it, near the floor (the two ' +
-      'clients bundled as ours); one that created and deleted 12 clusters keeps what that made resident with ' +
+      "clients bundled as ours); one that created and deleted the bootstrap rows' clusters keeps what that made resident with " +
       'none left, its V8 heap in use above the fresh one\'s too ("The controller with 1, 10 and 50 clusters")',
   },
   {

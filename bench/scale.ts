@@ -223,16 +223,13 @@ export async function run(): Promise<void> {
       timeoutMs: SETTLE_TIMEOUT_MS,
       what: 'the bootstrap controller at rest',
     });
-    const bootRest = await restPeaks(
-      bootController,
-      await scrape(bootController),
-      restMs(STAGES[0] as number),
-    );
+    const bootRestMs = restMs(STAGES[0] as number);
+    const bootRest = await restPeaks(bootController, await scrape(bootController), bootRestMs);
     afterBootstrap = {
       clustersCreatedAndDeleted: BOOTSTRAP_SIZES.length * BOOTSTRAP_RUNS,
       restPeakRssMiB: bootRest.rssMiB,
       restPeakHeapUsedMiB: bootRest.heapUsedMiB,
-      restSeconds: restMs(STAGES[0] as number) / 1000,
+      restSeconds: bootRestMs / 1000,
     };
     console.log(JSON.stringify({ afterBootstrap }));
     const bootPeakRssMiB = lifetimePeakRssMiB(bootController);
