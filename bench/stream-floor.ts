@@ -1,30 +1,27 @@
 // Where a save's time goes, part two for bench/backup.ts: the least a streaming save can do with the packages ours
-// must use: etcd3's snapshot stream straight into lib-storage's Upload with the same part size and queue as
+// must use: etcd3's snapshot stream straight into the same multipart writer with the same part size and queue as
 // `backup save`, and nothing else (no verifier, no hash, no staging marker, no `.part` → key copy). Beside the save
 // it is what the stream itself costs; beside `etcdctl snapshot save` + upload, whether streaming can beat it here.
 // Usage: node build/bench/stream-floor.js <endpoint> <bucket> <key>  (S3 endpoint and credentials from env)
-import { PassThrough } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { Upload } from '@aws-sdk/lib-storage';
 import { createEtcdClient } from '../controller/backup/etcd-client.js';
 import { DEFAULT_PART_SIZE_BYTES, DEFAULT_QUEUE_SIZE } from '../controller/backup/part-defaults.js';
 import { openSnapshot, SnapshotBlobs } from '../controller/backup/snapshot-source.js';
 import { createS3Client } from '../controller/s3/client.js';
+import { MultipartWriter } from '../controller/s3/multipart-writer.js';
 
 const [endpoint, bucket, key] = process.argv.slice(2);
 if (!endpoint || !bucket || !key) throw new Error('usage: stream-floor.js <endpoint> <bucket> <key>');
 const s3 = createS3Client({ endpoint: process.env.S3_ENDPOINT, forcePathStyle: true });
 const client = await createEtcdClient(endpoint);
 try {
-  // As in the save: a part's worth of buffer between etcd and the uploaders.
-  const body = new PassThrough({ highWaterMark: DEFAULT_PART_SIZE_BYTES });
-  const upload = new Upload({
+  const writer = new MultipartWriter({
     client: s3,
-    partSize: DEFAULT_PART_SIZE_BYTES,
+    partSizeBytes: DEFAULT_PART_SIZE_BYTES,
     queueSize: DEFAULT_QUEUE_SIZE,
-    params: { Bucket: bucket, Key: key, Body: body },
+    params: { Bucket: bucket, Key: key },
   });
-  await Promise.all([pipeline(await openSnapshot(client), new SnapshotBlobs(), body), upload.done()]);
+  await pipeline(await openSnapshot(client), new SnapshotBlobs(), writer);
 } finally {
   client.close();
   s3.destroy();

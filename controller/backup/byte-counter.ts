@@ -15,10 +15,7 @@ export interface ByteCounterOptions extends TransformOptions {
 export class ByteCounter extends Transform {
   private readonly hash: Hash | undefined;
   private digest: string | undefined;
-  /**
-   * Bytes that passed. (Not named `size`: lib-storage's Upload would take a `size` property of its Body for
-   * the total length.)
-   */
+  /** Bytes that passed. */
   bytes = 0;
 
   constructor({ sha256 = true, ...options }: ByteCounterOptions = {}) {

@@ -3,9 +3,9 @@
 import { pipeline } from 'node:stream/promises';
 import { createGzip, constants as zlib } from 'node:zlib';
 import { AbortMultipartUploadCommand, ListMultipartUploadsCommand, type S3Client } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
 import type { Etcd3 } from 'etcd3';
 import { encryptionParams, type ServerSideEncryption } from '../s3/client.js';
+import { MultipartWriter } from '../s3/multipart-writer.js';
 import { ByteCounter } from './byte-counter.js';
 import type { Compression } from './metadata.js';
 import { openSnapshot, SnapshotBlobs } from './snapshot-source.js';
@@ -60,35 +60,31 @@ export async function streamSnapshotToS3(
   });
   const verifier = new SnapshotVerifier();
   const gzipped = request.compression === 'gzip';
-  // A part's worth of buffer lets etcd keep streaming while every uploader is busy (bounded: one more part).
   // Uncompressed, the object is the snapshot byte for byte: its sha256 is the verifier's, not hashed again.
-  const counter = new ByteCounter({ highWaterMark: request.partSizeBytes, sha256: gzipped });
+  const counter = new ByteCounter({ sha256: gzipped });
   const gzip = gzipped ? [createGzip({ level: zlib.Z_BEST_SPEED })] : [];
-  const upload = new Upload({
+  // Its spare part buffer lets etcd keep streaming while every part in the queue uploads (bounded: one more part).
+  const writer = new MultipartWriter({
     client: s3,
-    partSize: request.partSizeBytes,
+    partSizeBytes: request.partSizeBytes,
     queueSize: request.queueSize,
-    leavePartsOnError: false,
     params: {
       Bucket: request.bucket,
       Key: request.key,
-      Body: counter,
       ContentType: 'application/octet-stream',
       ...(request.metadata ? { Metadata: request.metadata } : {}),
       ...encryptionParams(request.encryption),
     },
   });
-  const uploading = upload.done().catch((error: unknown) => {
-    counter.destroy(error as Error);
-    throw error;
-  });
-  // An abort destroys every stage; the Upload then sees its body fail, waits for the parts in flight and sends
-  // AbortMultipartUpload itself (unlike `upload.abort()`, whose `done()` rejects before that happened).
-  const piping = pipeline(call, new SnapshotBlobs(), verifier, ...gzip, counter, {
+  // An abort or a failure in any stage destroys every stage; the writer then waits for its parts in flight and
+  // sends AbortMultipartUpload itself. Only the end of the verifier's stream lets it complete the upload.
+  const piped = await pipeline(call, new SnapshotBlobs(), verifier, ...gzip, counter, writer, {
     ...(request.signal ? { signal: request.signal } : {}),
-  });
-  const [piped, uploaded] = await Promise.allSettled([piping, uploading]);
-  if (piped.status === 'fulfilled' && uploaded.status === 'fulfilled') {
+  }).then(
+    () => undefined,
+    (error: unknown) => ({ error }),
+  );
+  if (!piped) {
     const snapshotSha256 = verifier.sha256 ?? '';
     return {
       snapshotSize: verifier.size,
@@ -97,22 +93,26 @@ export async function streamSnapshotToS3(
       objectSha256: gzipped ? (counter.sha256 ?? '') : snapshotSha256,
     };
   }
+  const outcome = await writer.outcome;
   cancelling = true;
   call.cancel();
-  const cause = piped.status === 'rejected' ? piped.reason : (uploaded as PromiseRejectedResult).reason;
-  const leftover = !(await abortLeftoverUploads(s3, request.bucket, request.key));
+  const cause = piped.error;
+  const noUploadLeft = !outcome.stored && !outcome.leftoverUpload;
+  const leftover = !noUploadLeft && !(await abortLeftoverUploads(s3, request.bucket, request.key));
   if (request.signal?.aborted)
     throw new StreamFailure('interrupted', String(request.signal.reason), leftover, { cause });
   if (cause instanceof SnapshotChecksumError)
     throw new StreamFailure('checksum', cause.message, leftover, { cause });
+  // The pipeline hands the first error to every stage, the gRPC call included: S3's own failure is the writer's.
+  const s3Error = outcome.stored ? undefined : outcome.error;
+  if (s3Error) throw new StreamFailure('s3', s3Error.message, leftover, { cause: s3Error });
   if (etcdError)
     throw new StreamFailure('etcd', (etcdError as Error).message, leftover, { cause: etcdError });
-  const s3Cause = uploaded.status === 'rejected' ? uploaded.reason : cause;
-  throw new StreamFailure('s3', (s3Cause as Error).message, leftover, { cause: s3Cause });
+  throw new StreamFailure('s3', (cause as Error).message, leftover, { cause });
 }
 
 /**
- * Aborts any multipart upload still open for `key` (lib-storage aborts its own, but not when the abort
+ * Aborts any multipart upload still open for `key` (the writer aborts its own, but not when the abort
  * itself failed). Resolves `true` when none is left, `false` when that could not be confirmed.
  */
 async function abortLeftoverUploads(s3: S3Client, bucket: string, key: string): Promise<boolean> {
