@@ -51,6 +51,7 @@ const NOT_OURS: Readonly<Record<string, string>> = {
   '--authorization-mode': 'a kube-apiserver flag (README, the local Kubernetes)',
   '--allow-privileged': 'a kube-apiserver flag',
   '--cpu-prof': 'a Node.js flag (README, Performance: the backup profile)',
+  '--lite-mode': 'a V8 flag tried on a backup (README, Performance; ADR 0008)',
   'status.podIP': "a Pod's field",
   'status.ts': 'a file name (controller/etcdcluster/status.ts)',
 };
