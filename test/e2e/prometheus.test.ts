@@ -153,6 +153,8 @@ describe('Prometheus scrapes and alerts', () => {
     }
   };
   let recorder: Promise<void> | undefined;
+  /** When the test first saw alpha Ready with 3 members (ms since the epoch). */
+  let readyAtMs = 0;
 
   /**
    * Waits until an episode of each alert in `expected` that `matches` has fired; asserts each fired no sooner than
@@ -205,6 +207,7 @@ describe('Prometheus scrapes and alerts', () => {
       timeoutMs: 300_000,
       intervalMs: 2_000,
     });
+    readyAtMs = Date.now();
   });
   after(async () => {
     recording = false;
@@ -234,7 +237,16 @@ describe('Prometheus scrapes and alerts', () => {
       pods.items.map((p) => p.metadata?.name).sort(),
       'the member targets are the member Pods, labelled with their namespace and pod',
     );
-    // The series our alerts read, as scraped: the members' own and the controller's, with its labels kept.
+    // The series our alerts read, as scraped: the members' own and the controller's, with its labels kept. Each
+    // member's from a scrape after the cluster was Ready (one from before may predate its first leader: a CI run
+    // read 0 once); then each must say it has a leader.
+    await waitFor(
+      async () => {
+        const scraped = await prometheus.query(`timestamp(etcd_server_has_leader{namespace="${ns}"})`);
+        return scraped.length === 3 && scraped.every((s) => Number(s.value[1]) * 1000 > readyAtMs);
+      },
+      { what: 'every member scraped after Ready', timeoutMs: 4 * EVALUATION_S * 1000, intervalMs: 1_000 },
+    );
     const leaders = await prometheus.query(`etcd_server_has_leader{namespace="${ns}"}`);
     assert.deepEqual(
       leaders.map((s) => s.value[1]),
