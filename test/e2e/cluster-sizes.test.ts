@@ -221,8 +221,8 @@ describe('EtcdCluster sizes, scaling and member failures (controller process)', 
     await recorder.stage('scaling-in');
     await alpha.scale(1);
     await alpha.readyAt(1);
-    // The stage ends when the Pods are gone and the status says so: a status the controller wrote while the last
-    // Pod terminated (from its cache) can reach the recorder after the Pods list is already short (a CI run).
+    // The stage ends when the Pods are gone and the status says so: the controller, reading its cache, can still
+    // write PodTerminating after the API's Pods list is short (a CI run recorded one in the next stage).
     await waitFor(
       async () =>
         (await alpha.membership()).pods.length === 1 &&
