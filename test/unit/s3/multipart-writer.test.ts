@@ -73,6 +73,11 @@ class RecordingS3 {
     for (const release of this.held.splice(0).reverse()) release();
   }
 
+  /** The bodies of the parts S3 took, in part order. */
+  partBodies(): Buffer[] {
+    return [...this.parts.keys()].sort((a, b) => a - b).map((n) => this.parts.get(n)!.body);
+  }
+
   commands(): string[] {
     return this.sent.map((s) => s.command.replace(/Command$/, ''));
   }
@@ -92,6 +97,17 @@ function chunked(body: Buffer, chunk: number): Readable {
   for (let offset = 0; offset < body.length; offset += chunk)
     chunks.push(body.subarray(offset, offset + chunk));
   return Readable.from(chunks);
+}
+
+/** `body` in one chunk, then (after `delayMs`) the error `message`: a stage before the writer that fails. */
+function failsAfter(body: Buffer, message: string, delayMs = 0): Readable {
+  return Readable.from(
+    (async function* () {
+      yield body;
+      if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+      throw new Error(message);
+    })(),
+  );
 }
 
 function writer(s3: RecordingS3, partSizeBytes = 100, queueSize = 2): MultipartWriter {
@@ -130,12 +146,9 @@ describe('MultipartWriter', () => {
     assert.equal(commands.filter((c) => c === 'UploadPart').length, 11);
     assert.equal(s3.sent[0]!.input.ChecksumAlgorithm, undefined);
     assert.deepEqual(s3.sent[0]!.input.Metadata, { a: '1' });
-    const joined = Buffer.concat(
-      [...s3.parts.keys()].sort((a, b) => a - b).map((n) => s3.parts.get(n)!.body),
-    );
-    assert.deepEqual(joined, body);
+    assert.deepEqual(Buffer.concat(s3.partBodies()), body);
     assert.deepEqual(
-      [...s3.parts.keys()].sort((a, b) => a - b).map((n) => s3.parts.get(n)!.body.length),
+      s3.partBodies().map((part) => part.length),
       [100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 50],
     );
     const complete = s3.sent.at(-1)!.input as { UploadId: string; MultipartUpload: { Parts: unknown[] } };
@@ -162,10 +175,7 @@ describe('MultipartWriter', () => {
     }
     await done;
     assert.equal(s3.maxInFlight, 2);
-    const joined = Buffer.concat(
-      [...s3.parts.keys()].sort((a, b) => a - b).map((n) => s3.parts.get(n)!.body),
-    );
-    assert.deepEqual(joined, body);
+    assert.deepEqual(Buffer.concat(s3.partBodies()), body);
   });
 
   it('GIVEN the checksum mode when-supported WHEN it completes THEN the upload asks for CRC32 and Complete lists each part CRC32', async () => {
@@ -183,13 +193,7 @@ describe('MultipartWriter', () => {
   it('GIVEN a stage before it fails mid-body WHEN the pipeline is torn down THEN no Complete, the upload aborted after its parts settled', async () => {
     const s3 = new RecordingS3();
     const w = writer(s3);
-    const failing = Readable.from(
-      (async function* () {
-        yield bytes(250, 1);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-        throw new Error('etcd stream broke');
-      })(),
-    );
+    const failing = failsAfter(bytes(250, 1), 'etcd stream broke', 10);
     await assert.rejects(pipeline(failing, w), /etcd stream broke/);
     assert.deepEqual(await w.outcome, { stored: false, leftoverUpload: false });
     const commands = s3.commands();
@@ -214,12 +218,7 @@ describe('MultipartWriter', () => {
   it('GIVEN the abort itself fails WHEN the body fails THEN the outcome says an upload may be left', async () => {
     const s3 = new RecordingS3({ failAbort: true });
     const w = writer(s3);
-    const failing = Readable.from(
-      (async function* () {
-        yield bytes(150, 1);
-        throw new Error('broke');
-      })(),
-    );
+    const failing = failsAfter(bytes(150, 1), 'broke');
     await assert.rejects(pipeline(failing, w), /broke/);
     assert.deepEqual(await w.outcome, { stored: false, leftoverUpload: true });
   });
@@ -227,12 +226,7 @@ describe('MultipartWriter', () => {
   it('GIVEN a failure before any part was full WHEN torn down THEN nothing was sent at all', async () => {
     const s3 = new RecordingS3();
     const w = writer(s3);
-    const failing = Readable.from(
-      (async function* () {
-        yield bytes(50, 1);
-        throw new Error('broke early');
-      })(),
-    );
+    const failing = failsAfter(bytes(50, 1), 'broke early');
     await assert.rejects(pipeline(failing, w), /broke early/);
     assert.deepEqual(await w.outcome, { stored: false, leftoverUpload: false });
     assert.deepEqual(s3.commands(), []);
