@@ -4,20 +4,20 @@
 // Usage: node build/bench/receive-snapshot.js <endpoint>
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { createEtcdClient } from '../controller/backup/etcd-client.js';
-import { openSnapshot, SnapshotBlobs } from '../controller/backup/snapshot-source.js';
+import { SnapshotBlobs } from '../controller/backup/snapshot-source.js';
 import { SnapshotVerifier } from '../controller/backup/snapshot-verifier.js';
+import { MaintenanceClient } from '../controller/etcd/maintenance-client.js';
 
 const [endpoint] = process.argv.slice(2);
 if (!endpoint) throw new Error('usage: receive-snapshot.js <endpoint>');
-const client = await createEtcdClient(endpoint);
+const client = await MaintenanceClient.connect(endpoint);
 try {
   const drop = new Writable({
     write(_chunk: Buffer, _encoding, callback) {
       callback();
     },
   });
-  await pipeline(await openSnapshot(client), new SnapshotBlobs(), new SnapshotVerifier(), drop);
+  await pipeline(client.snapshot(), new SnapshotBlobs(), new SnapshotVerifier(), drop);
 } finally {
   client.close();
 }

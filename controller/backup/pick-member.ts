@@ -1,6 +1,6 @@
 // Which member serves the snapshot: with several endpoints, the healthy voting member with the highest revision.
-import type { Etcd3 } from 'etcd3';
-import { createEtcdClient, type EtcdTls } from './etcd-client.js';
+import type { EtcdTls } from '../etcd/connection-options.js';
+import { MaintenanceClient } from '../etcd/maintenance-client.js';
 
 export type MemberProbe =
   | {
@@ -39,18 +39,18 @@ function isAhead(a: HealthyProbe, b: HealthyProbe): boolean {
 export async function probeMember(
   endpoint: string,
   tls: EtcdTls,
-): Promise<{ probe: MemberProbe; client?: Etcd3 }> {
-  const client = await createEtcdClient(endpoint, tls);
+): Promise<{ probe: MemberProbe; client?: MaintenanceClient }> {
+  const client = await MaintenanceClient.connect(endpoint, tls);
   try {
-    const status = await client.maintenance.status();
+    const status = await client.status();
     return {
       client,
       probe: {
         endpoint,
         ok: true,
         revision: status.header.revision,
-        raftAppliedIndex: status.raftAppliedIndex ?? '0',
-        isLearner: status.isLearner === true,
+        raftAppliedIndex: status.raftAppliedIndex,
+        isLearner: status.isLearner,
         version: status.version,
       },
     };

@@ -8,16 +8,16 @@ import {
   ListObjectsV2Command,
   type S3Client,
 } from '@aws-sdk/client-s3';
-import type { Etcd3 } from 'etcd3';
 import type { Logger } from 'pino';
 import { DEFAULT_S3_REGION } from '../../constructs/conventions/s3.js';
+import type { EtcdTls } from '../etcd/connection-options.js';
+import type { MaintenanceClient } from '../etcd/maintenance-client.js';
 import { DEFAULT_MEMBER_WAIT_MS, untilAnswered } from '../etcd/until-answered.js';
 import { crashSwitchFromEnv } from '../runtime/crash-switch.js';
 import { createS3Client, type S3Options, type ServerSideEncryption } from '../s3/client.js';
 import { copyWithMetadata } from '../s3/copy.js';
 import { describeS3Error } from '../s3/errors.js';
 import { applyRetention } from './apply-retention.js';
-import type { EtcdTls } from './etcd-client.js';
 import { BackupError } from './exit-codes.js';
 import { defaultKeyTemplate, keyPrefix, renderKey, validateKeyTemplate } from './key-template.js';
 import { type BackupMetadata, type Compression, toS3Metadata } from './metadata.js';
@@ -132,7 +132,7 @@ interface ProbeRound {
   readonly results: readonly Awaited<ReturnType<typeof probeMember>>[];
   /** The member to snapshot, with its open client; none when no member qualifies. */
   readonly member?: HealthyProbe;
-  readonly client?: Etcd3;
+  readonly client?: MaintenanceClient;
 }
 
 async function probeRound(options: SaveOptions, log: Logger): Promise<ProbeRound> {
@@ -153,7 +153,7 @@ async function probeRound(options: SaveOptions, log: Logger): Promise<ProbeRound
 async function pickMember(
   options: SaveOptions,
   log: Logger,
-): Promise<{ member: HealthyProbe; client: Etcd3 }> {
+): Promise<{ member: HealthyProbe; client: MaintenanceClient }> {
   let round: ProbeRound = { results: [] };
   await untilAnswered(options.memberWaitMs ?? DEFAULT_MEMBER_WAIT_MS, log, async () => {
     round = await probeRound(options, log);
@@ -205,7 +205,7 @@ function stopIfInterrupted(signal: AbortSignal | undefined, untouched: string): 
 }
 
 async function saveFrom(
-  etcd: Etcd3,
+  etcd: MaintenanceClient,
   member: HealthyProbe,
   s3: S3Client,
   options: SaveOptions & { readonly signal?: AbortSignal | undefined },

@@ -3,12 +3,12 @@
 import { pipeline } from 'node:stream/promises';
 import { createGzip, constants as zlib } from 'node:zlib';
 import { AbortMultipartUploadCommand, ListMultipartUploadsCommand, type S3Client } from '@aws-sdk/client-s3';
-import type { Etcd3 } from 'etcd3';
+import type { MaintenanceClient } from '../etcd/maintenance-client.js';
 import { encryptionParams, type ServerSideEncryption } from '../s3/client.js';
 import { MultipartWriter } from '../s3/multipart-writer.js';
 import { ByteCounter } from './byte-counter.js';
 import type { Compression } from './metadata.js';
-import { openSnapshot, SnapshotBlobs } from './snapshot-source.js';
+import { SnapshotBlobs } from './snapshot-source.js';
 import { SnapshotChecksumError, SnapshotVerifier } from './snapshot-verifier.js';
 
 export interface StreamRequest {
@@ -46,11 +46,11 @@ export class StreamFailure extends Error {
 }
 
 export async function streamSnapshotToS3(
-  etcd: Etcd3,
+  etcd: MaintenanceClient,
   s3: S3Client,
   request: StreamRequest,
 ): Promise<StreamedSnapshot> {
-  const call = await openSnapshot(etcd);
+  const call = etcd.snapshot();
   let etcdError: unknown;
   let cancelling = false;
   call.on('error', (error: NodeJS.ErrnoException) => {

@@ -2,8 +2,9 @@
 // defragmented one at a time in the plan's order; then the alarms are listed and disarmed as the plan says.
 import type { Etcd3 } from 'etcd3';
 import type { Logger } from 'pino';
-import { createEtcdClient, type EtcdTls } from '../backup/etcd-client.js';
+import type { EtcdTls } from '../etcd/connection-options.js';
 import { DEFAULT_MEMBER_WAIT_MS, untilAnswered } from '../etcd/until-answered.js';
+import { createEtcdClient } from './etcd-client.js';
 import { DefragError, type ExitCodeName } from './exit-codes.js';
 import {
   type Alarm,

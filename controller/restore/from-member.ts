@@ -10,11 +10,12 @@ import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import type { Etcd3, IStatusResponse } from 'etcd3';
 import type { Logger } from 'pino';
-import { createEtcdClient, type EtcdTls } from '../backup/etcd-client.js';
-import { openSnapshot, SnapshotBlobs } from '../backup/snapshot-source.js';
+import { SnapshotBlobs } from '../backup/snapshot-source.js';
 import { SnapshotChecksumError, SnapshotVerifier } from '../backup/snapshot-verifier.js';
+import type { EtcdTls } from '../etcd/connection-options.js';
+import { MaintenanceClient } from '../etcd/maintenance-client.js';
+import type { StatusResponse } from '../etcd/maintenance-messages.js';
 import { snapshotVersionProblem } from './etcd-version.js';
 import { RestoreError } from './exit-codes.js';
 import { durableRename } from './fsync.js';
@@ -44,10 +45,10 @@ export type FromMemberResult =
       readonly revisionBump: number;
     };
 
-async function memberStatus(client: Etcd3, options: FromMemberOptions): Promise<IStatusResponse> {
-  let status: IStatusResponse;
+async function memberStatus(client: MaintenanceClient, options: FromMemberOptions): Promise<StatusResponse> {
+  let status: StatusResponse;
   try {
-    status = await client.maintenance.status();
+    status = await client.status();
   } catch (error) {
     throw new RestoreError(
       'MemberUnavailable',
@@ -55,7 +56,7 @@ async function memberStatus(client: Etcd3, options: FromMemberOptions): Promise<
       { cause: error },
     );
   }
-  const id = String(status.header.member_id);
+  const id = status.header.memberId;
   if (id !== options.memberId) {
     throw new RestoreError(
       'WrongMember',
@@ -67,12 +68,16 @@ async function memberStatus(client: Etcd3, options: FromMemberOptions): Promise<
   return status;
 }
 
-async function copySnapshot(client: Etcd3, options: FromMemberOptions, file: string): Promise<number> {
+async function copySnapshot(
+  client: MaintenanceClient,
+  options: FromMemberOptions,
+  file: string,
+): Promise<number> {
   const part = `${file}.part`;
   const verifier = new SnapshotVerifier();
   try {
     await pipeline([
-      await openSnapshot(client),
+      client.snapshot(),
       new SnapshotBlobs(),
       verifier,
       createWriteStream(part, { flush: true }),
@@ -105,11 +110,11 @@ export async function fetchFromMember(options: FromMemberOptions, log: Logger): 
   const begun = await beginRestore(dataDir, log);
   if ('outcome' in begun) return begun;
   const { state, work } = begun;
-  const client = await createEtcdClient(options.memberUrl, options.tls);
+  const client = await MaintenanceClient.connect(options.memberUrl, options.tls);
   try {
     const status = await memberStatus(client, options);
     log.info(
-      { memberUrl: options.memberUrl, memberId: options.memberId, revision: String(status.header.revision) },
+      { memberUrl: options.memberUrl, memberId: options.memberId, revision: status.header.revision },
       'The surviving member answers',
     );
     const file = join(work, 'snapshot.db');

@@ -7,6 +7,8 @@ import { mkdir, mkdtemp, readFile, readlink, rename, rm, symlink, writeFile } fr
 import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { after, before, describe, test } from 'node:test';
 import { connect as tlsConnect } from 'node:tls';
 import { noop } from 'cockatiel';
@@ -22,6 +24,9 @@ import {
   TLS_CERT_KEY,
   TLS_KEY_KEY,
 } from '../../constructs/conventions/tls.js';
+import { SnapshotBlobs } from '../../controller/backup/snapshot-source.js';
+import { SnapshotVerifier } from '../../controller/backup/snapshot-verifier.js';
+import { MaintenanceClient } from '../../controller/etcd/maintenance-client.js';
 import { etcdBinary, etcdVersions } from '../env/binaries.js';
 import { fixtureTeardown, startReaper } from '../env/cleanup.js';
 import { createCa, issueLeaf, type TestCa, type TestLeaf } from '../env/etcd-certs.js';
@@ -240,7 +245,7 @@ interface Credentials {
   key?: string;
 }
 
-/** An etcd3 client as controller/backup/etcd-client.ts makes one: no retries, short deadlines. */
+/** An etcd3 client as controller/defrag/etcd-client.ts makes one: no retries, short deadlines. */
 function etcdClient(port: number, credentials: Credentials | 'plaintext'): Etcd3 {
   const tls =
     credentials === 'plaintext'
@@ -410,6 +415,52 @@ for (const minor of ['3.4', '3.5', '3.6'] as const) {
       // The TLS listener fails the handshake on the first plaintext bytes and closes without answering a byte.
       const exchange = await plaintextExchange(m('m0').clientPort, '/version');
       assert.equal(exchange.response, '');
+    });
+
+    test('GIVEN client TLS WHEN our Maintenance client (backup, restore) presents the controller certificate THEN Status answers as the member and Snapshot streams; without a certificate it is refused', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'etcd-gitops-tls-files-'));
+      try {
+        const credentials = controllerCredentials();
+        const files = {
+          caFile: join(dir, 'ca.crt'),
+          certFile: join(dir, 'tls.crt'),
+          keyFile: join(dir, 'tls.key'),
+        };
+        await Promise.all([
+          writeFile(files.caFile, credentials.ca),
+          writeFile(files.certFile, credentials.cert ?? ''),
+          writeFile(files.keyFile, credentials.key ?? ''),
+        ]);
+        const endpoint = `https://127.0.0.1:${m('m2').clientPort}`;
+        const client = await MaintenanceClient.connect(endpoint, files);
+        try {
+          const status = await client.status();
+          const memberId = await withClient(m('m2').clientPort, credentials, async (c) =>
+            String((await c.maintenance.status()).header.member_id),
+          );
+          assert.equal(status.header.memberId, memberId);
+          assert.equal(status.version, cluster.version);
+          const verifier = new SnapshotVerifier();
+          await pipeline(
+            client.snapshot(),
+            new SnapshotBlobs(),
+            verifier,
+            new Writable({ write: (_c, _e, cb) => cb() }),
+          );
+          assert.ok(verifier.size > 0, 'a verified snapshot of some bytes');
+        } finally {
+          client.close();
+        }
+        const withoutCert = await MaintenanceClient.connect(endpoint, { caFile: files.caFile });
+        try {
+          const message = await failure(() => withoutCert.status());
+          assert.match(message, /alert (bad certificate|certificate required)/);
+        } finally {
+          withoutCert.close();
+        }
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
     });
 
     test('GIVEN the metrics port is http WHEN probed without a certificate THEN /health answers (where the probes go)', async () => {
