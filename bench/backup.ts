@@ -4,7 +4,7 @@
 // peak RSS (VmHWM of each child process, polled from /proc) and the share of the server-side copy that turns the
 // verified `.part` into the backup (docs/design/backup.md, step 6), medians over several runs; a table on stdout,
 // JSON in bench/results/backup.json. Each run's objects are deleted after it, so 2 GiB rows fit the disk. Ours, its
-// etcd side alone and the least streaming save with the same packages (stream-floor.ts) run with the `NODE_OPTIONS` a
+// etcd side alone and the least streaming save with the same clients (stream-floor.ts) run with the `NODE_OPTIONS` a
 // backup Job gets under its default limit; the by-hand upload without.
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -65,10 +65,10 @@ interface Row {
   uploadSeconds: number;
   etcdctlPeakRssMiB: number;
   uploadPeakRssMiB: number;
-  /** Only the etcd side of a save (receive-snapshot.ts): Node's gRPC stream and the verifier, nothing uploaded. */
+  /** Only the etcd side of a save (receive-snapshot.ts): our Maintenance client's stream and the verifier, nothing uploaded. */
   receiveSeconds: number;
   receivePeakRssMiB: number;
-  /** The least streaming save with the same packages (stream-floor.ts): etcd's stream into the Upload, nothing else. */
+  /** The least streaming save with the same clients (stream-floor.ts): etcd's stream into our multipart writer, nothing else. */
   streamFloorSeconds: number;
   streamFloorPeakRssMiB: number;
 }

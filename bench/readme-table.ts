@@ -213,7 +213,7 @@ function backupRows(results: BenchResults['backup']): Row[] {
   return results.rows.map((row) => [
     `backup of ${aSize(row.databaseMiB)} database`,
     `${row.oursSeconds.toFixed(1)} s (${row.oursMinSeconds.toFixed(1)}–${row.oursMaxSeconds.toFixed(1)}; of it ${row.oursCopySeconds.toFixed(1)} s the \`.part\` copy; ${row.oursMiBps.toFixed(0)} MiB/s, peak RSS ${row.oursPeakRssMiB.toFixed(0)} MiB${results.nodeOptions ? " with a Job's `NODE_OPTIONS`" : ''}), ${row.runs} runs`,
-    `${row.baselineSeconds.toFixed(1)} s (${row.baselineMiBps.toFixed(0)} MiB/s): etcdctl snapshot save ${row.etcdctlSeconds.toFixed(1)} s + upload ${row.uploadSeconds.toFixed(1)} s (peak RSS ${row.uploadPeakRssMiB.toFixed(0)} MiB); our etcd side alone ${row.receiveSeconds.toFixed(1)} s (peak RSS ${row.receivePeakRssMiB.toFixed(0)} MiB)${row.streamFloorSeconds === undefined ? '' : `; the least streaming save with the same packages ${row.streamFloorSeconds.toFixed(1)} s (peak RSS ${(row.streamFloorPeakRssMiB ?? Number.NaN).toFixed(0)} MiB)`}`,
+    `${row.baselineSeconds.toFixed(1)} s (${row.baselineMiBps.toFixed(0)} MiB/s): etcdctl snapshot save ${row.etcdctlSeconds.toFixed(1)} s + upload ${row.uploadSeconds.toFixed(1)} s (peak RSS ${row.uploadPeakRssMiB.toFixed(0)} MiB); our etcd side alone ${row.receiveSeconds.toFixed(1)} s (peak RSS ${row.receivePeakRssMiB.toFixed(0)} MiB)${row.streamFloorSeconds === undefined ? '' : `; the least streaming save with the same clients ${row.streamFloorSeconds.toFixed(1)} s (peak RSS ${(row.streamFloorPeakRssMiB ?? Number.NaN).toFixed(0)} MiB)`}`,
     ratio(row.oursSeconds, row.baselineSeconds),
     '–',
     `backup, ${day(results.date)}`,

@@ -1,6 +1,6 @@
 // Where a save's time goes, part one for bench/backup.ts: only the etcd side of `backup save`, the same client,
 // gRPC stream and verifier with nothing uploaded (the bytes are dropped). Beside `etcdctl snapshot save` it is
-// Node's gRPC receive rate; beside the save it is the share the upload does not explain.
+// our Maintenance client's receive rate (grpc-js); beside the save it is the share the upload does not explain.
 // Usage: node build/bench/receive-snapshot.js <endpoint>
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
