@@ -16,6 +16,8 @@ import {
   DEFAULT_KEEP_LAST,
   DEFAULT_KEY_TEMPLATE,
   keyTemplateProblem,
+  PART_SIZE_MIB,
+  QUEUE_SIZE,
   TERMINATION_LOG_PATH,
 } from './conventions/backup.js';
 import { backupSave } from './conventions/cli/backup-save.js';
@@ -115,6 +117,18 @@ export interface EtcdBackupScheduleOptions extends CronScheduleOptions {
    */
   readonly sseKmsKeyId?: string;
   /**
+   * Size of each part of the multipart upload, in MiB (5 to 512). A save holds `queueSize + 1` parts in memory, so
+   * with the defaults 24 MiB of its peak are part buffers (the peaks measured: README, "Performance"). Smaller
+   * parts lower the peak; at 10 000 parts, S3's limit, they also cap the size of a backup (5 MiB parts: about 49 GiB).
+   * @default 8
+   */
+  readonly partSizeMiB?: number;
+  /**
+   * Parts uploaded at once (1 to 16). Fewer lower the peak memory by a part each and upload with less parallelism.
+   * @default 2
+   */
+  readonly queueSize?: number;
+  /**
    * Seconds after a missed schedule during which the Job may still start.
    * @default 300
    */
@@ -171,6 +185,13 @@ function validateOptions(o: EtcdBackupScheduleOptions): void {
   if (o.sseKmsKeyId !== undefined && o.sse !== 'aws:kms') {
     throw new Error(`'sseKmsKeyId' needs sse: 'aws:kms', got sse ${JSON.stringify(o.sse)}`);
   }
+  validateInteger(
+    'partSizeMiB',
+    o.partSizeMiB ?? PART_SIZE_MIB.default,
+    PART_SIZE_MIB.min,
+    PART_SIZE_MIB.max,
+  );
+  validateInteger('queueSize', o.queueSize ?? QUEUE_SIZE.default, QUEUE_SIZE.min, QUEUE_SIZE.max);
   validateInteger('startingDeadlineSeconds', o.startingDeadlineSeconds ?? 300, 10, 86_400);
   validateInteger('activeDeadlineSeconds', o.activeDeadlineSeconds ?? 3600, 60, 86_400);
   validateInteger('backoffLimit', o.backoffLimit ?? 2, 0, 10);
@@ -201,6 +222,8 @@ export function backupArgs(target: EtcdBackupTarget, o: EtcdBackupScheduleOption
     sseKmsKeyId: o.sseKmsKeyId,
     keepLast: o.keepLast ?? DEFAULT_KEEP_LAST,
     maxAge: o.maxAge === undefined ? undefined : durationOf('maxAge', o.maxAge),
+    partSizeMiB: o.partSizeMiB,
+    queueSize: o.queueSize,
     terminationLog: TERMINATION_LOG_PATH,
   });
 }

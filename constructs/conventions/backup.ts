@@ -37,6 +37,15 @@ export const DEFAULT_COMPRESSION: Compression = 'none';
 export const DEFAULT_KEEP_LAST = 7;
 
 /**
+ * A save's multipart part size in MiB (`--part-size-mib`, a schedule's `partSizeMiB`): S3 refuses parts under 5 MiB
+ * but the last. A save holds `queueSize + 1` part buffers (docs/design/backup.md, step 3).
+ */
+export const PART_SIZE_MIB = { min: 5, max: 512, default: 8 } as const;
+
+/** Parts a save uploads at once (`--queue-size`, a schedule's `queueSize`). */
+export const QUEUE_SIZE = { min: 1, max: 16, default: 2 } as const;
+
+/**
  * Where a backup Pod's container writes its report as it ends, for the controller to read as the container's
  * termination message (the kubelet's default `terminationMessagePath`; docs/design/backup-status.md).
  */

@@ -9,6 +9,7 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import type { Logger } from 'pino';
+import { PART_SIZE_MIB, QUEUE_SIZE } from '../../constructs/conventions/backup.js';
 import { DEFAULT_S3_REGION } from '../../constructs/conventions/s3.js';
 import type { EtcdTls } from '../etcd/connection-options.js';
 import type { MaintenanceClient } from '../etcd/maintenance-client.js';
@@ -50,7 +51,7 @@ export interface SaveOptions {
   readonly compression?: Compression;
   /** Applied only after the new backup is stored. @default - keep everything */
   readonly retention?: RetentionPolicy;
-  /** Multipart part size; memory ≈ partSizeBytes × queueSize. @default 8 MiB (DEFAULT_PART_SIZE_BYTES) */
+  /** Multipart part size; the writer holds `queueSize + 1` parts. @default 8 MiB (DEFAULT_PART_SIZE_BYTES) */
   readonly partSizeBytes?: number;
   /** Parts uploaded concurrently. @default 2 (DEFAULT_QUEUE_SIZE) */
   readonly queueSize?: number;
@@ -88,11 +89,11 @@ function validate(options: SaveOptions): void {
     if (!value) problems.push(`'${name}' is required`);
   }
   const part = options.partSizeBytes ?? DEFAULT_PART_SIZE_BYTES;
-  if (part < 5 * mib || part > 512 * mib)
-    problems.push(`'partSize' must be 5..512 MiB, got ${part / mib} MiB`);
+  if (part < PART_SIZE_MIB.min * mib || part > PART_SIZE_MIB.max * mib)
+    problems.push(`'partSize' must be ${PART_SIZE_MIB.min}..${PART_SIZE_MIB.max} MiB, got ${part / mib} MiB`);
   const queue = options.queueSize ?? DEFAULT_QUEUE_SIZE;
-  if (!Number.isInteger(queue) || queue < 1 || queue > 16)
-    problems.push(`'queueSize' must be 1..16, got ${queue}`);
+  if (!Number.isInteger(queue) || queue < QUEUE_SIZE.min || queue > QUEUE_SIZE.max)
+    problems.push(`'queueSize' must be ${QUEUE_SIZE.min}..${QUEUE_SIZE.max}, got ${queue}`);
   const grace = options.stagingGraceMs ?? DEFAULT_STAGING_GRACE_MS;
   if (!Number.isFinite(grace) || grace < 0)
     problems.push(`'stagingGrace' must be a duration of 0 or more, got ${grace} ms`);

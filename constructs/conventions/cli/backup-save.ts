@@ -1,5 +1,5 @@
 // `backup save` (the `<cluster>-backup` CronJob's args): docs/design/conventions.md, "backup save flags".
-import { COMPRESSIONS } from '../backup.js';
+import { COMPRESSIONS, PART_SIZE_MIB, QUEUE_SIZE } from '../backup.js';
 import { SSE_ALGORITHMS } from '../s3.js';
 import { BackupVerb, Subcommand } from './commands.js';
 import { FlagError, type FlagTable, type FlagValues } from './flag-table.js';
@@ -24,8 +24,8 @@ export const BACKUP_SAVE_FLAGS = {
   cacert: { name: 'cacert', kind: 'string' },
   cert: { name: 'cert', kind: 'string' },
   key: { name: 'key', kind: 'string' },
-  partSizeMiB: { name: 'part-size-mib', kind: 'integer', min: 1 },
-  queueSize: { name: 'queue-size', kind: 'integer', min: 1 },
+  partSizeMiB: { name: 'part-size-mib', kind: 'integer', min: PART_SIZE_MIB.min },
+  queueSize: { name: 'queue-size', kind: 'integer', min: QUEUE_SIZE.min },
   stagingGrace: { name: 'staging-grace', kind: 'string', format: 'duration' },
   memberWait: { name: 'member-wait', kind: 'string', format: 'duration' },
   /** A file the command writes its one-line report to as it ends: the CronJob passes `TERMINATION_LOG_PATH`. */

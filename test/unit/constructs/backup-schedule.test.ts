@@ -123,6 +123,41 @@ describe('EtcdCluster.addBackupSchedule', () => {
     );
   });
 
+  const partRefusals: [string, Record<string, number>, RegExp][] = [
+    [
+      "parts under S3's 5 MiB",
+      { partSizeMiB: 4 },
+      /^Error: 'partSizeMiB' must be an integer from 5 to 512, got 4$/,
+    ],
+    [
+      'parts over 512 MiB',
+      { partSizeMiB: 513 },
+      /^Error: 'partSizeMiB' must be an integer from 5 to 512, got 513$/,
+    ],
+    [
+      'a fractional part size',
+      { partSizeMiB: 5.5 },
+      /^Error: 'partSizeMiB' must be an integer from 5 to 512, got 5.5$/,
+    ],
+    ['no part at a time', { queueSize: 0 }, /^Error: 'queueSize' must be an integer from 1 to 16, got 0$/],
+    ['17 parts at a time', { queueSize: 17 }, /^Error: 'queueSize' must be an integer from 1 to 16, got 17$/],
+  ];
+  for (const [name, props, message] of partRefusals) {
+    it(`fails at synth on ${name}, naming the field, the value and what is allowed`, () => {
+      assert.throws(() => withBackups('etcd-test', props), message);
+    });
+  }
+
+  it('GIVEN partSizeMiB and queueSize THEN the save gets them as flags; unset, it gets neither (the command keeps its defaults)', () => {
+    const args = (props: Record<string, number>) =>
+      podSpec(only(withBackups('etcd-test', props), 'CronJob', 'main-backup')).containers[0].args as string[];
+    const set = args({ partSizeMiB: 5, queueSize: 1 });
+    assert.ok(set.includes('--part-size-mib=5'), set.join(' '));
+    assert.ok(set.includes('--queue-size=1'), set.join(' '));
+    const unset = args({});
+    assert.ok(!unset.some((arg) => arg.startsWith('--part-size-mib') || arg.startsWith('--queue-size')));
+  });
+
   it('fails when the bucket name is invalid', () => {
     assert.throws(
       () => withBackups('etcd-test', { bucket: 'Etcd_Backups' }),

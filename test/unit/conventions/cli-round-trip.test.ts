@@ -92,6 +92,8 @@ const scheduleCases: Record<keyof EtcdBackupScheduleOptions, ScheduleCase | 'not
   ],
   keepLast: [{ keepLast: 3 }, { retention: { keepLast: 3, maxAgeMs: undefined } }],
   maxAge: [{ maxAge: '30d' }, { retention: { keepLast: 7, maxAgeMs: 30 * 86_400_000 } }],
+  partSizeMiB: [{ partSizeMiB: 5 }, { partSizeBytes: 5 * 1024 * 1024 }],
+  queueSize: [{ queueSize: 1 }, { queueSize: 1 }],
   name: 'not a flag',
   schedule: 'not a flag',
   timeZone: 'not a flag',
