@@ -1,8 +1,8 @@
 // Where a save's time goes, part two for bench/backup.ts: the least a streaming save can do with the code ours
 // runs: etcd's snapshot stream, read by the same Maintenance client, straight into the same multipart writer with
 // the same part size and queue as `backup save`, and nothing else (no verifier, no hash, no staging marker, no
-// `.part` → key copy). Beside the save
-// it is what the stream itself costs; beside `etcdctl snapshot save` + upload, whether streaming can beat it here.
+// `.part` → key copy). Beside the save it is what the stream itself costs; beside `etcdctl snapshot save` + upload,
+// whether streaming can beat it here.
 // Usage: node build/bench/stream-floor.js <endpoint> <bucket> <key>  (S3 endpoint and credentials from env)
 import { pipeline } from 'node:stream/promises';
 import { DEFAULT_PART_SIZE_BYTES, DEFAULT_QUEUE_SIZE } from '../controller/backup/part-defaults.js';

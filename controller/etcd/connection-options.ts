@@ -1,5 +1,5 @@
 // How the short-lived commands (backup, restore, defrag) reach one etcd member: TLS files and the deadline of
-// each unary call. Shared by the etcd3 client (controller/backup/etcd-client.ts) and our Maintenance client
+// each unary call. Shared by the etcd3 client (controller/defrag/etcd-client.ts) and our Maintenance client
 // (maintenance-client.ts); this file imports neither, so a command that loads one does not load the other.
 import { readFile } from 'node:fs/promises';
 
