@@ -35,6 +35,13 @@ const newerFields = (): Buffer =>
 
 const MAX_UINT64 = '18446744073709551615';
 
+const learnerAtLimits = {
+  header: { clusterId: MAX_UINT64, memberId: MAX_UINT64, revision: '9223372036854775807', raftTerm: '1' },
+  version: '3.5.35',
+  raftAppliedIndex: MAX_UINT64,
+  isLearner: true,
+};
+
 describe('decodeStatusResponse', () => {
   const rows: [string, Record<string, unknown>, ReturnType<typeof decodeStatusResponse>][] = [
     [
@@ -68,31 +75,8 @@ describe('decodeStatusResponse', () => {
         isLearner: false,
       },
     ],
-    [
-      'a learner with 64-bit ids at their largest',
-      {
-        header: {
-          clusterId: MAX_UINT64,
-          memberId: MAX_UINT64,
-          revision: '9223372036854775807',
-          raftTerm: '1',
-        },
-        version: '3.5.35',
-        raftAppliedIndex: MAX_UINT64,
-        isLearner: true,
-      },
-      {
-        header: {
-          clusterId: MAX_UINT64,
-          memberId: MAX_UINT64,
-          revision: '9223372036854775807',
-          raftTerm: '1',
-        },
-        version: '3.5.35',
-        raftAppliedIndex: MAX_UINT64,
-        isLearner: true,
-      },
-    ],
+    // protobufjs's camelCase names are ours here, so the fields given are the fields expected.
+    ['a learner with 64-bit ids at their largest', learnerAtLimits, learnerAtLimits],
     [
       'an empty message (every field its default)',
       {},
