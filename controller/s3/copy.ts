@@ -18,7 +18,7 @@ import { encryptionParams, type ServerSideEncryption } from './client.js';
 export const COPY_PART_BYTES = 128 * 1024 ** 2;
 /** Range copies in flight at once (`COPY_PART_BYTES`). */
 export const COPY_CONCURRENCY = 4;
-/** S3's limits: parts of a multipart upload. */
+/** S3's limit on the parts of one multipart upload. */
 const MAX_PARTS = 10_000;
 
 export interface CopyRequest {

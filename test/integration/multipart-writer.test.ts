@@ -6,35 +6,21 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { after, before, describe, it } from 'node:test';
-import { ChecksumMode, GetObjectCommand, HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { ChecksumMode, HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { createS3Client } from '../../controller/s3/client.js';
 import { MultipartWriter } from '../../controller/s3/multipart-writer.js';
 import { type Minio, startMinio } from '../env/minio.js';
 import { createBucket, minioClient } from './helpers/backup-cli.js';
-import { keys, openUploads } from './helpers/s3-objects.js';
+import { keys, openUploads, pseudoRandomBytes, storedSha256 } from './helpers/s3-objects.js';
 
 const mib = 1024 * 1024;
 
 /** `length` pseudo-random bytes in chunks of `chunk` (the last shorter). */
 function body(length: number, chunk: number): { stream: Readable; sha256: string } {
-  const bytes = Buffer.alloc(length);
-  let x = 2463534242;
-  for (let i = 0; i < length; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    bytes[i] = x & 0xff;
-  }
+  const bytes = pseudoRandomBytes(length);
   const chunks: Buffer[] = [];
   for (let offset = 0; offset < length; offset += chunk) chunks.push(bytes.subarray(offset, offset + chunk));
   return { stream: Readable.from(chunks), sha256: createHash('sha256').update(bytes).digest('hex') };
-}
-
-async function storedSha256(s3: S3Client, bucket: string, key: string): Promise<string> {
-  const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-  const hash = createHash('sha256');
-  for await (const chunk of object.Body as AsyncIterable<Buffer>) hash.update(chunk);
-  return hash.digest('hex');
 }
 
 describe('MultipartWriter (real MinIO)', () => {

@@ -4,41 +4,21 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { copyWithMetadata } from '../../controller/s3/copy.js';
 import { type Minio, startMinio } from '../env/minio.js';
 import { createBucket, minioClient } from './helpers/backup-cli.js';
-import { keys, openUploads } from './helpers/s3-objects.js';
+import { keys, openUploads, pseudoRandomBytes, storedSha256 } from './helpers/s3-objects.js';
 
 const mib = 1024 * 1024;
 
-/** `length` pseudo-random bytes (xorshift), so that a misplaced range changes the hash. */
-function pseudoRandom(length: number): Buffer {
-  const bytes = Buffer.alloc(length);
-  let x = 88172645;
-  for (let i = 0; i < length; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    bytes[i] = x & 0xff;
-  }
-  return bytes;
-}
-
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
-
-async function storedSha256(s3: S3Client, bucket: string, key: string): Promise<string> {
-  const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-  const hash = createHash('sha256');
-  for await (const chunk of object.Body as AsyncIterable<Buffer>) hash.update(chunk);
-  return hash.digest('hex');
-}
 
 describe('copyWithMetadata (real MinIO)', () => {
   let minio: Minio;
   let s3: S3Client;
   let bucket: string;
-  const source = pseudoRandom(12 * mib + 3);
+  const source = pseudoRandomBytes(12 * mib + 3);
 
   before(async () => {
     minio = await startMinio();
