@@ -12,13 +12,12 @@ import { keys, openUploads, pseudoRandomBytes, storedSha256 } from './helpers/s3
 
 const mib = 1024 * 1024;
 
-const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
-
 describe('copyWithMetadata (real MinIO)', () => {
   let minio: Minio;
   let s3: S3Client;
   let bucket: string;
   const source = pseudoRandomBytes(12 * mib + 3);
+  const sourceSha256 = createHash('sha256').update(source).digest('hex');
 
   before(async () => {
     minio = await startMinio();
@@ -66,17 +65,17 @@ describe('copyWithMetadata (real MinIO)', () => {
         sourceKey: 'src.part',
         destinationKey: key,
         size: source.length,
-        metadata: { 'etcd-gitops-backup': 'v1', 'snapshot-sha256': sha256(source) },
+        metadata: { 'etcd-gitops-backup': 'v1', 'snapshot-sha256': sourceSha256 },
         contentType: 'application/octet-stream',
         ...limits,
       });
-      assert.equal(await storedSha256(s3, bucket, key), sha256(source));
+      assert.equal(await storedSha256(s3, bucket, key), sourceSha256);
       const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
       assert.equal(head.ContentLength, source.length);
       assert.equal(head.ContentType, 'application/octet-stream');
       // A multipart object's ETag ends in its number of parts: the path taken.
       assert.match(head.ETag ?? '', etag);
-      assert.deepEqual(head.Metadata, { 'etcd-gitops-backup': 'v1', 'snapshot-sha256': sha256(source) });
+      assert.deepEqual(head.Metadata, { 'etcd-gitops-backup': 'v1', 'snapshot-sha256': sourceSha256 });
       assert.deepEqual(await openUploads(s3, bucket), []);
     });
   }
