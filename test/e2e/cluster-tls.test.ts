@@ -382,9 +382,18 @@ describe('EtcdCluster with client and peer TLS (local Kubernetes, MinIO)', () =>
             servedSerialFromNode(testbed.env, pod, PEER_PORT, peerFiles).catch(() => ''),
           ),
         );
-        return (
-          serving.every((serial) => serial === servingSerial) && peer.every((serial) => serial === peerSerial)
-        );
+        // Not yet: which member serves what, for the timeout's message (a CI run of 2026-12-04 timed out here).
+        const stale = [
+          ...members.flatMap((member, i) =>
+            serving[i] === servingSerial ? [] : [`${member} client port: ${serving[i] || 'no answer'}`],
+          ),
+          ...podsOnNodes.flatMap((pod, i) =>
+            peer[i] === peerSerial ? [] : [`${pod.ip} on ${pod.node} peer port: ${peer[i] || 'no answer'}`],
+          ),
+        ];
+        if (stale.length > 0)
+          throw new Error(`renewed ${servingSerial} (serving) and ${peerSerial} (peer); ${stale.join('; ')}`);
+        return true;
       },
       {
         what: 'every member serving the renewed certificates',

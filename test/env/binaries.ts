@@ -164,14 +164,13 @@ function sourceSum(name: string): string {
 }
 
 /** The mains of ours and the pinned versions of build.sh's build_test_tools, in the order its test_tools_key reads them. */
-const testToolsMains = ['argocd', 'cert-manager', 'coredns'] as const;
+const testToolsMains = ['argocd', 'cert-manager'] as const;
 const testToolsVersions = [
   'TEST_TOOLS_GOTOOLCHAIN',
   'ARGOCD_VERSION',
   'FLUX_SOURCE_CONTROLLER_VERSION',
   'FLUX_KUSTOMIZE_CONTROLLER_VERSION',
   'CERT_MANAGER_VERSION',
-  'COREDNS_VERSION',
 ] as const;
 
 /**
@@ -189,16 +188,16 @@ export function testToolsKey(): string {
 }
 
 /**
- * One of the test tools build.sh's build_test_tools builds in one go build: Argo CD, Flux's two controllers,
- * cert-manager's controller and CoreDNS.
+ * One of the test tools build.sh's build_test_tools builds in one go build: Argo CD, Flux's two controllers and
+ * cert-manager's controller.
  */
-function testToolsBinary(name: 'argocd' | 'cert-manager' | 'coredns' | FluxController): string {
+function testToolsBinary(name: 'argocd' | 'cert-manager' | FluxController): string {
   return binary(testToolDir(`test-tools-${testToolsKey()}`), name);
 }
 
 /** CoreDNS (test/env/bin-build/coredns/main.go) at the pinned release, with the plugins the Corefile uses. */
 export function corednsBinary(): string {
-  return testToolsBinary('coredns');
+  return sourceBuiltBinary('coredns', ['COREDNS_VERSION']);
 }
 
 /** health-check (test/env/bin-build/health-check/main.go): kstatus and Flux's CEL health checks. */
@@ -255,3 +254,32 @@ export function fluxCrds(name: FluxController): string[] {
     .sort()
     .map((file) => join(dir, file));
 }
+
+/**
+ * Every lookup above that finds a built file, by its export name, called as a test calls it: it returns once the
+ * build that makes the file has finished and throws before. Each build moves its directory into the cache at once,
+ * so one file of a directory stands for all of it. The test runner starts an integration or e2e file only once every
+ * lookup the file imports returns (test/env/pending-builds.ts), while `npm test` builds the rest beside the tests
+ * (scripts/test.mjs, build.sh's `rest`). etcd's lookups are not here: build.sh's `first` makes their files before
+ * any test starts.
+ */
+export const lookups: Readonly<Record<string, () => unknown>> = {
+  kubernetesBinary: () => kubernetesBinary('kubelet'),
+  minioBinary,
+  containerdBinary: () => containerdBinary('containerd'),
+  promtoolBinary,
+  prometheusBinary,
+  registryBinary,
+  kubeStateMetricsBinary,
+  prometheusOperatorCrds,
+  kubeRouterBinary,
+  corednsBinary,
+  healthCheckBinary,
+  certManagerBinary,
+  certManagerCrds,
+  argocdBinary,
+  argocdCrds,
+  argocdScripts,
+  fluxBinary: () => fluxBinary('source-controller'),
+  fluxCrds: () => [fluxCrds('source-controller'), fluxCrds('kustomize-controller')],
+};

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds (or finds in the cache) every binary the local test environment needs.
 # Cached under ${ETCD_GITOPS_CACHE:-$HOME/.cache/etcd-gitops}/<component>-<version>/; rebuilt only when missing.
-# Usage: build.sh [all|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|kube-router|kube-state-metrics|registry|prometheus-operator-crds|node-packages|lua|health-check|prometheus|test-tools|gitops-packages]
+# Usage: build.sh [all|first|rest|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|kube-router|kube-state-metrics|registry|prometheus-operator-crds|node-packages|lua|health-check|prometheus|coredns|test-tools|gitops-packages]
+#   all: first, then rest (npm test builds rest beside the tests: scripts/test.mjs)
 #   etcd: the etcd tools our product image ships, for both its platforms, and skopeo (npm run image needs only these)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -348,6 +349,13 @@ build_source_main() {
   rm -rf "$out" && mv "$out.tmp" "$out"
 }
 
+# CoreDNS (coredns/main.go) at COREDNS_VERSION, with the plugins the environment's Corefile uses. Built apart from
+# the test tools: every environment with nodes runs it, so it is built with the binaries the first e2e files need,
+# while the test tools build beside the tests (scripts/test.mjs).
+build_coredns() {
+  build_source_main coredns "github.com/coredns/coredns $COREDNS_VERSION"
+}
+
 # health-check (health-check/main.go): kstatus and Flux's CEL health checks over objects read as JSON, with the
 # libraries of CLI_UTILS_VERSION and FLUX_RUNTIME_VERSION.
 build_health_check() {
@@ -412,8 +420,8 @@ fetch_flux_crds() {
 
 # The mains of ours that build_test_tools builds (each file says why it is our own main), and the pinned versions of
 # its modules, in the order test/env/binaries.ts (testToolsKey) reads them.
-TEST_TOOLS_MAINS="argocd cert-manager coredns"
-TEST_TOOLS_VERSIONS="TEST_TOOLS_GOTOOLCHAIN ARGOCD_VERSION FLUX_SOURCE_CONTROLLER_VERSION FLUX_KUSTOMIZE_CONTROLLER_VERSION CERT_MANAGER_VERSION COREDNS_VERSION"
+TEST_TOOLS_MAINS="argocd cert-manager"
+TEST_TOOLS_VERSIONS="TEST_TOOLS_GOTOOLCHAIN ARGOCD_VERSION FLUX_SOURCE_CONTROLLER_VERSION FLUX_KUSTOMIZE_CONTROLLER_VERSION CERT_MANAGER_VERSION"
 
 # The key of one build of the test tools: the first 12 hex of the sha256 of their versions and of their mains'
 # sha256 sums, one per line, as test/env/binaries.ts (testToolsKey) computes it.
@@ -427,8 +435,8 @@ test_tools_key() {
 
 # Every test tool built on Kubernetes' client libraries, from one wrapper module in one go build: Argo CD's
 # application-controller, repo-server and health assessment (argocd/main.go), Flux's source-controller and
-# kustomize-controller (their own mains), cert-manager's controller (cert-manager/main.go) and CoreDNS with the
-# plugins the environment's Corefile uses (coredns/main.go); Prometheus cannot join them (build_prometheus says why).
+# kustomize-controller (their own mains) and cert-manager's controller (cert-manager/main.go); Prometheus cannot join
+# them (build_prometheus says why), CoreDNS is built apart (build_coredns says why).
 # Built apart, each compiled its own copy of client-go, apimachinery, gRPC, OpenTelemetry and the rest; here what
 # they share compiles once. Go's
 # minimal version selection gives each shared module the highest version one of them requires, and Argo CD's
@@ -447,12 +455,12 @@ build_test_tools() (
   fetch_flux_crds kustomize-controller "$FLUX_KUSTOMIZE_CONTROLLER_VERSION"
   fetch_cert_manager_crds
   fetch_argocd_files
-  local bins="argocd cert-manager coredns source-controller kustomize-controller" bin missing=0
+  local bins="argocd cert-manager source-controller kustomize-controller" bin missing=0
   for bin in $bins; do [ -x "$out/$bin" ] || missing=1; done
   [ "$missing" = 0 ] && exit 0
   log "building the test tools ($TEST_TOOLS_GOTOOLCHAIN, $TEST_TOOLS_BUILD): Argo CD $ARGOCD_VERSION, Flux's" \
     "source-controller $FLUX_SOURCE_CONTROLLER_VERSION and kustomize-controller $FLUX_KUSTOMIZE_CONTROLLER_VERSION," \
-    "cert-manager $CERT_MANAGER_VERSION, CoreDNS $COREDNS_VERSION"
+    "cert-manager $CERT_MANAGER_VERSION"
   local name replaces conflicts
   replaces=$(
     replaces_of "$(module_path GoMod "github.com/argoproj/argo-cd/v3@$ARGOCD_VERSION")" "$ARGOCD_VERSION" &&
@@ -475,7 +483,6 @@ build_test_tools() (
     echo "  github.com/fluxcd/kustomize-controller $FLUX_KUSTOMIZE_CONTROLLER_VERSION"
     echo "  github.com/fluxcd/kustomize-controller/api $FLUX_KUSTOMIZE_CONTROLLER_VERSION"
     echo "  github.com/cert-manager/cert-manager $CERT_MANAGER_VERSION"
-    echo "  github.com/coredns/coredns $COREDNS_VERSION"
     echo ")"
     echo
     echo "$replaces"
@@ -489,12 +496,45 @@ build_test_tools() (
   rm -rf "$out.tmp" && mkdir -p "$out.tmp"
   # A directory -o names each command after its package's last element.
   (cd "$work" && CGO_ENABLED=0 go build -trimpath -gcflags "$test_tool_gcflags" -ldflags "-s -w" -o "$out.tmp/" \
-    ./argocd ./cert-manager ./coredns github.com/fluxcd/source-controller github.com/fluxcd/kustomize-controller)
+    ./argocd ./cert-manager github.com/fluxcd/source-controller github.com/fluxcd/kustomize-controller)
   rm -rf "$out" && mv "$out.tmp" "$out"
   log "built the test tools: $bins"
 )
 
+# What everything before the tests needs, and every Debian package, so that no apt-get runs beside the tests or the
+# rest: the product image's etcd tools and skopeo, and what `node build/image/cli.js all --store` puts in the
+# environments' registry store (the registry itself, Prometheus and kube-state-metrics for their images).
+build_first() {
+  build_etcd34
+  apt_install lua5.1 skopeo
+  node_packages
+  gitops_packages
+  build_etcd "$ETCD36_VERSION"
+  build_etcd "$ETCD35_VERSION"
+  build_etcd_tools_other_arch
+  build_registry
+  fetch_prometheus_operator_crds
+  build_prometheus
+  build_kube_state_metrics
+}
+
+# The rest, in the order the tests need them when `npm test` builds them beside the tests (scripts/test.mjs): MinIO
+# for the integration files, then what every environment with nodes runs, then the tools only some files start.
+build_rest() {
+  build_minio
+  build_kubernetes
+  build_containerd
+  build_kube_router
+  build_coredns
+  build_test_tools
+  build_health_check
+}
+
+usage="all|first|rest|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|kube-router|kube-state-metrics|registry|prometheus-operator-crds|node-packages|lua|health-check|prometheus|coredns|test-tools|gitops-packages"
 case "${1:-all}" in
+  all) build_first && build_rest && log "every binary is built" ;;
+  first) build_first ;;
+  rest) build_rest && log "every binary is built" ;;
   kubernetes) build_kubernetes ;;
   etcd) build_etcd34 && build_etcd "$ETCD35_VERSION" && build_etcd "$ETCD36_VERSION" && build_etcd_tools_other_arch && apt_install dpkg gzip tar skopeo ;;
   etcd35) build_etcd "$ETCD35_VERSION" ;;
@@ -505,35 +545,15 @@ case "${1:-all}" in
   kube-router) build_kube_router ;;
   node-packages) node_packages ;;
   lua) apt_install lua5.1 ;;
-  all)
-    build_etcd34
-    apt_install lua5.1
-    node_packages
-    build_etcd "$ETCD36_VERSION"
-    build_etcd "$ETCD35_VERSION"
-    build_etcd_tools_other_arch
-    build_kubernetes
-    build_containerd
-    build_kube_router
-    build_minio
-    build_kube_state_metrics
-    build_registry
-    apt_install skopeo
-    fetch_prometheus_operator_crds
-    build_health_check
-    gitops_packages
-    build_prometheus
-    build_test_tools
-    log "every binary is built"
-    ;;
   kube-state-metrics) build_kube_state_metrics ;;
   registry) build_registry && apt_install skopeo ;;
   health-check) build_health_check ;;
   prometheus) build_prometheus ;;
-  test-tools|argocd|cert-manager|coredns|flux) build_test_tools ;;
+  coredns) build_coredns ;;
+  test-tools|argocd|cert-manager|flux) build_test_tools ;;
   # The key of the test tools' cache directory, as test/env/binaries.ts computes it (its unit test compares them).
   test-tools-key) test_tools_key ;;
   gitops-packages) gitops_packages ;;
   prometheus-operator-crds) fetch_prometheus_operator_crds ;;
-  *) echo "usage: $0 [all|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|kube-router|kube-state-metrics|registry|prometheus-operator-crds|node-packages|lua|health-check|prometheus|test-tools|gitops-packages] (test-tools: also argocd, cert-manager, coredns, flux)" >&2; exit 2 ;;
+  *) echo "usage: $0 [$usage] (test-tools: also argocd, cert-manager, flux)" >&2; exit 2 ;;
 esac
