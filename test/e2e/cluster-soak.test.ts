@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { repoRoot } from '../env/binaries.js';
 import { soakOptions } from '../soak/options.js';
 import { planSoak, SOAK_CLUSTERS } from '../soak/plan.js';
@@ -28,7 +29,8 @@ function runSoak(out: string): Promise<{ code: number | null; output: string }> 
   const child = spawn(
     process.execPath,
     [
-      join(repoRoot, 'build', 'test', 'soak', 'main.js'),
+      // A URL relative to this module, so the test runner sees what the soak runs (test/env/pending-builds.ts).
+      fileURLToPath(new URL('../soak/main.js', import.meta.url)),
       `--seed=${SEED}`,
       `--operations=${OPERATIONS}`,
       `--overlap=${OVERLAP}`,

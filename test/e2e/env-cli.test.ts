@@ -6,13 +6,14 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { repoRoot } from '../env/binaries.js';
 import { kubectl } from '../env/kubectl.js';
 import { processAlive, processesMentioning } from '../env/process-scan.js';
 
 const run = promisify(execFile);
-const cli = join(repoRoot, 'build', 'test', 'env', 'cli.js');
+// A URL relative to this module, so the test runner sees what the CLI runs (test/env/pending-builds.ts).
+const cli = fileURLToPath(new URL('../env/cli.js', import.meta.url));
 const parent = mkdtempSync(join(tmpdir(), 'egt-cli-'));
 const stateDir = join(parent, 'env');
 const env = { ...process.env, ETCD_GITOPS_ENV_DIR: stateDir };

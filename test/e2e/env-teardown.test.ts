@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { repoRoot } from '../env/binaries.js';
+import { fileURLToPath } from 'node:url';
 import { groupAlive } from '../env/cleanup.js';
 import { startEnvironment } from '../env/environment.js';
 import type { FixtureReport } from '../env/fixtures/env-in-a-test.js';
@@ -14,7 +14,8 @@ import { remainingCgroups } from '../env/nodes/cgroups.js';
 import { processesMentioning } from '../env/process-scan.js';
 import { waitFor } from '../env/wait.js';
 
-const fixture = join(repoRoot, 'build', 'test', 'env', 'fixtures', 'env-in-a-test.js');
+// A URL relative to this module, so the test runner sees what the fixture runs (test/env/pending-builds.ts).
+const fixture = fileURLToPath(new URL('../env/fixtures/env-in-a-test.js', import.meta.url));
 const reportDir = mkdtempSync(join(tmpdir(), 'etcd-gitops-teardown-test-'));
 const fixtures: ChildProcess[] = [];
 after(() => {

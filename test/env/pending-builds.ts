@@ -1,15 +1,17 @@
 // What a compiled test file needs from the background build, so that the test runner (scripts/run-tests.mjs) starts
 // it only once its binaries exist while `npm test` builds the rest beside the tests (scripts/test.mjs).
 // A file needs the lookups of binaries.ts it imports itself or through the modules of ours it imports, statically or
-// with import('...'); a lookup it imports but never calls only makes it wait longer.
+// with import('...'), or runs: a script a test starts as a process is named by a URL relative to the module,
+// `new URL('../env/cli.js', import.meta.url)`, and what that script imports counts too. A lookup a file imports but
+// never calls only makes it wait longer.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { lookups } from './binaries.js';
 
-// `import {a, b as c} from './x.js'`, `export {a} from './x.js'`, `import * as x from './x.js'`, `import './x.js'`
-// and `import('./x.js')`, as tsc emits them.
+// `import {a, b as c} from './x.js'`, `export {a} from './x.js'`, `import * as x from './x.js'`, `import './x.js'`,
+// `import('./x.js')` and `new URL('./x.js', import.meta.url)`, as tsc emits them.
 const importPattern =
-  /\b(?:import|export)\s*([^'";()]*?)\s*from\s*['"]([^'"]+)['"]|\bimport\s*\(?\s*['"]([^'"]+)['"]/g;
+  /\b(?:import|export)\s*([^'";()]*?)\s*from\s*['"]([^'"]+)['"]|\bimport\s*\(?\s*['"]([^'"]+)['"]|\bnew URL\(\s*['"]([^'"]+\.js)['"]\s*,\s*import\.meta\.url\s*\)/g;
 
 /** The names of binaries.ts's `lookups` that the compiled module `file` reaches, sorted. */
 export function lookupsNeededBy(file: string): string[] {
@@ -19,7 +21,7 @@ export function lookupsNeededBy(file: string): string[] {
     if (seen.has(path) || !existsSync(path)) return;
     seen.add(path);
     for (const match of readFileSync(path, 'utf8').matchAll(importPattern)) {
-      const specifier = match[2] ?? match[3];
+      const specifier = match[2] ?? match[3] ?? match[4];
       if (!specifier.startsWith('.')) continue;
       const target = resolve(dirname(path), specifier);
       if (target.endsWith('/test/env/binaries.js')) {

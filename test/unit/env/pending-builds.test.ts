@@ -2,7 +2,7 @@
 // binaries.ts a compiled file reaches, and which of them are still missing.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -49,6 +49,32 @@ describe('which binaries a test file needs', () => {
     ]);
   });
 
+  it('GIVEN a script the file starts, named by a URL relative to it THEN it needs what the script imports', () => {
+    const root = tree('script', {
+      'test/env/binaries.js': '',
+      'test/env/cli.js': "import { containerdBinary } from './binaries.js';\n",
+      'test/e2e/d.test.js':
+        "const cli = fileURLToPath(new URL('../env/cli.js', import.meta.url));\nspawn(process.execPath, [cli]);\n",
+    });
+    assert.deepEqual(lookupsNeededBy(join(root, 'test/e2e/d.test.js')), ['containerdBinary']);
+  });
+
+  it('GIVEN the integration and e2e sources THEN none names a compiled script by a path the reading cannot follow', () => {
+    // A script started as a process is named by `new URL('<relative>.js', import.meta.url)`: `join(repoRoot,
+    // 'build', ...)` hid cluster-soak's soak (and its binaries) from the reading, and it started before them.
+    for (const layer of ['integration', 'e2e']) {
+      const dir = join(binaries.repoRoot, 'test', layer);
+      for (const file of readdirSync(dir, { recursive: true }) as string[]) {
+        if (!file.endsWith('.ts')) continue;
+        assert.doesNotMatch(
+          readFileSync(join(dir, file), 'utf8'),
+          /['"]build['"]\s*,\s*['"]test['"]/,
+          `${layer}/${file}`,
+        );
+      }
+    }
+  });
+
   it('GIVEN a namespace import of binaries.js THEN it needs every lookup', () => {
     const root = tree('namespace', {
       'test/env/binaries.js': '',
@@ -71,6 +97,10 @@ describe('which binaries a test file needs', () => {
       'kubeRouterBinary',
     ])
       assert.ok(argocd.includes(name), `gitops-argocd needs ${name}: ${argocd.join(', ')}`);
+    // The soak's world, which the file starts as a process, runs cert-manager and the nodes.
+    const soak = lookupsNeededBy(join(build, 'e2e', 'cluster-soak.test.js'));
+    for (const name of ['certManagerBinary', 'kubernetesBinary', 'containerdBinary', 'corednsBinary'])
+      assert.ok(soak.includes(name), `cluster-soak needs ${name}: ${soak.join(', ')}`);
     assert.deepEqual(lookupsNeededBy(join(build, 'unit', 'constructs', 'etcd-cluster.test.js')), []);
   });
 });
