@@ -531,10 +531,18 @@ build_rest() {
 }
 
 usage="all|first|rest|etcd|kubernetes|etcd35|etcd36|etcd34|minio|containerd|kube-router|kube-state-metrics|registry|prometheus-operator-crds|node-packages|lua|health-check|prometheus|coredns|test-tools|gitops-packages"
+# (Each group's function runs as a command of its own: `set -e` does not stop a function called on the left of &&.)
 case "${1:-all}" in
-  all) build_first && build_rest && log "every binary is built" ;;
+  all)
+    build_first
+    build_rest
+    log "every binary is built"
+    ;;
   first) build_first ;;
-  rest) build_rest && log "every binary is built" ;;
+  rest)
+    build_rest
+    log "every binary is built"
+    ;;
   kubernetes) build_kubernetes ;;
   etcd) build_etcd34 && build_etcd "$ETCD35_VERSION" && build_etcd "$ETCD36_VERSION" && build_etcd_tools_other_arch && apt_install dpkg gzip tar skopeo ;;
   etcd35) build_etcd "$ETCD35_VERSION" ;;
