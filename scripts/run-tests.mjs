@@ -22,8 +22,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { nodeTestArgs } from './node-test-args.mjs';
 
-// `timeoutMin` bounds a pool, so a hung file fails the run with a message instead of running into CI's limit; it
-// counts from when the background build has ended (or the pool started, if later). Unit about three times its
+// `timeoutMin` bounds a pool, so a hung file fails the run with a message instead of running into CI's limit; a pool
+// whose files wait counts it from when the background build has ended (or it started, if later). Unit about three times its
 // measured time. Integration and e2e share one pool: what CI's 90 min leave after the rest of a warm run on the
 // slower machine (npm ci, the build from cached binaries, lint, the images and unit: about 8 min; its e2e layer
 // took 67.5 min at 71cb740, three failed tests' timeouts included, and integration takes 4-6 min).
