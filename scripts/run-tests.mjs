@@ -95,7 +95,7 @@ function runFiles(files, concurrency) {
     done: done.then(({ code, signal }) => {
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
       process.stdout.write(`\n== ${label} (${seconds} s, ended ${clock()})\n${out}`);
-      const count = (label) => Number(out.match(new RegExp(`^ℹ ${label} (\\d+)$`, 'm'))?.[1] ?? 0);
+      const count = (tally) => Number(out.match(new RegExp(`^ℹ ${tally} (\\d+)$`, 'm'))?.[1] ?? 0);
       passed += count('pass');
       failed += count('fail') + count('cancelled');
       skipped += count('skipped') + count('todo');
