@@ -14,7 +14,7 @@
 // integration and e2e files share one pool of two lanes, integration files first: an e2e file whose binaries are
 // built runs while an integration file waits for Argo CD or promtool. A file still waiting when the build has
 // failed is not run and counts as failed.
-// Usage: node scripts/run-tests.mjs [layer ...]   (default: every layer)
+// Usage: node scripts/run-tests.mjs [layer | build/test/<layer>/<file>.test.js ...]   (default: every layer)
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -38,12 +38,26 @@ const pools = {
   unit: { lanes: 2, timeoutMin: 5, waits: false },
   'integration and e2e': { lanes: 2, timeoutMin: 80, waits: true },
 };
+// Arguments name layers, or compiled test files (build/test/…/x.test.js), which then run alone in their layer's pool.
 const wanted = process.argv.slice(2);
+const wantedFiles = wanted.filter((arg) => arg.endsWith('.test.js'));
+const wantedLayers = wanted.filter((arg) => !arg.endsWith('.test.js'));
+for (const arg of wantedLayers) {
+  if (!layers.some((layer) => layer.name === arg)) {
+    console.error(
+      `run-tests: "${arg}" is neither a layer (${layers.map((l) => l.name).join(', ')}) nor a .test.js file`,
+    );
+    process.exit(2);
+  }
+}
 const buildState = process.env.ETCD_GITOPS_BUILD_STATE;
 const { lookupsNeededBy, missingLookups } = await import('../build/test/env/pending-builds.js');
 let passed = 0;
 let failed = 0;
 let skipped = 0;
+// Each failed file's "failing tests" section (the spec reporter's), printed again before the closing line: a file's
+// output is printed when it ends, and a CI log's tail would otherwise not show why a file that ended early failed.
+const failures = [];
 // Tests must leave nothing behind, not even a temp dir. The run gets a temp dir of its own (TMPDIR for every test
 // process, so os.tmpdir() and mkdtemp land there); anything still in it at the end fails the run. Other programs
 // writing into the machine's /tmp meanwhile do not count. (Kept short: Unix socket paths under it, such as a
@@ -102,9 +116,18 @@ function runFiles(files, concurrency) {
       if (code !== 0 && count('fail') + count('cancelled') === 0) {
         console.log(`✖ ${label} exited with ${signal ?? code} and no failed test`);
         failed += 1;
+        failures.push(`${label}: exited with ${signal ?? code} and no failed test`);
+      } else if (count('fail') + count('cancelled') > 0) {
+        failures.push(`${label}:\n${failingSection(out)}`);
       }
     }),
   };
+}
+
+/** The spec reporter's closing "✖ failing tests:" section of a file's output, or a note that it printed none. */
+function failingSection(out) {
+  const at = out.lastIndexOf('✖ failing tests:');
+  return at === -1 ? '(the output has no "failing tests" section)' : out.slice(at).trimEnd();
 }
 
 const lanesUsed = (running) => [...running].reduce((sum, run) => sum + run.lanes, 0);
@@ -127,7 +150,9 @@ async function runPool(name, files, { lanes, timeoutMin, waits }) {
     if (build !== 'running') boundStart ??= Date.now();
     if (!timedOut && boundStart !== undefined && Date.now() > boundStart + timeoutMin * 60_000) {
       timedOut = true;
-      console.log(`\n✖ the ${name} tests did not finish within ${timeoutMin} minutes and were stopped`);
+      const why = `the ${name} tests did not finish within ${timeoutMin} minutes and were stopped`;
+      console.log(`\n✖ ${why}`);
+      failures.push(why);
       failed += 1 + waiting.length;
       waiting.length = 0;
       for (const run of running) run.child.kill('SIGTERM');
@@ -144,9 +169,9 @@ async function runPool(name, files, { lanes, timeoutMin, waits }) {
       if (next === -1) {
         // The build ended without making them: say which, and do not run the files.
         for (const entry of waiting.splice(0)) {
-          console.log(
-            `\n✖ ${entry.files.join(', ')} was not run: the background build (exit ${build}) did not make ${missingLookups(entry.needs).join(', ')}`,
-          );
+          const why = `${entry.files.join(', ')} was not run: the background build (exit ${build}) did not make ${missingLookups(entry.needs).join(', ')}`;
+          console.log(`\n✖ ${why}`);
+          failures.push(why);
           failed += 1;
         }
         break;
@@ -160,10 +185,23 @@ async function runPool(name, files, { lanes, timeoutMin, waits }) {
   }
 }
 
+const known = layers.flatMap((layer) => testFiles(layer.dir));
+for (const file of wantedFiles) {
+  if (!known.includes(join(file))) {
+    console.error(`run-tests: ${file} is not a compiled test file (run \`npm run build\` first?)`);
+    process.exit(2);
+  }
+}
+
 for (const [pool, settings] of Object.entries(pools)) {
   const files = layers
-    .filter((layer) => layer.pool === pool && (wanted.length === 0 || wanted.includes(layer.name)))
-    .flatMap((layer) => testFiles(layer.dir));
+    .filter(
+      (layer) => layer.pool === pool && (wantedLayers.length === 0 || wantedLayers.includes(layer.name)),
+    )
+    .flatMap((layer) => testFiles(layer.dir))
+    .filter(
+      (file) => wantedFiles.length === 0 || wantedFiles.some((wantedFile) => join(wantedFile) === file),
+    );
   if (files.length === 0) continue;
   await runPool(pool, files, settings);
 }
@@ -185,5 +223,6 @@ try {
   failed += 1;
 }
 
+if (failures.length > 0) console.log(`\n== what failed, again\n${failures.join('\n\n')}`);
 console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(failed > 0 || passed === 0 ? 1 : 0);

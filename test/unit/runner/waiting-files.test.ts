@@ -2,50 +2,35 @@
 // beside the tests (scripts/run-tests.mjs with ETCD_GITOPS_BUILD_STATE), and never runs it if the build ends
 // without them.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { repoRoot, versions } from '../../env/binaries.js';
+import { versions } from '../../env/binaries.js';
+import { startRunner, testFile, write } from './runner-process.js';
 
 const temp = mkdtempSync(join(tmpdir(), 'egt-waiting-'));
 after(() => rmSync(temp, { recursive: true, force: true }));
-
-function write(path: string, text: string) {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text);
-}
 
 /**
  * A checkout of two integration files in `dir`: `needs-minio` imports MinIO's lookup, `needs-nothing` none. Returns
  * the runner started there, with an empty binary cache and a build state file saying "running", and its output.
  */
 function start(dir: string) {
-  const test = (name: string) => `import { it } from 'node:test';\nit('${name}', () => {});\n`;
   write(join(dir, 'build/test/env/binaries.js'), "export const minioBinary = () => '';\n");
   write(
     join(dir, 'build/test/integration/needs-minio.test.js'),
-    `import { minioBinary } from '../env/binaries.js';\n${test('needs minio')}`,
+    `import { minioBinary } from '../env/binaries.js';\n${testFile('needs minio')}`,
   );
-  write(join(dir, 'build/test/integration/needs-nothing.test.js'), test('needs nothing'));
+  write(join(dir, 'build/test/integration/needs-nothing.test.js'), testFile('needs nothing'));
   const state = join(dir, 'state');
   write(state, 'running\n');
   const cache = join(dir, 'cache');
   mkdirSync(cache);
-  const { NODE_TEST_CONTEXT: _, ...env } = process.env;
-  const runner = spawn(process.execPath, [join(repoRoot, 'scripts/run-tests.mjs'), 'integration'], {
-    cwd: dir,
-    // As a top-level runner, not as a child reporting to this file's runner.
-    env: { ...env, ETCD_GITOPS_CACHE: cache, ETCD_GITOPS_BUILD_STATE: state },
-  });
-  const output = { text: '' };
-  runner.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-    output.text += chunk;
-  });
-  const exited = new Promise<number | null>((resolve) => runner.on('close', (code) => resolve(code)));
-  return { state, minio: join(cache, `minio-${versions.MINIO_VERSION}`, 'minio'), output, exited, runner };
+  const run = startRunner(dir, ['integration'], { ETCD_GITOPS_CACHE: cache, ETCD_GITOPS_BUILD_STATE: state });
+  return { ...run, state, minio: join(cache, `minio-${versions.MINIO_VERSION}`, 'minio') };
 }
 
 /** Waits up to 20 s for `text` in the output. */
