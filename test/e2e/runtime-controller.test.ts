@@ -3,12 +3,10 @@
 // does not stop the controller (retry timing is unit-tested in test/unit/runtime/queue.test.ts). The reconciler
 // here only records what it is asked: the seam under test is the runtime, not a reconciler.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { promisify } from 'node:util';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { etcdClusterCrd, etcdRestoreCrd } from '../../constructs/api/crds.js';
@@ -16,12 +14,11 @@ import { Controller } from '../../controller/runtime/controller.js';
 import { SharedInformers } from '../../controller/runtime/informers.js';
 import { clusterKeysOfMember } from '../../controller/runtime/owner-keys.js';
 import type { ObjectKey, ReconcileResult } from '../../controller/runtime/types.js';
-import { kubernetesBinary } from '../env/binaries.js';
 import { type ControlPlane, startControlPlane } from '../env/control-plane.js';
+import { kubectl as runKubectl } from '../env/kubectl.js';
 import { waitFor } from '../env/wait.js';
 import { createNamespace, pod } from './runtime-support.js';
 
-const run = promisify(execFile);
 const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 
 describe('Controller against a real API server', { timeout: 300_000 }, () => {
@@ -37,8 +34,7 @@ describe('Controller against a real API server', { timeout: 300_000 }, () => {
       crds,
       JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [etcdClusterCrd(), etcdRestoreCrd()] }),
     );
-    const kubectl = (...args: string[]) =>
-      run(kubernetesBinary('kubectl'), ['--kubeconfig', cp.kubeconfigPath, ...args]);
+    const kubectl = (...args: string[]) => runKubectl(cp.kubeconfigPath, args);
     await kubectl('create', '-f', crds);
     await kubectl('wait', '--for=condition=Established', '--timeout=60s', 'crd/etcdclusters.etcd.gitops.dev');
     await kubectl('wait', '--for=condition=Established', '--timeout=60s', 'crd/etcdrestores.etcd.gitops.dev');

@@ -3,25 +3,22 @@
 // processes, SIGTERM → exit 0 with the Lease released so the standby takes over, a lost Lease → exit 1.
 
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { promisify } from 'node:util';
 import { CoordinationV1Api, V1MicroTime } from '@kubernetes/client-node';
 import { etcdClusterCrd, etcdRestoreCrd } from '../../constructs/api/crds.js';
 import { DEFAULT_CONTROLLER_NODE_OPTIONS } from '../../constructs/conventions/limits.js';
 import { isConflict } from '../../controller/runtime/kube.js';
 import { shippedCli } from '../../image/shipped-code.js';
-import { kubernetesBinary } from '../env/binaries.js';
 import { type ControlPlane, startControlPlane } from '../env/control-plane.js';
+import { kubectl as runKubectl } from '../env/kubectl.js';
 import { freePorts } from '../env/ports.js';
 import { type ManagedProcess, startProcess } from '../env/process-group.js';
 import { waitFor } from '../env/wait.js';
 import { createNamespace } from './runtime-support.js';
 
-const run = promisify(execFile);
 const leaseName = 'etcd-gitops-controller';
 const metricNames = [
   'process_resident_memory_bytes',
@@ -53,8 +50,7 @@ describe('the controller process', { timeout: 300_000 }, () => {
       crds,
       JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [etcdClusterCrd(), etcdRestoreCrd()] }),
     );
-    const kubectl = (...args: string[]) =>
-      run(kubernetesBinary('kubectl'), ['--kubeconfig', cp.kubeconfigPath, ...args]);
+    const kubectl = (...args: string[]) => runKubectl(cp.kubeconfigPath, args);
     await kubectl('create', '-f', crds);
     await kubectl('wait', '--for=condition=Established', '--timeout=60s', 'crd/etcdclusters.etcd.gitops.dev');
     await kubectl('wait', '--for=condition=Established', '--timeout=60s', 'crd/etcdrestores.etcd.gitops.dev');

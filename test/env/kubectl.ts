@@ -1,5 +1,6 @@
 // Runs the pinned kubectl (never the machine's /usr/bin/kubectl) against one kubeconfig.
 import { spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
 import { kubernetesBinary } from './binaries.js';
 import { childEnv } from './process-group.js';
 
@@ -44,9 +45,18 @@ export async function kubectl(
   }
 }
 
+/**
+ * kubectl's flags for `kubeconfigPath`: its discovery and HTTP cache beside the kubeconfig, in the environment's own
+ * directory (removed with it), not in ~/.kube/cache: there every environment's API server, each on a port another
+ * environment may have used before, added to one cache that grew by hundreds of MiB a run and outlived the tests.
+ */
+export function kubectlFlags(kubeconfigPath: string): string[] {
+  return [`--kubeconfig=${kubeconfigPath}`, `--cache-dir=${join(dirname(kubeconfigPath), 'kubectl-cache')}`];
+}
+
 function runKubectl(kubeconfigPath: string, args: string[], options: KubectlOptions): Promise<KubectlResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(kubernetesBinary('kubectl'), [`--kubeconfig=${kubeconfigPath}`, ...args], {
+    const child = spawn(kubernetesBinary('kubectl'), [...kubectlFlags(kubeconfigPath), ...args], {
       env: childEnv({ KUBECONFIG: kubeconfigPath }),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
