@@ -50,6 +50,14 @@ for (const arg of wantedLayers) {
     process.exit(2);
   }
 }
+// Checked before the run's temp dirs exist: an exit here leaves nothing behind.
+const known = layers.flatMap((layer) => testFiles(layer.dir));
+for (const file of wantedFiles) {
+  if (!known.includes(join(file))) {
+    console.error(`run-tests: ${file} is not a compiled test file (run \`npm run build\` first?)`);
+    process.exit(2);
+  }
+}
 const buildState = process.env.ETCD_GITOPS_BUILD_STATE;
 const { lookupsNeededBy, missingLookups } = await import('../build/test/env/pending-builds.js');
 let passed = 0;
@@ -185,14 +193,6 @@ async function runPool(name, files, { lanes, timeoutMin, waits }) {
   }
 }
 
-const known = layers.flatMap((layer) => testFiles(layer.dir));
-for (const file of wantedFiles) {
-  if (!known.includes(join(file))) {
-    console.error(`run-tests: ${file} is not a compiled test file (run \`npm run build\` first?)`);
-    process.exit(2);
-  }
-}
-
 for (const [pool, settings] of Object.entries(pools)) {
   const files = layers
     .filter(
@@ -208,9 +208,9 @@ for (const [pool, settings] of Object.entries(pools)) {
 
 const leftovers = readdirSync(runTmp);
 if (leftovers.length > 0) {
-  console.log(
-    `\n✖ the tests left ${leftovers.length} entries in ${runTmp}: ${leftovers.slice(0, 10).join(', ')}`,
-  );
+  const why = `the tests left ${leftovers.length} entries in ${runTmp}: ${leftovers.slice(0, 10).join(', ')}`;
+  console.log(`\n✖ ${why}`);
+  failures.push(why);
   failed += 1;
 }
 rmSync(portClaims, { recursive: true, force: true });
@@ -219,7 +219,9 @@ try {
 } catch (error) {
   // A stopped pool's environments may still be tearing down (a network namespace still mounted): say so, and
   // still print the closing line.
-  console.log(`\n✖ could not remove ${runTmp}: ${error.message}`);
+  const why = `could not remove ${runTmp}: ${error.message}`;
+  console.log(`\n✖ ${why}`);
+  failures.push(why);
   failed += 1;
 }
 

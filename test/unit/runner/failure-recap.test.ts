@@ -1,7 +1,7 @@
 // The runner names again, before its closing line, why each failed file failed (a file's output is printed when it
 // ends, so a CI log's tail would not show a file that failed early), and runs only the files it is given.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -35,20 +35,24 @@ describe('the runner', () => {
     assert.match(tail.slice(recap), /\n1 passed, 1 failed, 0 skipped\n$/);
   });
 
-  it('GIVEN a compiled file named WHEN run THEN only that file runs; an unknown file or layer exits 2 naming it', async () => {
+  it('GIVEN a compiled file named WHEN run THEN only that file runs; an unknown file or layer exits 2 naming it; none leaves a temp dir', async () => {
     const dir = checkout(join(temp, 'one-file'));
-    const one = startRunner(dir, ['build/test/e2e/passes-late.test.js']);
+    // The runners' own TMPDIR, where each makes its run's temp dirs: empty after every run, whatever its exit.
+    const runnerTmp = join(temp, 'runner-tmp');
+    mkdirSync(runnerTmp);
+    const one = startRunner(dir, ['build/test/e2e/passes-late.test.js'], { TMPDIR: runnerTmp });
     assert.equal(await one.exited, 0, one.output.text);
     assert.doesNotMatch(one.output.text, /fails-early/);
     assert.match(one.output.text, /^1 passed, 0 failed, 0 skipped$/m);
-    const missing = startRunner(dir, ['build/test/e2e/nowhere.test.js']);
+    const missing = startRunner(dir, ['build/test/e2e/nowhere.test.js'], { TMPDIR: runnerTmp });
     assert.equal(await missing.exited, 2);
     assert.match(missing.output.text, /build\/test\/e2e\/nowhere\.test\.js is not a compiled test file/);
-    const layer = startRunner(dir, ['e2e2']);
+    const layer = startRunner(dir, ['e2e2'], { TMPDIR: runnerTmp });
     assert.equal(await layer.exited, 2);
     assert.match(
       layer.output.text,
       /"e2e2" is neither a layer \(unit, integration, e2e\) nor a \.test\.js file/,
     );
+    assert.deepEqual(readdirSync(runnerTmp), []);
   });
 });
