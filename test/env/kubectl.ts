@@ -50,7 +50,7 @@ export async function kubectl(
  * directory (removed with it), not in ~/.kube/cache: there every environment's API server, each on a port another
  * environment may have used before, added to one cache that grew by hundreds of MiB a run and outlived the tests.
  */
-export function kubectlFlags(kubeconfigPath: string): string[] {
+function kubectlFlags(kubeconfigPath: string): string[] {
   return [`--kubeconfig=${kubeconfigPath}`, `--cache-dir=${join(dirname(kubeconfigPath), 'kubectl-cache')}`];
 }
 
