@@ -128,7 +128,7 @@ describe('real nodes', () => {
     assert.equal(out.stdout, 'from-exec\n65532\n');
   });
 
-  test('GIVEN a Service and a Pod with hostname and subdomain WHEN another Pod looks them up and connects THEN cluster DNS answers and the ClusterIP routes', async () => {
+  test('GIVEN a Service and a Pod with hostname and subdomain WHEN another Pod looks them up and connects THEN cluster DNS answers and the ClusterIP routes within 10 s', async () => {
     await core.createNamespacedService({
       namespace,
       body: {
@@ -167,7 +167,10 @@ describe('real nodes', () => {
       'client',
       [
         `nslookup web-0.peers.${namespace}.svc.cluster.local | grep -A1 'Name:' | tail -1`,
-        `wget -q -O - http://web.${namespace}.svc:80/`,
+        // The client's node routes the ClusterIP once its kube-proxy has the Service's endpoint, which may come
+        // after the Pod is Ready: until then its rule rejects ("No route to host", seen in CI). Ten tries 1 s apart.
+        // The page, or the last try's error.
+        `for i in $(seq 10); do out=$(wget -q -O - http://web.${namespace}.svc:80/ 2>&1) && break; sleep 1; done; echo "$out"`,
         `wget -q -O - http://web-0.peers.${namespace}.svc:8080/`,
       ].join('; '),
     );

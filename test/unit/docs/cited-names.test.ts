@@ -19,6 +19,7 @@ const NOT_OURS: Readonly<Record<string, string>> = {
   AssumeRoleWithWebIdentity: 'the STS action a web identity token is exchanged by (workload-identity.md)',
   CalculateExpectedPodCountFailed:
     "kube-controller-manager's disruption controller Event (disruption-budget.md)",
+  FailedMount: "the kubelet's Event when it cannot mount a Pod's volumes (bootstrap.md)",
   InsufficientPods: 'PodDisruptionBudget condition reason (policy/v1)',
   SufficientPods: 'PodDisruptionBudget condition reason (policy/v1)',
   ErrBadLeaderTransferee: 'etcd server error',
