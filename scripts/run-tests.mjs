@@ -51,7 +51,8 @@ for (const arg of wantedLayers) {
   }
 }
 // Checked before the run's temp dirs exist: an exit here leaves nothing behind.
-const known = layers.flatMap((layer) => testFiles(layer.dir));
+const filesOf = new Map(layers.map((layer) => [layer.name, testFiles(layer.dir)]));
+const known = [...filesOf.values()].flat();
 for (const file of wantedFiles) {
   if (!known.includes(join(file))) {
     console.error(`run-tests: ${file} is not a compiled test file (run \`npm run build\` first?)`);
@@ -66,6 +67,12 @@ let skipped = 0;
 // Each failed file's "failing tests" section (the spec reporter's), printed again before the closing line: a file's
 // output is printed when it ends, and a CI log's tail would otherwise not show why a file that ended early failed.
 const failures = [];
+/** Counts `count` failures for `why`, prints it and keeps it for the recap. */
+function fail(why, count = 1) {
+  console.log(`\n✖ ${why}`);
+  failures.push(why);
+  failed += count;
+}
 // Tests must leave nothing behind, not even a temp dir. The run gets a temp dir of its own (TMPDIR for every test
 // process, so os.tmpdir() and mkdtemp land there); anything still in it at the end fails the run. Other programs
 // writing into the machine's /tmp meanwhile do not count. (Kept short: Unix socket paths under it, such as a
@@ -122,9 +129,7 @@ function runFiles(files, concurrency) {
       failed += count('fail') + count('cancelled');
       skipped += count('skipped') + count('todo');
       if (code !== 0 && count('fail') + count('cancelled') === 0) {
-        console.log(`✖ ${label} exited with ${signal ?? code} and no failed test`);
-        failed += 1;
-        failures.push(`${label}: exited with ${signal ?? code} and no failed test`);
+        fail(`${label} exited with ${signal ?? code} and no failed test`);
       } else if (count('fail') + count('cancelled') > 0) {
         failures.push(`${label}:\n${failingSection(out)}`);
       }
@@ -158,10 +163,10 @@ async function runPool(name, files, { lanes, timeoutMin, waits }) {
     if (build !== 'running') boundStart ??= Date.now();
     if (!timedOut && boundStart !== undefined && Date.now() > boundStart + timeoutMin * 60_000) {
       timedOut = true;
-      const why = `the ${name} tests did not finish within ${timeoutMin} minutes and were stopped`;
-      console.log(`\n✖ ${why}`);
-      failures.push(why);
-      failed += 1 + waiting.length;
+      fail(
+        `the ${name} tests did not finish within ${timeoutMin} minutes and were stopped`,
+        1 + waiting.length,
+      );
       waiting.length = 0;
       for (const run of running) run.child.kill('SIGTERM');
       // A file that ignores SIGTERM for a minute is killed (its environment's reapers clean up after a SIGKILL).
@@ -177,10 +182,9 @@ async function runPool(name, files, { lanes, timeoutMin, waits }) {
       if (next === -1) {
         // The build ended without making them: say which, and do not run the files.
         for (const entry of waiting.splice(0)) {
-          const why = `${entry.files.join(', ')} was not run: the background build (exit ${build}) did not make ${missingLookups(entry.needs).join(', ')}`;
-          console.log(`\n✖ ${why}`);
-          failures.push(why);
-          failed += 1;
+          fail(
+            `${entry.files.join(', ')} was not run: the background build (exit ${build}) did not make ${missingLookups(entry.needs).join(', ')}`,
+          );
         }
         break;
       }
@@ -198,7 +202,7 @@ for (const [pool, settings] of Object.entries(pools)) {
     .filter(
       (layer) => layer.pool === pool && (wantedLayers.length === 0 || wantedLayers.includes(layer.name)),
     )
-    .flatMap((layer) => testFiles(layer.dir))
+    .flatMap((layer) => filesOf.get(layer.name))
     .filter(
       (file) => wantedFiles.length === 0 || wantedFiles.some((wantedFile) => join(wantedFile) === file),
     );
@@ -208,10 +212,7 @@ for (const [pool, settings] of Object.entries(pools)) {
 
 const leftovers = readdirSync(runTmp);
 if (leftovers.length > 0) {
-  const why = `the tests left ${leftovers.length} entries in ${runTmp}: ${leftovers.slice(0, 10).join(', ')}`;
-  console.log(`\n✖ ${why}`);
-  failures.push(why);
-  failed += 1;
+  fail(`the tests left ${leftovers.length} entries in ${runTmp}: ${leftovers.slice(0, 10).join(', ')}`);
 }
 rmSync(portClaims, { recursive: true, force: true });
 try {
@@ -219,10 +220,7 @@ try {
 } catch (error) {
   // A stopped pool's environments may still be tearing down (a network namespace still mounted): say so, and
   // still print the closing line.
-  const why = `could not remove ${runTmp}: ${error.message}`;
-  console.log(`\n✖ ${why}`);
-  failures.push(why);
-  failed += 1;
+  fail(`could not remove ${runTmp}: ${error.message}`);
 }
 
 if (failures.length > 0) console.log(`\n== what failed, again\n${failures.join('\n\n')}`);
