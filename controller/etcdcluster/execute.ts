@@ -1,6 +1,6 @@
 // Performs exactly one planned action: one etcd call or one Kubernetes write (docs/design/membership.md), except
-// `CreatePVCs` and `CreatePods`, one write per seed PVC or Pod of a static bootstrap, sent together
-// (docs/design/bootstrap.md), and a joiner's `AddLearner`, followed by its PVC and Pod (membership.md, "A joiner in
+// `CreatePVCs` and `CreatePods`, one write per seed PVC or Pod of a static bootstrap, sent together, `CreatePVCs`
+// followed by the seed Pods once every PVC is made (docs/design/bootstrap.md), and a joiner's `AddLearner`, followed by its PVC and Pod (membership.md, "A joiner in
 // one pass"). The restore branch's own actions are in execute-restore.ts.
 import { PatchStrategy } from '@kubernetes/client-node';
 import {
@@ -112,17 +112,35 @@ async function allOrRefusals(writes: readonly Promise<unknown>[]): Promise<void>
   );
 }
 
-/** The seed PVCs of a static bootstrap, created at once (docs/design/bootstrap.md, step 2). */
+/**
+ * The seed PVCs of a static bootstrap, created at once (docs/design/bootstrap.md, step 2), then, only once every one
+ * is made, its seed Pods, created at once (step 3). A PVC refused fails the pass before any Pod is sent; a Pod
+ * refused ends the pass after the others are made, and the next pass's `CreatePods` reports it as refused.
+ */
 async function createPvcs(
   context: ExecuteContext,
   action: Extract<Action, { kind: 'CreatePVCs' }>,
 ): Promise<Outcome> {
   await allOrRefusals(action.pvcs.map((pvc) => createPvc(context, pvc)));
   const names = action.pvcs.map((pvc) => pvcName(pvc.member)).join(', ');
-  return done(
+  const made = done(
     CLUSTER_REASONS.memberPVCCreated,
     `created PVCs ${names} (initial members ${action.pvcs[0]?.initialCluster?.join(', ')})`,
   );
+  performed(context, { kind: 'CreatePVCs', pvcs: action.pvcs, pods: [] });
+  if (action.pods.length === 0) return made;
+  const pods = { kind: 'CreatePods', pods: action.pods } as const;
+  try {
+    const seeded = await createPods(context, pods);
+    performed(context, pods);
+    return { ...seeded, events: [...(made.events ?? []), ...(seeded.events ?? [])] };
+  } catch (error) {
+    context.log.warn(
+      { action: pods, err: error },
+      'a seed Pod was refused after its PVCs were made: the next pass makes what is missing',
+    );
+    return made;
+  }
 }
 
 /** The seed Pods of a static bootstrap, created at once (docs/design/bootstrap.md, step 3). */
@@ -388,8 +406,8 @@ function unperformed(action: Action, error: unknown): Outcome {
 }
 
 /**
- * Performs `action` (at most one side effect; `CreatePVCs` and `CreatePods` one per PVC or Pod; a joiner's
- * `AddLearner` also its PVC and Pod); waits, refusals and status-only actions do nothing here.
+ * Performs `action` (at most one side effect; `CreatePVCs` and `CreatePods` one per PVC or Pod, `CreatePVCs` then its
+ * seed Pods; a joiner's `AddLearner` also its PVC and Pod); waits, refusals and status-only actions do nothing here.
  */
 export async function execute(action: Action, context: ExecuteContext): Promise<Outcome> {
   if (action.kind === 'Wait') return { requeueAfterMs: action.requeueAfterMs };
@@ -409,8 +427,8 @@ export async function execute(action: Action, context: ExecuteContext): Promise<
     context.log.warn({ action: action.kind, reason: outcome.refused }, 'The API server refused the write');
   } else if (outcome.notYet) {
     context.log.info({ action: action.kind, reason: outcome.notYet }, 'etcd refused the change for now');
-  } else if (action.kind !== 'AddLearner') {
-    // A joiner's AddLearner tells each of its writes as it makes it (`join`).
+  } else if (action.kind !== 'AddLearner' && action.kind !== 'CreatePVCs') {
+    // A joiner's AddLearner and a seed's CreatePVCs tell each of their writes as they make it (`join`, `createPvcs`).
     performed(context, action);
   }
   return outcome;

@@ -239,9 +239,10 @@ function bootstrapRestoreFailed(pod: PodView): Action {
 /**
  * Steps 5.1-5.3 (docs/design/bootstrap.md): a new cluster's initial membership is chosen once, with a fresh token,
  * and recorded on its seed PVCs, all made in one pass (`CreatePVCs`; `CreatePVC` for a lone seed or when one is
- * left); then every initial member without a Pod gets its Pod with `new`, all in one pass (`CreatePods`;
- * `CreatePod` when one is left). Once recorded, the membership and token are read from the PVCs, never chosen
- * again. `undefined` once every initial member has its Pod.
+ * left); then every initial member without a Pod gets its Pod with `new`: in the same pass once every PVC of
+ * `CreatePVCs` is made (its `pods`), else all in one later pass (`CreatePods`; `CreatePod` when one is left). Once
+ * recorded, the membership and token are read from the PVCs, never chosen again. `undefined` once every initial
+ * member has its Pod.
  */
 function seed(input: PlanInput): Action | undefined {
   const recorded = seedPvcs(input)[0];
@@ -251,7 +252,11 @@ function seed(input: PlanInput): Action | undefined {
     const token = newClusterToken(input);
     if (input.cluster.storage.ephemeral) return seedPod(members[0] as string, members, token);
     if (members.length === 1) return { kind: 'CreatePVC', member: members[0] as string, token };
-    return { kind: 'CreatePVCs', pvcs: members.map((member) => seedPvc(member, members, token)) };
+    return {
+      kind: 'CreatePVCs',
+      pvcs: members.map((member) => seedPvc(member, members, token)),
+      pods: members.map((member) => seedPod(member, members, token)),
+    };
   }
   const { token } = recorded;
   const members = recorded.initialCluster ?? [recorded.member];
@@ -263,7 +268,13 @@ function seed(input: PlanInput): Action | undefined {
   if (withoutPvc.length > 0)
     return together(
       withoutPvc.map((member) => seedPvc(member, members, token)),
-      (pvcs) => ({ kind: 'CreatePVCs', pvcs }),
+      (pvcs) => ({
+        kind: 'CreatePVCs',
+        pvcs,
+        pods: members
+          .filter((member) => !podOf(input, member))
+          .map((member) => seedPod(member, members, token)),
+      }),
     );
   return together(
     members.filter((member) => !podOf(input, member)).map((member) => seedPod(member, members, token)),

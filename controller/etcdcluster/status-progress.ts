@@ -80,7 +80,10 @@ export function describeAction(action: Action): string {
     case 'Steady':
       return 'all members are ready';
     case 'CreatePVCs':
-      return `CreatePVC ${action.pvcs.map((pvc) => pvc.member).join(', ')}`;
+      return (
+        `CreatePVC ${action.pvcs.map((pvc) => pvc.member).join(', ')}` +
+        (action.pods.length > 0 ? `, then CreatePod ${action.pods.map((pod) => pod.member).join(', ')}` : '')
+      );
     case 'CreatePods':
       return `CreatePod ${action.pods.map((pod) => pod.member).join(', ')}`;
     case 'Paused':

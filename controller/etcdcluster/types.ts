@@ -203,6 +203,9 @@ export type Action =
        *  a PVC gets its PVC in this one pass, as the `CreatePVC` listed for it would make it. */
       readonly kind: 'CreatePVCs';
       readonly pvcs: readonly CreatePvcAction[];
+      /** Then, in the same pass and only once every one of `pvcs` is made, the seed Pods of the initial members
+       *  without one, as `CreatePods` would make them (bootstrap.md, step 3): the Pods start a pass earlier. */
+      readonly pods: readonly CreatePodAction[];
     }
   | CreatePodAction
   | {

@@ -375,7 +375,7 @@ const cases: Case[] = [
   // 5: no member answers. A new cluster starts from its whole initial membership (docs/design/bootstrap.md).
   {
     given:
-      'a new cluster of 3: every seed PVC in one pass, each recording the token and the whole membership',
+      'a new cluster of 3: every seed PVC in one pass, each recording the token and the whole membership, then every seed Pod in that pass',
     input: empty(),
     expect: {
       kind: 'CreatePVCs',
@@ -384,6 +384,14 @@ const cases: Case[] = [
         member,
         token: 'demo-a1b2c3d4-abc123',
         initialCluster: INITIAL,
+      })),
+      pods: INITIAL.map((member) => ({
+        kind: 'CreatePod',
+        member,
+        reason: 'seed',
+        state: 'new',
+        initialCluster: INITIAL,
+        token: 'demo-a1b2c3d4-abc123',
       })),
     },
   },
@@ -401,12 +409,30 @@ const cases: Case[] = [
     given:
       'only the first static seed PVC exists (a refused create, or a crash amid the pass): the other two at once, same token and membership',
     input: empty({ pvcs: [staticPvc(0)] }),
-    expect: { kind: 'CreatePVCs', pvcs: [staticSeedPvc(1), staticSeedPvc(2)] },
+    expect: {
+      kind: 'CreatePVCs',
+      pvcs: [staticSeedPvc(1), staticSeedPvc(2)],
+      pods: [0, 1, 2].map((index) => staticSeedPod(index)),
+    },
+  },
+  {
+    given:
+      'the first static seed PVC and its Pod exist, the other two PVCs missing: those PVCs, then the Pods of those without one',
+    input: empty({ pods: [pod(0, starting)], pvcs: [staticPvc(0)] }),
+    expect: {
+      kind: 'CreatePVCs',
+      pvcs: [staticSeedPvc(1), staticSeedPvc(2)],
+      pods: [staticSeedPod(1), staticSeedPod(2)],
+    },
   },
   {
     given: 'only the middle static seed PVC exists: the record is read from it, the other two at once',
     input: empty({ pvcs: [staticPvc(1)] }),
-    expect: { kind: 'CreatePVCs', pvcs: [staticSeedPvc(0), staticSeedPvc(2)] },
+    expect: {
+      kind: 'CreatePVCs',
+      pvcs: [staticSeedPvc(0), staticSeedPvc(2)],
+      pods: [0, 1, 2].map((index) => staticSeedPod(index)),
+    },
   },
   {
     given:
@@ -1314,6 +1340,26 @@ describe('planMembership', () => {
         assert.equal(action.join.pvc, undefined);
         assert.deepEqual(planMembership(added), action.join.pod);
       }
+    });
+  }
+
+  for (const [given, input] of [
+    ['a new cluster of 3', empty()],
+    ['a new cluster of 5', empty({ cluster: cluster({ size: 5 }) })],
+    ['a static seed of 3 whose first PVC exists', empty({ pvcs: [staticPvc(0)] })],
+  ] as const) {
+    it(`GIVEN ${given} THEN CreatePVCs carries the seed Pods that step 5.2 plans once those PVCs exist`, () => {
+      const action = planMembership(input);
+      assert.equal(action.kind, 'CreatePVCs');
+      if (action.kind !== 'CreatePVCs') return;
+      const made = action.pvcs.map((write) =>
+        pvc(Number(write.member.split('-')[1]), {
+          token: write.token,
+          ...(write.initialCluster ? { initialCluster: write.initialCluster } : {}),
+        }),
+      );
+      const next = planMembership({ ...input, pvcs: [...input.pvcs, ...made] });
+      assert.deepEqual(next, { kind: 'CreatePods', pods: action.pods });
     });
   }
 
