@@ -1,9 +1,9 @@
 // Membership speed on the local Kubernetes, beside the floors measured in the same run. The loopback floor: the same
 // etcd build on loopback, no Kubernetes (a new cluster started static, members joined with etcdctl `member add
-// --learner`, start, `member promote`). Cases: create a size-3 and a size-5 cluster → Ready (through the API client, as
-// the Kubernetes floors create their objects: no kubectl process started in either); per-member scale-up (3 → 5,
-// halved; `kubectl scale`); replace a dead member (its Pod and PVC deleted → a new member, Ready); controller RSS. Every row
-// is also measured on the same nodes against the fair floor (membership-pods.ts: our member Pods, each step by a
+// --learner`, start, `member promote`). Cases: create a size-3 and a size-5 cluster → Ready (through the API client,
+// as the Kubernetes floors create their objects: no kubectl process started in either); per-member scale-up (3 → 5,
+// halved; `kubectl scale`); replace a dead member (its Pod and PVC deleted → a new member, Ready); controller RSS.
+// Every row is also measured on the same nodes against the fair floor (membership-pods.ts: our member Pods, each step by a
 // script as fast as etcd allows), and the creation rows against a static-bootstrap StatefulSet (the peer method).
 // An untimed start first (`warmUp`), then medians over 5 runs (ours with min and max; every sample in the JSON); a
 // table on stdout, JSON in bench/results/membership.json. `npm run bench membership`.
@@ -209,9 +209,10 @@ async function replaceDeadMember(env: Environment, cluster: ClusterHandle): Prom
 }
 
 /**
- * An untimed static start of 5 of our Pods by script, then their removal: every node has then started etcd's image
- * once, so the first timed start (ours) does not pay what the later ones (the floors') do not. Before this the first
- * creation of each run was ours, and it took 5-16 s where the others took about 3.
+ * An untimed static start of 5 of our Pods by script on the 3 nodes, then their removal, so that the first timed
+ * start (ours) does not pay for the nodes' first start of etcd's image, which the later ones (the floors') do not.
+ * Before it, the first creation of each run was ours and took 5-16 s where the others took about 3; with it, ours'
+ * first took 3.0-3.1 s in the runs of 2026-12-04 22:18, 22:29 and 22:47.
  */
 async function warmUp(env: Environment): Promise<void> {
   const name = 'warm-up';

@@ -1,7 +1,8 @@
 // Performs exactly one planned action: one etcd call or one Kubernetes write (docs/design/membership.md), except
 // `CreatePVCs` and `CreatePods`, one write per seed PVC or Pod of a static bootstrap, sent together, `CreatePVCs`
-// followed by the seed Pods once every PVC is made (docs/design/bootstrap.md), and a joiner's `AddLearner`, followed by its PVC and Pod (membership.md, "A joiner in
-// one pass"). The restore branch's own actions are in execute-restore.ts.
+// followed by the seed Pods once every PVC is made (docs/design/bootstrap.md), and a joiner's `AddLearner`, followed
+// by its PVC and Pod (membership.md, "A joiner in one pass"). The restore branch's own actions are in
+// execute-restore.ts.
 import { PatchStrategy } from '@kubernetes/client-node';
 import {
   ANNOTATION_INITIAL_CLUSTER_STATE,
