@@ -260,8 +260,6 @@ function seed(input: PlanInput): Action | undefined {
   }
   const { token } = recorded;
   const members = recorded.initialCluster ?? [recorded.member];
-  const podsMissing = () =>
-    members.filter((member) => !podOf(input, member)).map((member) => seedPod(member, members, token));
   const made = new Set(ourPvcs(input).map((pvc) => pvc.member));
   const withoutPvc = members.filter((member) => !made.has(member));
   const terminating = withoutPvc.map((member) => pvcOf(input, member)).find((pvc) => pvc?.terminating);
@@ -270,9 +268,18 @@ function seed(input: PlanInput): Action | undefined {
   if (withoutPvc.length > 0)
     return together(
       withoutPvc.map((member) => seedPvc(member, members, token)),
-      (pvcs) => ({ kind: 'CreatePVCs', pvcs, pods: podsMissing() }),
+      (pvcs) => ({
+        kind: 'CreatePVCs',
+        pvcs,
+        pods: members
+          .filter((member) => !podOf(input, member))
+          .map((member) => seedPod(member, members, token)),
+      }),
     );
-  return together(podsMissing(), (pods) => ({ kind: 'CreatePods', pods }));
+  return together(
+    members.filter((member) => !podOf(input, member)).map((member) => seedPod(member, members, token)),
+    (pods) => ({ kind: 'CreatePods', pods }),
+  );
 }
 
 /** One action alone, several as one batch (`CreatePVCs`, `CreatePods`), none as `undefined`. */

@@ -82,7 +82,7 @@ export function describeAction(action: Action): string {
     case 'CreatePVCs':
       return (
         `CreatePVC ${action.pvcs.map((pvc) => pvc.member).join(', ')}` +
-        (action.pods.length > 0 ? `, then ${describeAction({ kind: 'CreatePods', pods: action.pods })}` : '')
+        (action.pods.length > 0 ? `, then CreatePod ${action.pods.map((pod) => pod.member).join(', ')}` : '')
       );
     case 'CreatePods':
       return `CreatePod ${action.pods.map((pod) => pod.member).join(', ')}`;
