@@ -3,7 +3,8 @@
 // idles, measured by its resident set. The scale bench sets it beside the controller's own RSS at rest: what is left
 // above it is ours. Ours ships bundled (image/bundle.ts), so the floor is measured the same way: a module that imports
 // the whole of each package, bundled by the same function with the same options; the packages imported from
-// node_modules as they are, the floor before the bundle, is measured beside it.
+// node_modules as they are, the floor before the bundle, is measured beside it. Each process runs on the Node.js binary
+// the controller runs on in the same bench (the scale bench: the image's).
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,28 +24,33 @@ export const FLOOR_PACKAGES = ['@kubernetes/client-node', 'etcd3'] as const;
 /** Idle after the imports and a full collection, before the resident set is read. */
 const IDLE_MS = 3_000;
 
-/** VmRSS in MiB of one process that imports `modules`, collects garbage and idles. */
+interface Resident {
+  /** VmRSS, MiB. */
+  readonly rss: number;
+  /** RssFile: the part mapped from files (the node binary), MiB. */
+  readonly file: number;
+}
+
+/** VmRSS and its file-mapped part in MiB of one process on `node` that imports `modules`, collects garbage and
+ *  idles. */
 async function rssAfterImport(
+  node: string,
   modules: readonly string[],
   nodeOptions: string,
   v8Flags: readonly string[],
-): Promise<number> {
+): Promise<Resident> {
   const script = [
     ...modules.map((module) => `await import(${JSON.stringify(module)});`),
     'globalThis.gc();',
     `await new Promise((resolve) => setTimeout(resolve, ${IDLE_MS}));`,
     `const { processMiB } = await import(${JSON.stringify(procStatusModule)});`,
-    "process.stdout.write(String(processMiB('self', 'VmRSS')));",
+    "process.stdout.write(JSON.stringify({ rss: processMiB('self', 'VmRSS'), file: processMiB('self', 'RssFile') }));",
   ].join('\n');
-  const { stdout } = await run(
-    process.execPath,
-    [...v8Flags, '--expose-gc', '--input-type=module', '--eval', script],
-    {
-      cwd: repoRoot,
-      env: { ...process.env, NODE_OPTIONS: nodeOptions },
-    },
-  );
-  return Number(stdout);
+  const { stdout } = await run(node, [...v8Flags, '--expose-gc', '--input-type=module', '--eval', script], {
+    cwd: repoRoot,
+    env: { ...process.env, NODE_OPTIONS: nodeOptions },
+  });
+  return JSON.parse(stdout) as Resident;
 }
 
 /**
@@ -71,39 +77,47 @@ export interface ImportFloor {
   readonly bareMiB: number;
   /** `node` importing `packages` bundled as ours is (image/bundle.ts). */
   readonly packagesMiB: number;
+  /** Of `packagesMiB`, the part mapped from files (RssFile: the node binary). Absent before 2026-12-05. */
+  readonly packagesFileMiB?: number;
   /** `node` importing `packages` from node_modules, unbundled. Absent in results from before the bundle. */
   readonly unbundledPackagesMiB?: number;
   readonly packages: readonly string[];
   readonly nodeOptions: string;
   /** V8 flags on both processes' command line (the controller's, controller/runtime/v8-flags.ts). */
   readonly v8Flags?: readonly string[];
+  /** The Node.js version the processes ran on. Absent before 2026-12-05 (the bench's own, Node.js 20). */
+  readonly nodeVersion?: string;
 }
 
 /**
- * Medians of `runs` processes each: a bare one, one that imports `FLOOR_PACKAGES` bundled as ours, and one that
- * imports them from node_modules.
+ * Medians of `runs` processes each on `node`: a bare one, one that imports `FLOOR_PACKAGES` bundled as ours, and one
+ * that imports them from node_modules.
  */
 export async function importFloor(
   nodeOptions: string,
   v8Flags: readonly string[],
+  node: { readonly path: string; readonly version: string },
   runs = 3,
 ): Promise<ImportFloor> {
   const bundled = await bundledFloorEntry();
-  const bare: number[] = [];
-  const packages: number[] = [];
-  const unbundled: number[] = [];
+  const bare: Resident[] = [];
+  const packages: Resident[] = [];
+  const unbundled: Resident[] = [];
   for (let i = 0; i < runs; i += 1) {
-    bare.push(await rssAfterImport([], nodeOptions, v8Flags));
-    packages.push(await rssAfterImport([bundled], nodeOptions, v8Flags));
-    unbundled.push(await rssAfterImport(FLOOR_PACKAGES, nodeOptions, v8Flags));
+    bare.push(await rssAfterImport(node.path, [], nodeOptions, v8Flags));
+    packages.push(await rssAfterImport(node.path, [bundled], nodeOptions, v8Flags));
+    unbundled.push(await rssAfterImport(node.path, FLOOR_PACKAGES, nodeOptions, v8Flags));
   }
+  const rss = (of: readonly Resident[]) => median(of.map((resident) => resident.rss));
   return {
     runs,
-    bareMiB: median(bare),
-    packagesMiB: median(packages),
-    unbundledPackagesMiB: median(unbundled),
+    bareMiB: rss(bare),
+    packagesMiB: rss(packages),
+    packagesFileMiB: median(packages.map((resident) => resident.file)),
+    unbundledPackagesMiB: rss(unbundled),
     packages: FLOOR_PACKAGES,
     nodeOptions,
     v8Flags,
+    nodeVersion: node.version,
   };
 }

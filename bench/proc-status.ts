@@ -1,8 +1,9 @@
 // A process's memory as the kernel counts it, from /proc/<pid>/status: the one parser the benches share.
 import { readFileSync } from 'node:fs';
 
-/** VmRSS: resident set now; VmHWM: its peak over the process's life. */
-export type MemoryField = 'VmRSS' | 'VmHWM';
+/** VmRSS: resident set now; VmHWM: its peak over the process's life; RssFile: the part of VmRSS mapped from files
+ *  (the node binary's code and read-only data, shared libraries), which the kernel can drop and read again. */
+export type MemoryField = 'VmRSS' | 'VmHWM' | 'RssFile';
 
 /** The field of `status` (the text of /proc/<pid>/status) in MiB, or undefined when it has none. */
 export function statusMiB(status: string, field: MemoryField): number | undefined {

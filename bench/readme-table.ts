@@ -78,6 +78,8 @@ export interface BenchResults {
     readonly date: string;
     readonly rows: MembershipRow[];
     readonly controllerRssMiB: number;
+    /** The Node.js the bench and its controller ran on (`process.version`). */
+    readonly node: string;
   };
   readonly nodeLoss: NodeLossResults;
   readonly rolling: { readonly date: string; readonly rows: RollingRow[] };
@@ -104,6 +106,8 @@ export interface BenchResults {
     readonly nodeOptions: string;
     /** The controller's V8 flags in that run (controller/runtime/v8-flags.ts); none before 2026-11-29. */
     readonly v8Flags?: readonly string[];
+    /** The Node.js the controller ran on (the image's); absent before 2026-12-05 (the bench's own, Node.js 20). */
+    readonly controllerNodeVersion?: string;
     readonly importFloor: ImportFloor;
   };
   /** `npm run bench large` (2 and 8 GiB); absent until it has run. */
@@ -176,7 +180,7 @@ function membershipRows(results: BenchResults['membership']): Row[] {
   ]);
   rows.push([
     'controller RSS after the runs',
-    `${results.controllerRssMiB.toFixed(0)} MiB`,
+    `${results.controllerRssMiB.toFixed(0)} MiB (on the bench's Node.js ${results.node}; the scale rows run the image's)`,
     '–',
     '–',
     '–',
@@ -281,7 +285,10 @@ function scaleRows(results: BenchResults['scale']): Row[] {
     floor.unbundledPackagesMiB === undefined
       ? ''
       : `, bundled as ours (from node_modules ${floor.unbundledPackagesMiB.toFixed(0)} MiB)`;
-  const memoryFloor = `RSS ${floor.packagesMiB.toFixed(0)} MiB: node${flags(floor.v8Flags)} importing ${floor.packages.join(' and ')} only${bundledAs}, idle (bare node ${floor.bareMiB.toFixed(0)} MiB)`;
+  const fromFiles = (mib: number | undefined) =>
+    mib === undefined ? '' : `; mapped from files ${mib.toFixed(0)} MiB`;
+  const nodeVersion = floor.nodeVersion ? ` ${floor.nodeVersion}` : '';
+  const memoryFloor = `RSS ${floor.packagesMiB.toFixed(0)} MiB${floor.packagesFileMiB === undefined ? '' : ` (mapped from files ${floor.packagesFileMiB.toFixed(0)} MiB)`}: node${nodeVersion}${flags(floor.v8Flags)} importing ${floor.packages.join(' and ')} only${bundledAs}, idle (bare node ${floor.bareMiB.toFixed(0)} MiB)`;
   const controller = results.rows.map((row): Row => {
     const verbs = Object.entries(row.restApiRequests.byVerb)
       .sort(([a], [b]) => a.localeCompare(b))
@@ -289,7 +296,7 @@ function scaleRows(results: BenchResults['scale']): Row[] {
       .join(', ');
     return [
       `controller with ${row.clusters} cluster${row.clusters === 1 ? '' : 's'} Ready (size 1), real nodes`,
-      `RSS ${row.restPeakRssMiB.toFixed(0)} MiB at rest (V8 heap in use ${row.restPeakHeapUsedMiB.toFixed(0)} MiB); reconcile p99 ${bound(row.reconcileP99Seconds)} (at rest ${bound(row.restReconcileP99Seconds)}); ${row.restApiRequestsPerSecond.toFixed(2)} API requests/s at rest (${verbs || 'none'} in ${row.restSeconds.toFixed(0)} s); all Ready ${row.readySeconds.toFixed(0)} s after apply`,
+      `RSS ${row.restPeakRssMiB.toFixed(0)} MiB at rest (V8 heap in use ${row.restPeakHeapUsedMiB.toFixed(0)} MiB${fromFiles(row.restPeakRssFileMiB)}); reconcile p99 ${bound(row.reconcileP99Seconds)} (at rest ${bound(row.restReconcileP99Seconds)}); ${row.restApiRequestsPerSecond.toFixed(2)} API requests/s at rest (${verbs || 'none'} in ${row.restSeconds.toFixed(0)} s); all Ready ${row.readySeconds.toFixed(0)} s after apply`,
       memoryFloor,
       `${ratio(row.restPeakRssMiB, floor.packagesMiB)} (RSS)`,
       '–',
@@ -298,7 +305,7 @@ function scaleRows(results: BenchResults['scale']): Row[] {
   });
   const peak: Row = [
     'controller peak RSS over the whole scale run',
-    `${results.controllerPeakRssMiB.toFixed(0)} MiB (VmHWM; \`NODE_OPTIONS=${results.nodeOptions}\`${results.v8Flags?.length ? ` and \`${results.v8Flags.join(' ')}\`` : ''} as shipped)`,
+    `${results.controllerPeakRssMiB.toFixed(0)} MiB (VmHWM; \`NODE_OPTIONS=${results.nodeOptions}\`${results.v8Flags?.length ? ` and \`${results.v8Flags.join(' ')}\`` : ''} as shipped${results.controllerNodeVersion ? `, on the image's Node.js ${results.controllerNodeVersion}` : ''})`,
     '–',
     '–',
     '–',
@@ -309,7 +316,7 @@ function scaleRows(results: BenchResults['scale']): Row[] {
     ? [
         [
           `controller at rest after ${after.clustersCreatedAndDeleted} clusters created, Ready and deleted (none left), real nodes`,
-          `RSS ${after.restPeakRssMiB.toFixed(0)} MiB (V8 heap in use ${after.restPeakHeapUsedMiB.toFixed(0)} MiB; the bootstrap rows' process, over ${after.restSeconds.toFixed(0)} s)`,
+          `RSS ${after.restPeakRssMiB.toFixed(0)} MiB (V8 heap in use ${after.restPeakHeapUsedMiB.toFixed(0)} MiB${fromFiles(after.restPeakRssFileMiB)}; the bootstrap rows' process, over ${after.restSeconds.toFixed(0)} s)`,
           memoryFloor,
           `${ratio(after.restPeakRssMiB, floor.packagesMiB)} (RSS)`,
           '–',

@@ -3,11 +3,11 @@
 // with no cluster left (what 12 clusters created and deleted leave resident). Then, in a new controller process, the
 // controller with 1, then 10, then 50 EtcdClusters Ready at once (size 1, small members). Each controller process runs
 // as the shipped ServiceAccount with the shipped NODE_OPTIONS (heap cap) and V8 flags, from the bundle the image
-// ships. Per stage: the seconds from applying the stage's new clusters (one
-// server-side apply, as a Git sync does) until all are Ready;
-// then, after a settle, a rest window in which nothing changes (60 s; for 50 clusters 5.5 min, every cluster's
-// periodic fresh read in it): the controller's peak RSS (its own
-// process_resident_memory_bytes, every 5 s), reconcile latency p99 (its histogram, between scrapes; the bucket
+// ships, on the Node.js the image ships (image/node-runtime.ts; the import floor too). Per stage: the seconds from
+// applying the stage's new clusters (one server-side apply, as a Git sync does) until all are Ready; then, after a
+// settle, a rest window in which nothing changes (60 s; for 50 clusters 5.5 min, every cluster's periodic fresh read
+// in it): the controller's peak RSS (its own process_resident_memory_bytes, every 5 s, and the part of it mapped
+// from files, from /proc/<pid>/status), reconcile latency p99 (its histogram, between scrapes; the bucket
 // bound) over the whole stage and over the rest, and the API requests it made at rest, counted by the API server
 // (an audit log of the controller's user only); at the end the higher of the two processes' peak RSS (VmHWM). JSON
 // in bench/results/scale.json. `npm run bench scale`.
@@ -21,6 +21,7 @@ import type { EtcdCluster } from '../controller/etcdcluster/api.js';
 import { REQUEUE } from '../controller/etcdcluster/plan.js';
 import { DEFAULT_RESYNC_PERIOD_MS } from '../controller/runtime/flags.js';
 import { CONTROLLER_V8_FLAGS } from '../controller/runtime/v8-flags.js';
+import { nodeRuntime } from '../image/node-runtime.js';
 import {
   AUDIT_LAG_MS,
   countRequests,
@@ -84,6 +85,8 @@ export interface AfterBootstrap {
   /** Highest RSS and V8 heap in use sampled over `restSeconds` once it made no request but watches. */
   readonly restPeakRssMiB: number;
   readonly restPeakHeapUsedMiB: number;
+  /** Highest RssFile sampled with them: the part mapped from files (the node binary). Absent before 2026-12-05. */
+  readonly restPeakRssFileMiB?: number;
   readonly restSeconds: number;
 }
 
@@ -97,6 +100,9 @@ export interface ScaleRow {
   readonly restPeakRssMiB: number;
   /** Highest V8 heap in use sampled in the rest window (`nodejs_heap_size_used_bytes`). */
   readonly restPeakHeapUsedMiB: number;
+  /** Highest RssFile sampled in the rest window (/proc/<pid>/status): the part of the RSS mapped from files. Absent
+   *  before 2026-12-05. */
+  readonly restPeakRssFileMiB?: number;
   /** Upper bound of the bucket holding p99 of the EtcdCluster reconcile passes of the whole stage / of the rest. */
   readonly reconcileP99Seconds: number | null;
   readonly restReconcileP99Seconds: number | null;
@@ -161,9 +167,11 @@ interface Scrape {
   readonly buckets: Buckets;
   readonly rssMiB: number;
   readonly heapUsedMiB: number;
+  readonly rssFileMiB: number;
 }
 
 async function scrape(run: ControllerRun): Promise<Scrape> {
+  const rssFileMiB = processMiB(run.process.pid, 'RssFile');
   const text = (await httpGet(run.metricsURL)).body;
   const gauge = (name: string) => {
     const value = new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1];
@@ -174,26 +182,31 @@ async function scrape(run: ControllerRun): Promise<Scrape> {
     buckets: parseBuckets(text, HISTOGRAM, { controller: 'etcdcluster' }),
     rssMiB: gauge('process_resident_memory_bytes'),
     heapUsedMiB: gauge('nodejs_heap_size_used_bytes'),
+    rssFileMiB,
   };
 }
 
-/** The highest RSS and heap in use of `run`'s /metrics, sampled every RSS_EVERY_MS for `ms` from `start`. */
+/** The highest RSS, heap in use and file-mapped RSS of `run`, sampled every RSS_EVERY_MS for `ms` from `start`. */
 async function restPeaks(
   run: ControllerRun,
   start: Scrape,
   ms: number,
-): Promise<{ rssMiB: number; heapUsedMiB: number; end: Scrape }> {
+): Promise<{ rssMiB: number; heapUsedMiB: number; rssFileMiB: number; end: Scrape }> {
   const from = Date.now();
-  let rssMiB = start.rssMiB;
-  let heapUsedMiB = start.heapUsedMiB;
+  const samples = [start];
   while (Date.now() - from < ms) {
     await sleep(RSS_EVERY_MS);
-    const sample = await scrape(run);
-    rssMiB = Math.max(rssMiB, sample.rssMiB);
-    heapUsedMiB = Math.max(heapUsedMiB, sample.heapUsedMiB);
+    samples.push(await scrape(run));
   }
   const end = await scrape(run);
-  return { rssMiB: Math.max(rssMiB, end.rssMiB), heapUsedMiB: Math.max(heapUsedMiB, end.heapUsedMiB), end };
+  samples.push(end);
+  const peak = (of: (sample: Scrape) => number) => Math.max(...samples.map(of));
+  return {
+    rssMiB: peak((sample) => sample.rssMiB),
+    heapUsedMiB: peak((sample) => sample.heapUsedMiB),
+    rssFileMiB: peak((sample) => sample.rssFileMiB),
+    end,
+  };
 }
 
 /** The controller process's peak resident set over its whole life (VmHWM). */
@@ -205,9 +218,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function run(): Promise<void> {
   // Before any cluster runs, so nothing else shares the machine with these processes.
-  const floor = await importFloor(DEFAULT_CONTROLLER_NODE_OPTIONS, CONTROLLER_V8_FLAGS);
+  const runtime = await nodeRuntime();
+  const floor = await importFloor(DEFAULT_CONTROLLER_NODE_OPTIONS, CONTROLLER_V8_FLAGS, {
+    path: runtime.node,
+    version: runtime.version,
+  });
   const env = await startEnvironment({ nodes: 3, auditController: true });
-  const controllers = await controllerProcesses(env, { namespaces: [ns] });
+  const controllers = await controllerProcesses(env, { namespaces: [ns], node: runtime.node });
   const auditLog = env.controlPlane.auditLogPath;
   const rows: ScaleRow[] = [];
   let bootstrap: BootstrapRow[] = [];
@@ -229,6 +246,7 @@ export async function run(): Promise<void> {
       clustersCreatedAndDeleted: BOOTSTRAP_SIZES.length * BOOTSTRAP_RUNS,
       restPeakRssMiB: bootRest.rssMiB,
       restPeakHeapUsedMiB: bootRest.heapUsedMiB,
+      restPeakRssFileMiB: bootRest.rssFileMiB,
       restSeconds: bootRestMs / 1000,
     };
     console.log(JSON.stringify({ afterBootstrap }));
@@ -291,6 +309,7 @@ export async function run(): Promise<void> {
         settledSeconds,
         restPeakRssMiB: rest.rssMiB,
         restPeakHeapUsedMiB: rest.heapUsedMiB,
+        restPeakRssFileMiB: rest.rssFileMiB,
         reconcileP99Seconds: quantileBound(stageStart.buckets, restEnd.buckets, 0.99) ?? null,
         restReconcileP99Seconds: quantileBound(restStart.buckets, restEnd.buckets, 0.99) ?? null,
         restReconciles: (restEnd.buckets.get(inf) ?? 0) - (restStart.buckets.get(inf) ?? 0),
@@ -312,30 +331,30 @@ export async function run(): Promise<void> {
     );
   if (afterBootstrap)
     console.log(
-      `the bootstrap rows' controller at rest after ${afterBootstrap.clustersCreatedAndDeleted} clusters created and deleted: ${afterBootstrap.restPeakRssMiB.toFixed(0)} MiB RSS (V8 heap in use ${afterBootstrap.restPeakHeapUsedMiB.toFixed(0)} MiB)`,
+      `the bootstrap rows' controller at rest after ${afterBootstrap.clustersCreatedAndDeleted} clusters created and deleted: ${afterBootstrap.restPeakRssMiB.toFixed(0)} MiB RSS (V8 heap in use ${afterBootstrap.restPeakHeapUsedMiB.toFixed(0)} MiB, mapped from files ${afterBootstrap.restPeakRssFileMiB?.toFixed(0)} MiB)`,
     );
   console.log(
-    `controller peak RSS over the whole run (VmHWM, the higher of the two processes, ${DEFAULT_CONTROLLER_NODE_OPTIONS} ${CONTROLLER_V8_FLAGS.join(' ')}): ${peakRssMiB.toFixed(0)} MiB`,
+    `controller peak RSS over the whole run (VmHWM, the higher of the two processes, Node.js ${runtime.version}, ${DEFAULT_CONTROLLER_NODE_OPTIONS} ${CONTROLLER_V8_FLAGS.join(' ')}): ${peakRssMiB.toFixed(0)} MiB`,
   );
   console.log(
-    `floor: node ${CONTROLLER_V8_FLAGS.join(' ')} importing ${floor.packages.join(' and ')}, collected, idle: ${floor.packagesMiB.toFixed(0)} MiB RSS bundled as ours, ${floor.unbundledPackagesMiB?.toFixed(0)} MiB from node_modules (bare node ${floor.bareMiB.toFixed(0)} MiB; median of ${floor.runs})`,
+    `floor: node ${runtime.version} ${CONTROLLER_V8_FLAGS.join(' ')} importing ${floor.packages.join(' and ')}, collected, idle: ${floor.packagesMiB.toFixed(0)} MiB RSS bundled as ours (mapped from files ${floor.packagesFileMiB?.toFixed(0)} MiB), ${floor.unbundledPackagesMiB?.toFixed(0)} MiB from node_modules (bare node ${floor.bareMiB.toFixed(0)} MiB; median of ${floor.runs})`,
   );
   console.log(
     `\nscale (etcd ${version}, size-1 clusters, one controller process; the rest window of each stage in its row)`,
   );
   console.log(
-    'clusters  all Ready s  rest peak RSS MiB  reconcile p99 ≤ s (stage / rest)  API requests/s at rest',
+    'clusters  all Ready s  rest peak RSS MiB (from files)  reconcile p99 ≤ s (stage / rest)  API requests/s at rest',
   );
   for (const r of rows) {
     console.log(
-      `${String(r.clusters).padStart(8)} ${r.readySeconds.toFixed(1).padStart(12)} ${r.restPeakRssMiB.toFixed(0).padStart(18)} ${`${r.reconcileP99Seconds} / ${r.restReconcileP99Seconds}`.padStart(33)} ${r.restApiRequestsPerSecond.toFixed(2).padStart(23)} ${JSON.stringify(r.restApiRequests.byVerb)}`,
+      `${String(r.clusters).padStart(8)} ${r.readySeconds.toFixed(1).padStart(12)} ${`${r.restPeakRssMiB.toFixed(0)} (${r.restPeakRssFileMiB?.toFixed(0)})`.padStart(30)} ${`${r.reconcileP99Seconds} / ${r.restReconcileP99Seconds}`.padStart(33)} ${r.restApiRequestsPerSecond.toFixed(2).padStart(23)} ${JSON.stringify(r.restApiRequests.byVerb)}`,
     );
   }
   mkdirSync(results, { recursive: true });
   const file = join(results, 'scale.json');
   writeFileSync(
     file,
-    `${JSON.stringify({ bench: 'scale', node: process.version, etcd: version, date: new Date().toISOString(), steadyRequeueSeconds: REQUEUE.steady / 1000, bootstrap, afterBootstrap, rows, controllerPeakRssMiB: peakRssMiB, nodeOptions: DEFAULT_CONTROLLER_NODE_OPTIONS, v8Flags: CONTROLLER_V8_FLAGS, importFloor: floor }, null, 2)}\n`,
+    `${JSON.stringify({ bench: 'scale', node: process.version, controllerNodeVersion: runtime.version, etcd: version, date: new Date().toISOString(), steadyRequeueSeconds: REQUEUE.steady / 1000, bootstrap, afterBootstrap, rows, controllerPeakRssMiB: peakRssMiB, nodeOptions: DEFAULT_CONTROLLER_NODE_OPTIONS, v8Flags: CONTROLLER_V8_FLAGS, importFloor: floor }, null, 2)}\n`,
   );
   console.log(`wrote ${file}`);
 }

@@ -28,8 +28,8 @@ export const DEFAULT_MEMBER_RESOURCES: {
  * scale` on the real nodes (bench/results/scale.json; a unit test checks them against it): the memory request covers
  * the controller at rest with one cluster, the limit leaves at least 1.5× over its peak with 50 clusters Ready. With
  * `--no-opt` (controller/runtime/v8-flags.ts) one cluster at rest took 102 MiB on Node.js 20 (2026-11-28), and 89 MiB
- * bundled as the image ships it (2026-12-03; image/bundle.ts); the image's Node.js 22 idles about 11 MiB above
- * Node.js 20 with the same imports, so the request leaves room for both.
+ * bundled as the image ships it (2026-12-03; image/bundle.ts). Since 2026-12-05 the bench runs the controller on the
+ * image's Node.js 22: 86 MiB at rest with one cluster, 104 MiB with 10 and with 50, 104 MiB at its peak.
  */
 export const DEFAULT_CONTROLLER_RESOURCES = {
   requests: { cpu: '50m', memory: '128Mi' },

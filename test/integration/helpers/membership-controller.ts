@@ -47,6 +47,11 @@ export async function controllerProcesses(
      * the connect proxy
      */
     inside?: boolean;
+    /**
+     * The Node.js binary it runs on; the scale bench passes the image's (image/node-runtime.ts), so its memory is
+     * the shipped controller's. @default this process's (`process.execPath`)
+     */
+    node?: string;
   },
 ): Promise<ControllerProcesses> {
   const dir = await mkdtemp(join(tmpdir(), 'etcd-gitops-controller-'));
@@ -75,7 +80,7 @@ export async function controllerProcesses(
       const process = startProcess({
         ...(place ? { netns: place.netns } : {}),
         name: `controller-${count}`,
-        command: globalThis.process.execPath,
+        command: options.node ?? globalThis.process.execPath,
         args: [
           shippedCli,
           'controller',
