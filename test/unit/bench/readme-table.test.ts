@@ -76,7 +76,7 @@ describe('README performance table', () => {
     });
     assert.match(
       table,
-      /^\| backup of a 2 GiB database \(4000 keys, snapshot 2050 MiB\) \| 40\.0 s \(51 MiB\/s\), peak RSS 90 MiB of the Job's 256 MiB limit, 1 run \| 50\.0 s .* \| 0\.80× \| – \| large, 2026-12-02 \|$/m,
+      /^\| backup of a 2 GiB database \(4000 keys, snapshot 2050 MiB\) \| 40\.0 s \(51 MiB\/s\), peak RSS 90 MiB of the Job's 256 MiB limit, on the bench's Node\.js v22, 1 run \| 50\.0 s .* \| 0\.80× \| – \| large, 2026-12-02 \|$/m,
     );
     assert.match(table, /^\| backup of an 8 GiB database \(4000 keys, snapshot 8200 MiB\) \|/m);
     assert.match(
