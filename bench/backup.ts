@@ -5,13 +5,15 @@
 // verified `.part` into the backup (docs/design/backup.md, step 6), medians over several runs; a table on stdout,
 // JSON in bench/results/backup.json. Each run's objects are deleted after it, so 2 GiB rows fit the disk. Ours, its
 // etcd side alone and the least streaming save with the same clients (stream-floor.ts) run with the `NODE_OPTIONS` a
-// backup Job gets under its default limit; the by-hand upload without.
+// backup Job gets under its default limit; the by-hand upload without. Every Node.js process runs on the Node.js the
+// image ships (image/node-runtime.ts), as a backup Job does.
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_BACKUP_NODE_OPTIONS } from '../constructs/conventions/limits.js';
+import { nodeRuntime } from '../image/node-runtime.js';
 import { etcdBinary } from '../test/env/binaries.js';
 import { startMinio } from '../test/env/minio.js';
 import { awsEnv, createBucket, minioClient } from '../test/integration/helpers/backup-cli.js';
@@ -74,6 +76,7 @@ interface Row {
 }
 
 export async function run(): Promise<void> {
+  const { node, version: nodeVersion } = await nodeRuntime();
   // The floors' programs bundled as ours is (bundled.ts).
   const uploadFile = await bundled(join(here, 'upload-file.js'));
   const receiveSnapshot = await bundled(join(here, 'receive-snapshot.js'));
@@ -99,9 +102,7 @@ export async function run(): Promise<void> {
       const streamFloor: Measured[] = [];
       let snapshotBytes = 0;
       for (let i = 0; i < runs; i++) {
-        ours.push(
-          await measure(process.execPath, backupSaveArgs(etcd.clientURL, databaseMiB, minio, bucket), jobEnv),
-        );
+        ours.push(await measure(node, backupSaveArgs(etcd.clientURL, databaseMiB, minio, bucket), jobEnv));
         await emptyPrefix(s3, bucket, `bench/db${databaseMiB}/`);
         const file = join(work, 'snapshot.db');
         snap.push(
@@ -113,18 +114,14 @@ export async function run(): Promise<void> {
         );
         snapshotBytes = statSync(file).size;
         upload.push(
-          await measure(
-            process.execPath,
-            [uploadFile, file, bucket, `baseline/db${databaseMiB}-${i}.db`],
-            env,
-          ),
+          await measure(node, [uploadFile, file, bucket, `baseline/db${databaseMiB}-${i}.db`], env),
         );
         await rm(file);
         await emptyPrefix(s3, bucket, 'baseline/');
-        receive.push(await measure(process.execPath, [receiveSnapshot, etcd.clientURL], jobEnv));
+        receive.push(await measure(node, [receiveSnapshot, etcd.clientURL], jobEnv));
         streamFloor.push(
           await measure(
-            process.execPath,
+            node,
             [streamFloorProgram, etcd.clientURL, bucket, `stream-floor/db${databaseMiB}-${i}.db`],
             jobEnv,
           ),
@@ -193,6 +190,6 @@ export async function run(): Promise<void> {
   mkdirSync(results, { recursive: true });
   writeFileSync(
     join(results, 'backup.json'),
-    `${JSON.stringify({ bench: 'backup', node: process.version, etcd: etcdVersion, date: new Date().toISOString(), runs, nodeOptions: DEFAULT_BACKUP_NODE_OPTIONS, rows, peakRssGrowth: growth }, null, 2)}\n`,
+    `${JSON.stringify({ bench: 'backup', node: process.version, commandNodeVersion: nodeVersion, etcd: etcdVersion, date: new Date().toISOString(), runs, nodeOptions: DEFAULT_BACKUP_NODE_OPTIONS, rows, peakRssGrowth: growth }, null, 2)}\n`,
   );
 }

@@ -140,10 +140,10 @@ export const GOALS: readonly Goal[] = [
       };
     },
     unreached:
-      'the command holds 63 MiB before a byte moves (grpc-js and the AWS SDK; etcd3 no longer, docs/adr/0009-own-maintenance-client.md) ' +
-      "and its three 8 MiB part buffers; of the rest most is V8's optimizing compiler, and only turning it off brought " +
-      'a 256 MiB save under 96 MiB, at a third more time; measured on the bench\'s Node.js 20, not yet on the ' +
-      "image's 22, where the controller's clients alone idle 9 MiB higher " +
+      "on the image's Node.js the command holds 72 MiB before a byte moves (grpc-js and the AWS SDK; etcd3 no " +
+      'longer, docs/adr/0009-own-maintenance-client.md) and adds its three 8 MiB part buffers, and a save through ' +
+      "the same clients with nothing else peaks about as high as ours; only turning V8's optimizing compiler off brought " +
+      'a 256 MiB save under 96 MiB (Node.js 20), at a third more time ' +
       '(docs/adr/0008-own-multipart-writer.md, "Backups, 64 MiB → 2 GiB")',
   },
   {

@@ -87,8 +87,10 @@ export interface BenchResults {
     readonly date: string;
     /** What ours ran with (a backup Job's default); absent in runs before it was set. */
     readonly nodeOptions?: string;
-    /** The Node.js every process of the bench ran on (`process.version`). */
+    /** The Node.js the bench ran on (`process.version`). */
     readonly node: string;
+    /** The Node.js ours and the floors' programs ran on (the image's); absent before 2026-12-05 (then `node`). */
+    readonly commandNodeVersion?: string;
     readonly rows: BackupRow[];
   };
   readonly restore: {
@@ -218,7 +220,7 @@ function rollingRows(results: BenchResults['rolling']): Row[] {
 function backupRows(results: BenchResults['backup']): Row[] {
   return results.rows.map((row) => [
     `backup of ${aSize(row.databaseMiB)} database`,
-    `${row.oursSeconds.toFixed(1)} s (${row.oursMinSeconds.toFixed(1)}–${row.oursMaxSeconds.toFixed(1)}; of it ${row.oursCopySeconds.toFixed(1)} s the \`.part\` copy; ${row.oursMiBps.toFixed(0)} MiB/s, peak RSS ${row.oursPeakRssMiB.toFixed(0)} MiB${results.nodeOptions ? " with a Job's `NODE_OPTIONS`" : ''}, on the bench's Node.js ${results.node}), ${row.runs} runs`,
+    `${row.oursSeconds.toFixed(1)} s (${row.oursMinSeconds.toFixed(1)}–${row.oursMaxSeconds.toFixed(1)}; of it ${row.oursCopySeconds.toFixed(1)} s the \`.part\` copy; ${row.oursMiBps.toFixed(0)} MiB/s, peak RSS ${row.oursPeakRssMiB.toFixed(0)} MiB${results.nodeOptions ? " with a Job's `NODE_OPTIONS`" : ''}, ${results.commandNodeVersion ? `on the image's Node.js ${results.commandNodeVersion}` : `on the bench's Node.js ${results.node}`}), ${row.runs} runs`,
     `${row.baselineSeconds.toFixed(1)} s (${row.baselineMiBps.toFixed(0)} MiB/s): etcdctl snapshot save ${row.etcdctlSeconds.toFixed(1)} s + upload ${row.uploadSeconds.toFixed(1)} s (peak RSS ${row.uploadPeakRssMiB.toFixed(0)} MiB); our etcd side alone ${row.receiveSeconds.toFixed(1)} s (peak RSS ${row.receivePeakRssMiB.toFixed(0)} MiB)${row.streamFloorSeconds === undefined ? '' : `; the least streaming save with the same clients ${row.streamFloorSeconds.toFixed(1)} s (peak RSS ${(row.streamFloorPeakRssMiB ?? Number.NaN).toFixed(0)} MiB)`}`,
     ratio(row.oursSeconds, row.baselineSeconds),
     '–',
@@ -350,7 +352,7 @@ function largeRows(results: LargeResults | undefined): Row[] {
   const rows = results.rows.flatMap((row): Row[] => [
     [
       `backup of ${aSize(row.databaseMiB)} database (${row.keys} keys, snapshot ${row.snapshotMiB} MiB)`,
-      `${f(row.backupSeconds)} s (${row.backupMiBps.toFixed(0)} MiB/s), peak RSS ${row.backupPeakRssMiB.toFixed(0)} MiB of the Job's ${results.limits.backupJobMiB} MiB limit, on the bench's Node.js ${results.node}, ${runs}`,
+      `${f(row.backupSeconds)} s (${row.backupMiBps.toFixed(0)} MiB/s), peak RSS ${row.backupPeakRssMiB.toFixed(0)} MiB of the Job's ${results.limits.backupJobMiB} MiB limit, ${results.commandNodeVersion ? `on the image's Node.js ${results.commandNodeVersion}` : `on the bench's Node.js ${results.node}`}, ${runs}`,
       `${f(row.etcdctlSeconds + row.uploadSeconds)} s (${row.baselineMiBps.toFixed(0)} MiB/s): etcdctl snapshot save ${f(row.etcdctlSeconds)} s + upload ${f(row.uploadSeconds)} s (peak RSS ${row.uploadPeakRssMiB.toFixed(0)} MiB)`,
       ratio(row.backupSeconds, row.etcdctlSeconds + row.uploadSeconds),
       '–',
