@@ -10,7 +10,8 @@
 // At the first size only, a learner joins the member and is promoted the way the controller promotes one: `member
 // promote` every REQUEUE.learner until etcd accepts it (etcd refuses a learner that is not in sync with the leader),
 // timed from its AddLearner; the promoted member must then answer with the source's key count and revision.
-// Peak resident sets are each process's VmHWM; a container's memory limit is printed beside it where it has one.
+// Peak resident sets are each process's VmHWM; a container's memory limit is printed beside it where it has one. Every
+// Node.js process (ours, the by-hand upload) runs on the Node.js the image ships (image/node-runtime.ts).
 // A table on stdout, JSON in bench/results/large.json.
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -28,6 +29,7 @@ import {
 import { quantityBytes } from '../constructs/conventions/quantity.js';
 import { addLearner, isEtcdBusy, promoteMember, removeMember } from '../controller/etcd/members.js';
 import { REQUEUE } from '../controller/etcdcluster/plan.js';
+import { nodeRuntime } from '../image/node-runtime.js';
 import { etcdBinary } from '../test/env/binaries.js';
 import { startMinio } from '../test/env/minio.js';
 import { freePorts } from '../test/env/ports.js';
@@ -101,6 +103,8 @@ export interface LearnerResult {
 export interface LargeResults {
   readonly bench: 'large';
   readonly node: string;
+  /** The Node.js ours and the by-hand upload ran on (the image's); absent before 2026-12-05 (then `node`). */
+  readonly commandNodeVersion?: string;
   readonly etcd: string;
   readonly date: string;
   readonly runs: number;
@@ -180,6 +184,7 @@ async function learnerCatchUp(
 }
 
 export async function run(): Promise<void> {
+  const { node, version: nodeVersion } = await nodeRuntime();
   // The by-hand upload and our verification bundled as ours ships (bundled.ts).
   const uploadFile = await bundled(join(here, 'upload-file.js'));
   const verifyBackup = await bundled(join(here, 'verify-backup.js'));
@@ -219,7 +224,7 @@ export async function run(): Promise<void> {
       let snapshotBytes = 0;
       for (let i = 0; i < runs; i++) {
         const saved = await measure(
-          process.execPath,
+          node,
           backupSaveArgs(source.clientURL, databaseMiB, minio, bucket),
           jobEnv,
         );
@@ -236,21 +241,13 @@ export async function run(): Promise<void> {
         );
         snapshotBytes = statSync(file).size;
         m.upload.push(
-          await measure(
-            process.execPath,
-            [uploadFile, file, bucket, `baseline/db${databaseMiB}-${i}.db`],
-            env,
-          ),
+          await measure(node, [uploadFile, file, bucket, `baseline/db${databaseMiB}-${i}.db`], env),
         );
         await rm(file);
         await emptyPrefix(s3, bucket, 'baseline/');
 
         m.verify.push(
-          await measure(
-            process.execPath,
-            [verifyBackup, minio.endpoint, bucket, key, etcdVersion],
-            controllerEnv,
-          ),
+          await measure(node, [verifyBackup, minio.endpoint, bucket, key, etcdVersion], controllerEnv),
         );
 
         const [peerPort] = (await freePorts(1)) as [number];
@@ -261,7 +258,7 @@ export async function run(): Promise<void> {
         let start = process.hrtime.bigint();
         m.fetch.push(
           await measure(
-            process.execPath,
+            node,
             restoreFetchArgs({
               minio,
               bucket,
@@ -369,6 +366,7 @@ export async function run(): Promise<void> {
   const written: LargeResults = {
     bench: 'large',
     node: process.version,
+    commandNodeVersion: nodeVersion,
     etcd: etcdVersion,
     date: new Date().toISOString(),
     runs,

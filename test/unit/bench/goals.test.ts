@@ -154,6 +154,9 @@ describe('performance goals from the bench results', () => {
       row('controller RSS idle'),
       /\| 79 MiB with one cluster; 78 MiB with none after 12 created and deleted \| reached \|$/,
     );
-    assert.match(row('backup peak RSS'), /not reached: on the image's Node.js the command holds 72 MiB before a byte moves/);
+    assert.match(
+      row('backup peak RSS'),
+      /not reached: on the image's Node.js the command holds 72 MiB before a byte moves/,
+    );
   });
 });
