@@ -217,10 +217,17 @@ function rollingRows(results: BenchResults['rolling']): Row[] {
   ]);
 }
 
+/** Which Node.js a bench's own programs ran on: the image's since it records one, else the bench's. */
+function ranOn(results: { readonly node: string; readonly commandNodeVersion?: string }): string {
+  return results.commandNodeVersion
+    ? `on the image's Node.js ${results.commandNodeVersion}`
+    : `on the bench's Node.js ${results.node}`;
+}
+
 function backupRows(results: BenchResults['backup']): Row[] {
   return results.rows.map((row) => [
     `backup of ${aSize(row.databaseMiB)} database`,
-    `${row.oursSeconds.toFixed(1)} s (${row.oursMinSeconds.toFixed(1)}–${row.oursMaxSeconds.toFixed(1)}; of it ${row.oursCopySeconds.toFixed(1)} s the \`.part\` copy; ${row.oursMiBps.toFixed(0)} MiB/s, peak RSS ${row.oursPeakRssMiB.toFixed(0)} MiB${results.nodeOptions ? " with a Job's `NODE_OPTIONS`" : ''}, ${results.commandNodeVersion ? `on the image's Node.js ${results.commandNodeVersion}` : `on the bench's Node.js ${results.node}`}), ${row.runs} runs`,
+    `${row.oursSeconds.toFixed(1)} s (${row.oursMinSeconds.toFixed(1)}–${row.oursMaxSeconds.toFixed(1)}; of it ${row.oursCopySeconds.toFixed(1)} s the \`.part\` copy; ${row.oursMiBps.toFixed(0)} MiB/s, peak RSS ${row.oursPeakRssMiB.toFixed(0)} MiB${results.nodeOptions ? " with a Job's `NODE_OPTIONS`" : ''}, ${ranOn(results)}), ${row.runs} runs`,
     `${row.baselineSeconds.toFixed(1)} s (${row.baselineMiBps.toFixed(0)} MiB/s): etcdctl snapshot save ${row.etcdctlSeconds.toFixed(1)} s + upload ${row.uploadSeconds.toFixed(1)} s (peak RSS ${row.uploadPeakRssMiB.toFixed(0)} MiB); our etcd side alone ${row.receiveSeconds.toFixed(1)} s (peak RSS ${row.receivePeakRssMiB.toFixed(0)} MiB)${row.streamFloorSeconds === undefined ? '' : `; the least streaming save with the same clients ${row.streamFloorSeconds.toFixed(1)} s (peak RSS ${(row.streamFloorPeakRssMiB ?? Number.NaN).toFixed(0)} MiB)`}`,
     ratio(row.oursSeconds, row.baselineSeconds),
     '–',
@@ -352,7 +359,7 @@ function largeRows(results: LargeResults | undefined): Row[] {
   const rows = results.rows.flatMap((row): Row[] => [
     [
       `backup of ${aSize(row.databaseMiB)} database (${row.keys} keys, snapshot ${row.snapshotMiB} MiB)`,
-      `${f(row.backupSeconds)} s (${row.backupMiBps.toFixed(0)} MiB/s), peak RSS ${row.backupPeakRssMiB.toFixed(0)} MiB of the Job's ${results.limits.backupJobMiB} MiB limit, ${results.commandNodeVersion ? `on the image's Node.js ${results.commandNodeVersion}` : `on the bench's Node.js ${results.node}`}, ${runs}`,
+      `${f(row.backupSeconds)} s (${row.backupMiBps.toFixed(0)} MiB/s), peak RSS ${row.backupPeakRssMiB.toFixed(0)} MiB of the Job's ${results.limits.backupJobMiB} MiB limit, ${ranOn(results)}, ${runs}`,
       `${f(row.etcdctlSeconds + row.uploadSeconds)} s (${row.baselineMiBps.toFixed(0)} MiB/s): etcdctl snapshot save ${f(row.etcdctlSeconds)} s + upload ${f(row.uploadSeconds)} s (peak RSS ${row.uploadPeakRssMiB.toFixed(0)} MiB)`,
       ratio(row.backupSeconds, row.etcdctlSeconds + row.uploadSeconds),
       '–',
