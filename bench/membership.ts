@@ -6,13 +6,15 @@
 // Every row is also measured on the same nodes against the fair floor (membership-pods.ts: our member Pods, each step by a
 // script as fast as etcd allows), and the creation rows against a static-bootstrap StatefulSet (the peer method).
 // An untimed start first (`warmUp`), then medians over 5 runs (ours with min and max; every sample in the JSON); a
-// table on stdout, JSON in bench/results/membership.json. `npm run bench membership`.
+// table on stdout, JSON in bench/results/membership.json. `npm run bench membership`. The controller runs on the
+// Node.js the image ships (image/node-runtime.ts), so its RSS is the shipped controller's.
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { CoreV1Api } from '@kubernetes/client-node';
+import { nodeRuntime } from '../image/node-runtime.js';
 import { etcdBinary, etcdVersions } from '../test/env/binaries.js';
 import { type Environment, startEnvironment } from '../test/env/environment.js';
 import { waitFor } from '../test/env/wait.js';
@@ -229,8 +231,9 @@ async function controllerRss(controllers: ControllerProcesses, controller: Contr
 }
 
 export async function run(): Promise<void> {
+  const runtime = await nodeRuntime();
   const env = await startEnvironment({ nodes: 3 });
-  const controllers = await controllerProcesses(env, { namespaces: [ns] });
+  const controllers = await controllerProcesses(env, { namespaces: [ns], node: runtime.node });
   const ours: Sample[] = [];
   const floor: Sample[] = [];
   const rss: number[] = [];
@@ -291,12 +294,12 @@ export async function run(): Promise<void> {
       `${r.case.padEnd(22)} ${String(r.runs).padStart(4)} ${seconds(r.oursMs, 9)} ${range.padEnd(11)} ${seconds(r.floorMs, 9)} ${r.ratio.toFixed(2).padStart(6)} ${seconds(r.podFloorMs, 12)} ${r.ratioToPodFloor.toFixed(2).padStart(6)} ${seconds(r.peerMs, 14)}`,
     );
   }
-  console.log(`controller RSS after each run (median): ${rssMiB.toFixed(0)} MiB`);
+  console.log(`controller RSS after each run (median, Node.js ${runtime.version}): ${rssMiB.toFixed(0)} MiB`);
   mkdirSync(results, { recursive: true });
   const file = join(results, 'membership.json');
   writeFileSync(
     file,
-    `${JSON.stringify({ bench: 'membership', node: process.version, etcd: version, date: new Date().toISOString(), rows, controllerRssMiB: rssMiB, samples: { ours, floor, podFloor, peer, rssMiB: rss } }, null, 2)}\n`,
+    `${JSON.stringify({ bench: 'membership', node: process.version, controllerNodeVersion: runtime.version, etcd: version, date: new Date().toISOString(), rows, controllerRssMiB: rssMiB, samples: { ours, floor, podFloor, peer, rssMiB: rss } }, null, 2)}\n`,
   );
   console.log(`wrote ${file}`);
 }

@@ -6,12 +6,14 @@
 // bound passed, docs/design/membership.md "Lost members"), the replacement Ready. The bound itself is the floor: no
 // one can replace the member sooner without replacing members that may come back. Then the node boots again, the
 // controller deletes the stale Pod and PVC (whenScaled: Delete), and the next run starts from 3 Ready members.
-// Medians of 3 runs with min and max; JSON in bench/results/node-loss.json.
+// Medians of 3 runs with min and max; JSON in bench/results/node-loss.json. The controller runs on the Node.js the
+// image ships (image/node-runtime.ts).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { withClient } from '../controller/etcd/client.js';
+import { nodeRuntime } from '../image/node-runtime.js';
 import { etcdVersions } from '../test/env/binaries.js';
 import { NODE_MONITOR_GRACE_SECONDS } from '../test/env/component-flags.js';
 import { startEnvironment } from '../test/env/environment.js';
@@ -47,6 +49,8 @@ export interface NodeLossResults {
   readonly bench: 'node-loss';
   readonly date: string;
   readonly runs: number;
+  /** The Node.js the controller ran on (the image's); absent before 2026-12-05 (the bench's own, Node.js 20). */
+  readonly controllerNodeVersion?: string;
   /** Node-monitor-grace-period + nodeNotReady: the earliest a member on a dead node may be replaced. */
   readonly boundSeconds: number;
   readonly nodeMonitorGraceSeconds: number;
@@ -61,8 +65,9 @@ export interface NodeLossResults {
 }
 
 export async function run(): Promise<void> {
+  const runtime = await nodeRuntime();
   const env = await startEnvironment({ nodes: 4 });
-  const controllers = await controllerProcesses(env, { namespaces: [ns] });
+  const controllers = await controllerProcesses(env, { namespaces: [ns], node: runtime.node });
   const core = env.kubeConfig.makeApiClient(CoreV1Api);
   const samples: NodeLossSample[] = [];
   try {
@@ -136,6 +141,7 @@ export async function run(): Promise<void> {
     bench: 'node-loss',
     date: new Date().toISOString(),
     runs: samples.length,
+    controllerNodeVersion: runtime.version,
     boundSeconds: NODE_MONITOR_GRACE_SECONDS + NODE_NOT_READY_SECONDS,
     nodeMonitorGraceSeconds: NODE_MONITOR_GRACE_SECONDS,
     nodeNotReadySeconds: NODE_NOT_READY_SECONDS,

@@ -78,11 +78,18 @@ export interface BenchResults {
     readonly date: string;
     readonly rows: MembershipRow[];
     readonly controllerRssMiB: number;
-    /** The Node.js the bench and its controller ran on (`process.version`). */
+    /** The Node.js the bench ran on (`process.version`). */
     readonly node: string;
+    /** The Node.js the controller ran on (the image's); absent before 2026-12-05 (then `node`). */
+    readonly controllerNodeVersion?: string;
   };
   readonly nodeLoss: NodeLossResults;
-  readonly rolling: { readonly date: string; readonly rows: RollingRow[] };
+  readonly rolling: {
+    readonly date: string;
+    readonly rows: RollingRow[];
+    /** The Node.js the controller ran on (the image's); absent before 2026-12-05 (the bench's own). */
+    readonly controllerNodeVersion?: string;
+  };
   readonly backup: {
     readonly date: string;
     /** What ours ran with (a backup Job's default); absent in runs before it was set. */
@@ -95,6 +102,10 @@ export interface BenchResults {
   };
   readonly restore: {
     readonly when: string;
+    /** The Node.js the bench ran on; absent before 2026-12-05. */
+    readonly node?: string;
+    /** The Node.js ours and the controller ran on (the image's); absent before 2026-12-05 (the bench's own). */
+    readonly commandNodeVersion?: string;
     readonly rows: RestoreRow[];
     readonly kubernetes: KubernetesRestoreRow[];
   };
@@ -184,7 +195,7 @@ function membershipRows(results: BenchResults['membership']): Row[] {
   ]);
   rows.push([
     'controller RSS after the runs',
-    `${results.controllerRssMiB.toFixed(0)} MiB (on the bench's Node.js ${results.node}; the scale rows run the image's)`,
+    `${results.controllerRssMiB.toFixed(0)} MiB (${ranOn({ node: results.node, commandNodeVersion: results.controllerNodeVersion })}${results.controllerNodeVersion ? '' : "; the scale rows run the image's"})`,
     '–',
     '–',
     '–',
@@ -249,7 +260,7 @@ function restoreRows(results: BenchResults['restore']): Row[] {
     ...results.rows.map(
       (row): Row => [
         `restore fetch → healthy member, ${row.databaseMiB} MiB`,
-        `${row.oursToHealthySeconds.toFixed(1)} s, ${row.runs} runs`,
+        `${row.oursToHealthySeconds.toFixed(1)} s${results.commandNodeVersion ? ` (${ranOn({ node: results.node ?? '', commandNodeVersion: results.commandNodeVersion })})` : ''}, ${row.runs} runs`,
         `${row.byHandToHealthySeconds.toFixed(1)} s download + etcdutl by hand`,
         ratio(row.oursToHealthySeconds, row.byHandToHealthySeconds),
         '–',
@@ -327,7 +338,7 @@ function scaleRows(results: BenchResults['scale']): Row[] {
     ? [
         [
           `controller at rest after ${after.clustersCreatedAndDeleted} clusters created, Ready and deleted (none left), real nodes`,
-          `RSS ${after.restPeakRssMiB.toFixed(0)} MiB (V8 heap in use ${after.restPeakHeapUsedMiB.toFixed(0)} MiB${fromFiles(after.restPeakRssFileMiB)}; the bootstrap rows' process, over ${after.restSeconds.toFixed(0)} s)`,
+          `RSS ${after.restPeakRssMiB.toFixed(0)} MiB (V8 heap in use ${after.restPeakHeapUsedMiB.toFixed(0)} MiB${fromFiles(after.restPeakRssFileMiB)}; the bootstrap rows' process, its peak over ${after.restSeconds.toFixed(0)} s${after.restEndRssMiB === undefined ? '' : `; ${after.restEndRssMiB.toFixed(0)} MiB at its end, ${after.restEndRssFileMiB?.toFixed(0)} MiB of it from files`})`,
           memoryFloor,
           `${ratio(after.restPeakRssMiB, floor.packagesMiB)} (RSS)`,
           '–',

@@ -59,7 +59,8 @@ const ns = 'bench-restore';
 const name = 'bench';
 const seconds = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e9;
 
-export async function runOnKubernetes(databaseMiB: number): Promise<KubernetesRestoreRow> {
+/** One size's in-place restores; the controller runs on `node` (the image's Node.js in the bench). */
+export async function runOnKubernetes(databaseMiB: number, node: string): Promise<KubernetesRestoreRow> {
   let testbed: RestoreTestbed | undefined;
   let controller: ManagedProcess | undefined;
   try {
@@ -76,7 +77,7 @@ export async function runOnKubernetes(databaseMiB: number): Promise<KubernetesRe
       credentialsSecretName: 's3',
     });
     await env.kubectl(['apply', '--server-side', '-f', '-'], { input: yaml });
-    controller = startControllerProcess(env, { name: 'controller', dir, namespace: ns });
+    controller = startControllerProcess(env, { name: 'controller', dir, namespace: ns, node });
     const objects = restoreObjects(env, ns);
     await objects.readyAt(name, 3, whileRunning(controller));
     const clientURL = `http://${name}-client.${ns}.svc:2379`;

@@ -7,6 +7,7 @@
 // process, from the EtcdRestore request to Completed (the cluster Ready at 3 with the restored data), split at the
 // seed's Ready, beside its fair floor on the same nodes: the same recovery of our member Pods by a script
 // (restore-pods.ts). BENCH_RESTORE_KUBE=0 skips it; BENCH_RESTORE_KUBE_MIB=64 picks the sizes (default 64,256).
+// Ours and the controller run on the Node.js the image ships (image/node-runtime.ts).
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -14,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { nodeRuntime } from '../image/node-runtime.js';
 import { etcdBinary } from '../test/env/binaries.js';
 import { startMinio } from '../test/env/minio.js';
 import { freePorts } from '../test/env/ports.js';
@@ -57,6 +59,9 @@ const rounded = (row: object) =>
   );
 
 export async function run(): Promise<void> {
+  // Ours (`backup save`, `restore fetch`) and the controller on the local Kubernetes run on the image's Node.js; the
+  // by-hand download runs in this process, with no process to start (the least a download costs).
+  const runtime = await nodeRuntime();
   const [minio, etcd] = await Promise.all([startMinio(), startEtcd({ version: '3.6' })]);
   const work = await mkdtemp(join(tmpdir(), 'etcd-gitops-bench-restore-'));
   const s3 = minioClient(minio);
@@ -71,7 +76,7 @@ export async function run(): Promise<void> {
       await fillEtcd(client, (databaseMiB - filled) * mib, { prefix: `fill-${databaseMiB}/` });
       filled = databaseMiB;
       const saved = await exec(
-        process.execPath,
+        runtime.node,
         [
           cliPath,
           'backup',
@@ -99,7 +104,7 @@ export async function run(): Promise<void> {
         await mkdir(mount);
         let start = process.hrtime.bigint();
         await exec(
-          process.execPath,
+          runtime.node,
           restoreFetchArgs({
             minio,
             bucket,
@@ -152,7 +157,7 @@ export async function run(): Promise<void> {
       ? []
       : (process.env.BENCH_RESTORE_KUBE_MIB ?? '64,256').split(',').map(Number);
   const kubernetes: KubernetesRestoreRow[] = [];
-  for (const databaseMiB of kubeSizes) kubernetes.push(await runOnKubernetes(databaseMiB));
+  for (const databaseMiB of kubeSizes) kubernetes.push(await runOnKubernetes(databaseMiB, runtime.node));
   if (kubernetes.length > 0) {
     console.log(
       `on the local Kubernetes: medians of ${KUBE_RESTORE_RUNS} restores per size, one environment each`,
@@ -162,6 +167,6 @@ export async function run(): Promise<void> {
   mkdirSync(results, { recursive: true });
   writeFileSync(
     join(results, 'restore.json'),
-    `${JSON.stringify({ when: new Date().toISOString(), rows, ...(kubernetes.length > 0 ? { kubernetes } : {}) }, null, 2)}\n`,
+    `${JSON.stringify({ when: new Date().toISOString(), node: process.version, commandNodeVersion: runtime.version, rows, ...(kubernetes.length > 0 ? { kubernetes } : {}) }, null, 2)}\n`,
   );
 }

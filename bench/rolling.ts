@@ -3,13 +3,15 @@
 // upgraded by hand with etcdctl on loopback, no Kubernetes (each member in turn, the leader last after
 // `etcdctl move-leader`: stop it, start the next version on its data dir, wait until it is healthy and answers a
 // linearizable read). Cases: a size-3 and a size-5 cluster from etcd 3.5 to 3.6. Medians over 3 runs (ours with min and max); a table on
-// stdout, JSON in bench/results/rolling.json. `npm run bench rolling`.
+// stdout, JSON in bench/results/rolling.json. `npm run bench rolling`. The controller runs on the Node.js the image
+// ships (image/node-runtime.ts).
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { listMembers, memberStatus, moveLeader } from '../controller/etcd/members.js';
+import { nodeRuntime } from '../image/node-runtime.js';
 import { etcdBinary, etcdVersions } from '../test/env/binaries.js';
 import { type Environment, startEnvironment } from '../test/env/environment.js';
 import { waitFor } from '../test/env/wait.js';
@@ -157,8 +159,9 @@ async function ourRun(env: Environment, size: number, index: number): Promise<nu
 }
 
 export async function run(): Promise<void> {
+  const runtime = await nodeRuntime();
   const env = await startEnvironment({ nodes: 3 });
-  const controllers = await controllerProcesses(env, { namespaces: [ns] });
+  const controllers = await controllerProcesses(env, { namespaces: [ns], node: runtime.node });
   const ours: Sample[] = [];
   const floor: Sample[] = [];
   const pods: Sample[] = [];
@@ -211,7 +214,7 @@ export async function run(): Promise<void> {
   const file = join(results, 'rolling.json');
   writeFileSync(
     file,
-    `${JSON.stringify({ bench: 'rolling', node: process.version, from, to, date: new Date().toISOString(), rows, samples: { ours, floor, pods } }, null, 2)}\n`,
+    `${JSON.stringify({ bench: 'rolling', node: process.version, controllerNodeVersion: runtime.version, from, to, date: new Date().toISOString(), rows, samples: { ours, floor, pods } }, null, 2)}\n`,
   );
   console.log(`wrote ${file}`);
 }

@@ -87,6 +87,12 @@ export interface AfterBootstrap {
   readonly restPeakHeapUsedMiB: number;
   /** Highest RssFile sampled with them: the part mapped from files (the node binary). Absent before 2026-12-05. */
   readonly restPeakRssFileMiB?: number;
+  /**
+   * RSS and its part mapped from files in the last sample of the window, once V8 had been quiet for all of it (it
+   * gives a burst's heap back some seconds into the quiet). Absent before 2026-12-05, 05:00.
+   */
+  readonly restEndRssMiB?: number;
+  readonly restEndRssFileMiB?: number;
   readonly restSeconds: number;
 }
 
@@ -247,6 +253,8 @@ export async function run(): Promise<void> {
       restPeakRssMiB: bootRest.rssMiB,
       restPeakHeapUsedMiB: bootRest.heapUsedMiB,
       restPeakRssFileMiB: bootRest.rssFileMiB,
+      restEndRssMiB: bootRest.end.rssMiB,
+      restEndRssFileMiB: bootRest.end.rssFileMiB,
       restSeconds: bootRestMs / 1000,
     };
     console.log(JSON.stringify({ afterBootstrap }));
@@ -331,7 +339,7 @@ export async function run(): Promise<void> {
     );
   if (afterBootstrap)
     console.log(
-      `the bootstrap rows' controller at rest after ${afterBootstrap.clustersCreatedAndDeleted} clusters created and deleted: ${afterBootstrap.restPeakRssMiB.toFixed(0)} MiB RSS (V8 heap in use ${afterBootstrap.restPeakHeapUsedMiB.toFixed(0)} MiB, mapped from files ${afterBootstrap.restPeakRssFileMiB?.toFixed(0)} MiB)`,
+      `the bootstrap rows' controller at rest after ${afterBootstrap.clustersCreatedAndDeleted} clusters created and deleted: ${afterBootstrap.restPeakRssMiB.toFixed(0)} MiB RSS at its peak (V8 heap in use ${afterBootstrap.restPeakHeapUsedMiB.toFixed(0)} MiB, mapped from files ${afterBootstrap.restPeakRssFileMiB?.toFixed(0)} MiB), ${afterBootstrap.restEndRssMiB?.toFixed(0)} MiB at the end of its ${afterBootstrap.restSeconds} s (mapped from files ${afterBootstrap.restEndRssFileMiB?.toFixed(0)} MiB)`,
     );
   console.log(
     `controller peak RSS over the whole run (VmHWM, the higher of the two processes, Node.js ${runtime.version}, ${DEFAULT_CONTROLLER_NODE_OPTIONS} ${CONTROLLER_V8_FLAGS.join(' ')}): ${peakRssMiB.toFixed(0)} MiB`,

@@ -40,6 +40,11 @@ export interface ControllerProcessOptions {
   readonly namespace: string;
   /** Extra environment, e.g. the test-only crash switches. */
   readonly env?: Record<string, string>;
+  /**
+   * The Node.js binary it runs on; the restore bench passes the image's (image/node-runtime.ts). @default this
+   * process's (`process.execPath`)
+   */
+  readonly node?: string;
 }
 
 /** `etcd-gitops controller` (the shipped bundle, image/shipped-code.ts) against the environment, inside its network namespace, as
@@ -49,7 +54,7 @@ export function startControllerProcess(env: Environment, options: ControllerProc
   return startProcess({
     netns: inside.netns,
     name: options.name,
-    command: process.execPath,
+    command: options.node ?? process.execPath,
     args: [
       shippedCli,
       'controller',
