@@ -236,7 +236,7 @@ async function etcdChange(action: Action, context: ExecuteContext): Promise<Outc
     case 'PromoteLearner': {
       const result = await promoteMember(endpoint(context), action.id);
       if (result === 'not-ready')
-        return { requeueAfterMs: REQUEUE.soon, notYet: 'learner not caught up yet' };
+        return { requeueAfterMs: REQUEUE.busy, notYet: 'learner not caught up yet' };
       return changed(
         CLUSTER_REASONS.memberPromoted,
         `promoted learner ${action.member} (${result})`,
@@ -389,14 +389,14 @@ const KUBE_ACTIONS = new Set<Action['kind']>([
 export const RESTING_OUTCOME: Outcome = { requeueAfterMs: REQUEUE.steady };
 
 /**
- * What a refused action reports: etcd busy (strict reconfiguration, a learner behind) is `notYet`; a Kubernetes write
- * the API server refused for what it is (`apiRefusal`) is `refused`, told in the status and retried every
- * `REQUEUE.refused`. Anything else is thrown: the work queue retries it with backoff.
+ * What a refused action reports: etcd busy (strict reconfiguration, a learner behind) is `notYet`, retried in
+ * `REQUEUE.busy`; a Kubernetes write the API server refused for what it is (`apiRefusal`) is `refused`, told in the
+ * status and retried every `REQUEUE.refused`. Anything else is thrown: the work queue retries it with backoff.
  */
 function unperformed(action: Action, error: unknown): Outcome {
   if (ETCD_ACTIONS.has(action.kind)) {
     if (!isEtcdBusy(error)) throw error;
-    return { requeueAfterMs: REQUEUE.soon, notYet: error instanceof Error ? error.message : String(error) };
+    return { requeueAfterMs: REQUEUE.busy, notYet: error instanceof Error ? error.message : String(error) };
   }
   const refusal = apiRefusal(error);
   if (!refusal) throw error;

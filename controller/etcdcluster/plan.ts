@@ -42,14 +42,18 @@ import type {
 /**
  * Requeue delays, in milliseconds. `now` follows a membership change etcd accepted: no Kubernetes event will wake
  * the controller for the next step (a Pod or PVC write does), and the member list read next is the leader's, which
- * already holds the change. `soon` is for a step in flight that has nothing to watch (etcd refused for now, a
- * learner catching up). `learner` is the look at a learner whose Pod runs and whose etcd does not answer yet: it
- * answers within about a second of its start, and each look sooner is one sooner promotion
- * (docs/design/membership.md, step 11).
+ * already holds the change. `soon` is for a step in flight that has nothing to watch. `learner` is the look at a
+ * learner whose Pod runs and whose etcd does not answer yet: it answers within about a second of its start, and
+ * each look sooner is one sooner promotion (docs/design/membership.md, step 11). `busy` is the retry of a
+ * membership change etcd refused for now (strict reconfiguration for a few seconds after the last change, a
+ * learner not caught up, no leader): nothing tells when it clears, and each retry costs etcd one call, where 1 s
+ * lost up to a second on every refusal against a script that retries every 100 ms (docs/design/membership.md,
+ * "A change etcd refuses for now").
  */
 export const REQUEUE = {
   now: 0,
   learner: 250,
+  busy: 250,
   soon: 1_000,
   starting: 2_000,
   quorum: 5_000,

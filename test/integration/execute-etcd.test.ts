@@ -84,12 +84,12 @@ describe('the membership executor against a real etcd 3.6 seed', () => {
     assert.deepEqual(performed, ['AddLearner']);
   });
 
-  test('WHEN etcd refuses to promote a learner that has not started THEN it is retried soon, with the reason, and nothing counts as performed', async () => {
+  test('WHEN etcd refuses to promote a learner that has not started THEN it is retried in REQUEUE.busy, with the reason, and nothing counts as performed', async () => {
     const ctx = await context();
     const learner = ctx.etcd?.view.members.find((member) => member.learner);
     assert.ok(learner, JSON.stringify(ctx.etcd?.view.members));
     const outcome = await execute({ kind: 'PromoteLearner', member: 'main-1', id: learner.id }, ctx);
-    assert.equal(outcome.requeueAfterMs, REQUEUE.soon);
+    assert.equal(outcome.requeueAfterMs, REQUEUE.busy);
     assert.equal(outcome.notYet, 'learner not caught up yet');
     assert.deepEqual(performed, ['AddLearner']);
   });

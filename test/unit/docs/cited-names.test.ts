@@ -20,6 +20,8 @@ const NOT_OURS: Readonly<Record<string, string>> = {
   CalculateExpectedPodCountFailed:
     "kube-controller-manager's disruption controller Event (disruption-budget.md)",
   FailedMount: "the kubelet's Event when it cannot mount a Pod's volumes (bootstrap.md)",
+  '--strict-reconfig-check':
+    "etcd's flag that refuses a membership change while it is unsafe (membership.md)",
   InsufficientPods: 'PodDisruptionBudget condition reason (policy/v1)',
   SufficientPods: 'PodDisruptionBudget condition reason (policy/v1)',
   ErrBadLeaderTransferee: 'etcd server error',
