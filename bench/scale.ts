@@ -88,8 +88,8 @@ export interface AfterBootstrap {
   /** Highest RssFile sampled with them: the part mapped from files (the node binary). Absent before 2026-12-05. */
   readonly restPeakRssFileMiB?: number;
   /**
-   * RSS and its part mapped from files in the last sample of the window, once V8 had been quiet for all of it (it
-   * gives a burst's heap back some seconds into the quiet). Absent before 2026-12-05, 05:00.
+   * RSS and its part mapped from files in the last sample of the window: what the quiet left (V8 gives a burst's
+   * heap back only after a collection, which may come in the window or not). Absent in runs before 2026-12-05, 04:48.
    */
   readonly restEndRssMiB?: number;
   readonly restEndRssFileMiB?: number;
